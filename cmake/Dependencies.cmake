@@ -1,0 +1,27 @@
+# Every third-party library comes from the system (Debian 12 packages) and is used through one
+# alias target of ours, so that the rest of the build never names a package's own target.
+find_package(CLI11 CONFIG REQUIRED)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json REQUIRED)
+# libssh's package config defines a target named plainly `ssh`; without REQUIRED a missing
+# package would silently turn into `-lssh`. 0.10.3 fixes endless loops in known_hosts checks.
+find_package(libssh 0.10.3 CONFIG REQUIRED)
+find_package(Threads REQUIRED)
+
+add_library(colossalai::cli11 ALIAS CLI11::CLI11)
+add_library(colossalai::fmt ALIAS fmt::fmt)
+add_library(colossalai::json ALIAS nlohmann_json::nlohmann_json)
+add_library(colossalai::threads ALIAS Threads::Threads)
+if(NOT TARGET ssh)
+    message(FATAL_ERROR "libssh's CMake package did not define the target `ssh`")
+endif()
+add_library(colossalai_libssh INTERFACE)
+target_link_libraries(colossalai_libssh INTERFACE ssh)
+add_library(colossalai::libssh ALIAS colossalai_libssh)
+
+if(COLOSSALAI_BUILD_TESTS)
+    find_package(GTest REQUIRED)
+    add_library(colossalai_gtest INTERFACE)
+    target_link_libraries(colossalai_gtest INTERFACE GTest::gtest GTest::gmock GTest::gtest_main)
+    add_library(colossalai::gtest ALIAS colossalai_gtest)
+endif()

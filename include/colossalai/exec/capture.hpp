@@ -1,0 +1,28 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace colossalai::exec {
+
+struct CaptureResult {
+    bool started = false;   // false: the program could not be executed (see `error`)
+    bool timed_out = false; // the whole process group was killed at the deadline
+    int exit_code = -1;     // valid when the program exited normally
+    int signal = 0;         // non-zero when it died of a signal
+    std::string output;     // its stdout (stderr is discarded), at most max_output bytes
+    std::string error;      // why it could not be started, one line
+};
+
+// Runs `argv` (argv[0] is a path or a name looked up in PATH) with stdin from /dev/null and
+// captures its stdout. The child runs in its own process group; at `timeout` the whole group is
+// SIGKILLed, so a hung program (or a wrapper script and its children) never hangs the caller.
+// `env` replaces the environment when given.
+CaptureResult capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                      const std::optional<std::vector<std::string>>& env = std::nullopt,
+                      std::size_t max_output = 1024 * 1024);
+
+} // namespace colossalai::exec

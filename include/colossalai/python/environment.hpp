@@ -1,0 +1,46 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace colossalai::python {
+
+// The Python environment a user would train in, as its interpreter reports it.
+struct Environment {
+    std::filesystem::path interpreter;              // the path used to run it
+    std::string version;                            // "3.11.7"
+    std::string executable;                         // sys.executable
+    std::vector<std::filesystem::path> search_path; // sys.path, without '' and duplicates
+};
+
+struct Discovery {
+    std::optional<std::filesystem::path> interpreter; // what was found or given, even if it failed
+    std::optional<Environment> environment;           // set when the interpreter answered
+    std::optional<std::string> warning;               // one line: why it did not answer
+};
+
+// Finds the interpreter (`explicit_interpreter`, else the first `python3`, then `python`, in
+// `path_env`) and runs it once, with `timeout`, to read its version and sys.path. Never imports
+// torch. A hung, crashing or silent interpreter yields an empty environment and a warning.
+// Throws a usage error when `explicit_interpreter` is not an executable file.
+Discovery discover(const std::optional<std::string>& explicit_interpreter,
+                   const std::string& path_env,
+                   std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+// The argv of the one interpreter call that discover() makes (tests use it with fake pythons).
+std::vector<std::string> probe_command(const std::filesystem::path& interpreter);
+
+// Parses that call's output: NUL-separated version, sys.executable, then sys.path entries.
+std::optional<Environment> parse_probe_output(const std::filesystem::path& interpreter,
+                                              std::string_view output);
+
+// The first search-path directory that holds `name` as a package: `<dir>/<name>/` with an
+// `__init__.py` or a `version.py`. Returns the package directory.
+std::optional<std::filesystem::path> find_package(const Environment& environment,
+                                                  std::string_view name);
+
+} // namespace colossalai::python

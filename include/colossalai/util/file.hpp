@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace colossalai::util {
+
+// Reads a whole file. Returns nullopt when it cannot be opened or read, or is larger than
+// max_bytes; `error` (if given) receives a one-line reason such as "No such file or directory".
+std::optional<std::string> read_file(const std::filesystem::path& path,
+                                     std::size_t max_bytes = 16 * 1024 * 1024,
+                                     std::string* error = nullptr);
+
+// True when `path` names an executable regular file (following symlinks).
+bool is_executable_file(const std::filesystem::path& path);
+
+// Looks `name` up in a PATH-style list (":"-separated; empty entries mean the current
+// directory, as execvp does). Names containing '/' are returned as they are when executable.
+std::optional<std::filesystem::path> find_in_path(const std::string& name,
+                                                  const std::string& path_list);
+
+} // namespace colossalai::util

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace colossalai::util {
+
+// Removes ASCII whitespace (space, \t, \r, \n, \v, \f) from both ends.
+std::string_view trim(std::string_view text);
+
+// Splits at every `separator`; empty fields are kept ("a,,b" -> "a", "", "b"; "" -> "").
+std::vector<std::string> split(std::string_view text, char separator);
+
+// Splits into lines at \n, dropping a trailing \r from each; no empty last line for text
+// that ends with a newline.
+std::vector<std::string_view> split_lines(std::string_view text);
+
+bool starts_with(std::string_view text, std::string_view prefix);
+
+// True for a C identifier: [A-Za-z_][A-Za-z0-9_]*.
+bool is_identifier(std::string_view text);
+
+// Makes bytes printable for a one-line error message: control bytes and non-ASCII as \xNN.
+std::string escape_for_message(std::string_view text);
+
+} // namespace colossalai::util

@@ -1,0 +1,93 @@
+#include "colossalai/cli/app.hpp"
+
+#include "commands.hpp"
+
+#include "colossalai/check/command.hpp"
+#include "colossalai/config.hpp"
+#include "colossalai/util/error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <fmt/ostream.h>
+
+#include <sstream>
+
+namespace colossalai::cli {
+
+namespace {
+
+// The subcommand named on the command line, for the "see --help" hint of a usage error.
+std::string command_path(const std::vector<std::string>& args) {
+    for (size_t i = 1; i < args.size(); ++i) {
+        if (args[i] == "check" || args[i] == "run") {
+            return "colossalai " + args[i];
+        }
+        if (args[i].empty() || args[i][0] != '-') {
+            break;
+        }
+    }
+    return "colossalai";
+}
+
+} // namespace
+
+Command parse(const std::vector<std::string>& args, std::ostream& out) {
+    CLI::App app{"Colossal-AI command line: check the installation, launch distributed training.",
+                 "colossalai"};
+    app.set_version_flag("--version", fmt::format("colossalai {}", config::version));
+    app.require_subcommand(0, 1);
+    app.footer("Run 'colossalai COMMAND --help' for the options of a command.");
+
+    check::Options check_options;
+    CLI::App* check_command = add_check_command(app, check_options);
+
+    std::vector<const char*> argv;
+    argv.reserve(args.size());
+    for (const std::string& arg : args) {
+        argv.push_back(arg.c_str());
+    }
+    try {
+        app.parse(static_cast<int>(argv.size()), argv.data());
+    } catch (const CLI::CallForHelp& e) {
+        std::ostringstream ignored;
+        return Done{app.exit(e, out, ignored)};
+    } catch (const CLI::CallForAllHelp& e) {
+        std::ostringstream ignored;
+        return Done{app.exit(e, out, ignored)};
+    } catch (const CLI::CallForVersion& e) {
+        std::ostringstream ignored;
+        return Done{app.exit(e, out, ignored)};
+    } catch (const CLI::ParseError& e) {
+        throw usage_error("{}", e.what());
+    }
+
+    if (check_command->parsed()) {
+        return finish_check_command(*check_command, check_options);
+    }
+    throw usage_error("no command given (expected 'check' or 'run')\n{}", app.help());
+}
+
+int execute(const Command& command, std::ostream& out, std::ostream& err) {
+    if (const auto* done = std::get_if<Done>(&command)) {
+        return done->exit_code;
+    }
+    return check::execute(std::get<check::Options>(command), out, err);
+}
+
+int main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    try {
+        Command command = parse(args, out);
+        return execute(command, out, err);
+    } catch (const Error& e) {
+        out.flush();
+        if (e.kind() == Error::Kind::usage) {
+            fmt::print(err, "Error: {}\nRun '{} --help' for more information.\n", e.what(),
+                       command_path(args));
+        } else {
+            fmt::print(err, "colossalai: error: {}\n", e.what());
+        }
+        return e.exit_code();
+    }
+}
+
+} // namespace colossalai::cli

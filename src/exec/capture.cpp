@@ -1,0 +1,141 @@
+#include "colossalai/exec/capture.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+extern char** environ;
+
+namespace colossalai::exec {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int remaining_ms(Clock::time_point deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    return left.count() < 0 ? 0 : static_cast<int>(left.count());
+}
+
+std::vector<char*> to_c_array(const std::vector<std::string>& words) {
+    std::vector<char*> array;
+    array.reserve(words.size() + 1);
+    for (const std::string& word : words) {
+        array.push_back(const_cast<char*>(word.c_str()));
+    }
+    array.push_back(nullptr);
+    return array;
+}
+
+// Waits for `pid` until the deadline; kills its process group when the deadline passes.
+void reap(pid_t pid, Clock::time_point deadline, CaptureResult& result) {
+    int status = 0;
+    while (true) {
+        pid_t done = ::waitpid(pid, &status, WNOHANG);
+        if (done == pid) {
+            break;
+        }
+        if (done < 0 && errno != EINTR) {
+            return;
+        }
+        if (Clock::now() >= deadline) {
+            result.timed_out = true;
+            ::kill(-pid, SIGKILL);
+            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (WIFEXITED(status)) {
+        result.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        result.signal = WTERMSIG(status);
+    }
+    // Whatever the program left behind in its group must not outlive the probe.
+    ::kill(-pid, SIGKILL);
+}
+
+} // namespace
+
+CaptureResult capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                      const std::optional<std::vector<std::string>>& env, std::size_t max_output) {
+    CaptureResult result;
+    if (argv.empty()) {
+        result.error = "empty command";
+        return result;
+    }
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+        result.error = std::strerror(errno);
+        return result;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    sigset_t no_signals;
+    sigemptyset(&no_signals);
+    posix_spawnattr_setsigmask(&attributes, &no_signals);
+    sigset_t default_signals;
+    sigemptyset(&default_signals);
+    sigaddset(&default_signals, SIGPIPE);
+    sigaddset(&default_signals, SIGINT);
+    sigaddset(&default_signals, SIGTERM);
+    posix_spawnattr_setsigdefault(&attributes, &default_signals);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                              POSIX_SPAWN_SETSIGDEF);
+
+    std::vector<char*> c_argv = to_c_array(argv);
+    std::vector<char*> c_env = env ? to_c_array(*env) : std::vector<char*>{};
+    pid_t pid = -1;
+    int rc = ::posix_spawnp(&pid, c_argv[0], &actions, &attributes, c_argv.data(),
+                            env ? c_env.data() : environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    ::close(pipe_fds[1]);
+    if (rc != 0) {
+        ::close(pipe_fds[0]);
+        result.error = std::strerror(rc);
+        return result;
+    }
+    result.started = true;
+
+    const Clock::time_point deadline = Clock::now() + timeout;
+    char buffer[8192];
+    while (true) {
+        pollfd pfd{pipe_fds[0], POLLIN, 0};
+        int ready = ::poll(&pfd, 1, remaining_ms(deadline));
+        if (ready < 0 && errno == EINTR) {
+            continue;
+        }
+        if (ready <= 0) {
+            break; // deadline: reap() kills the group
+        }
+        ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        size_t room = max_output - std::min(max_output, result.output.size());
+        result.output.append(buffer, std::min(room, static_cast<size_t>(n)));
+    }
+    ::close(pipe_fds[0]);
+    reap(pid, deadline, result);
+    return result;
+}
+
+} // namespace colossalai::exec

@@ -1,0 +1,112 @@
+#include "colossalai/python/environment.hpp"
+
+#include "colossalai/exec/capture.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/file.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <system_error>
+
+namespace colossalai::python {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> probe_command(const fs::path& interpreter) {
+    // One short call: site is imported (so site-packages and .pth entries are on sys.path), torch
+    // is not. NUL separators survive any byte a path may hold except NUL itself.
+    return {interpreter.string(), "-c",
+            "import sys;sys.stdout.write('\\0'.join([sys.version.split()[0],"
+            "sys.executable]+sys.path))"};
+}
+
+std::optional<Environment> parse_probe_output(const fs::path& interpreter,
+                                              std::string_view output) {
+    std::vector<std::string> fields;
+    size_t start = 0;
+    while (start <= output.size()) {
+        size_t end = output.find('\0', start);
+        if (end == std::string_view::npos) {
+            end = output.size();
+        }
+        fields.emplace_back(output.substr(start, end - start));
+        start = end + 1;
+    }
+    if (fields.size() < 2 || fields[0].empty() || fields[0].front() < '0' ||
+        fields[0].front() > '9') {
+        return std::nullopt;
+    }
+    Environment environment;
+    environment.interpreter = interpreter;
+    environment.version = fields[0];
+    environment.executable = fields[1];
+    for (size_t i = 2; i < fields.size(); ++i) {
+        if (fields[i].empty()) {
+            continue; // the current directory: not part of the installed environment
+        }
+        fs::path entry(fields[i]);
+        if (std::find(environment.search_path.begin(), environment.search_path.end(), entry) ==
+            environment.search_path.end()) {
+            environment.search_path.push_back(std::move(entry));
+        }
+    }
+    return environment;
+}
+
+Discovery discover(const std::optional<std::string>& explicit_interpreter,
+                   const std::string& path_env, std::chrono::milliseconds timeout) {
+    Discovery discovery;
+    if (explicit_interpreter) {
+        if (!util::is_executable_file(*explicit_interpreter)) {
+            throw usage_error("--python {}: not an executable file", *explicit_interpreter);
+        }
+        discovery.interpreter = fs::path(*explicit_interpreter);
+    } else {
+        discovery.interpreter = util::find_in_path("python3", path_env);
+        if (!discovery.interpreter) {
+            discovery.interpreter = util::find_in_path("python", path_env);
+        }
+    }
+    if (!discovery.interpreter) {
+        return discovery;
+    }
+    const fs::path& interpreter = *discovery.interpreter;
+    exec::CaptureResult result = exec::capture(probe_command(interpreter), timeout);
+    if (!result.started) {
+        discovery.warning = fmt::format("{}: cannot run: {}", interpreter.string(), result.error);
+    } else if (result.timed_out) {
+        discovery.warning = fmt::format("{}: no answer within {} s; Python values are N/A",
+                                        interpreter.string(), timeout.count() / 1000.0);
+    } else if (result.signal != 0) {
+        discovery.warning =
+            fmt::format("{}: killed by signal {}", interpreter.string(), result.signal);
+    } else if (result.exit_code != 0) {
+        discovery.warning =
+            fmt::format("{}: exited with status {}", interpreter.string(), result.exit_code);
+    } else {
+        discovery.environment = parse_probe_output(interpreter, result.output);
+        if (!discovery.environment) {
+            discovery.warning =
+                fmt::format("{}: unexpected answer to the sys.path query", interpreter.string());
+        }
+    }
+    return discovery;
+}
+
+std::optional<fs::path> find_package(const Environment& environment, std::string_view name) {
+    std::error_code ec;
+    for (const fs::path& dir : environment.search_path) {
+        fs::path package = dir / name;
+        if (!fs::is_directory(package, ec)) {
+            continue;
+        }
+        if (fs::is_regular_file(package / "__init__.py", ec) ||
+            fs::is_regular_file(package / "version.py", ec)) {
+            return package;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace colossalai::python

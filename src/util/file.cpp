@@ -1,0 +1,90 @@
+#include "colossalai/util/file.hpp"
+
+#include "colossalai/util/strings.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace colossalai::util {
+
+namespace {
+
+void set_error(std::string* error, std::string message) {
+    if (error != nullptr) {
+        *error = std::move(message);
+    }
+}
+
+} // namespace
+
+std::optional<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes,
+                                     std::string* error) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        set_error(error, std::strerror(errno));
+        return std::nullopt;
+    }
+    struct stat info {};
+    if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+        ::close(fd);
+        set_error(error, std::strerror(EISDIR));
+        return std::nullopt;
+    }
+    std::string content;
+    char buffer[65536];
+    while (true) {
+        ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            set_error(error, std::strerror(errno));
+            ::close(fd);
+            return std::nullopt;
+        }
+        if (n == 0) {
+            break;
+        }
+        if (content.size() + static_cast<std::size_t>(n) > max_bytes) {
+            set_error(error, "file too large");
+            ::close(fd);
+            return std::nullopt;
+        }
+        content.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return content;
+}
+
+bool is_executable_file(const std::filesystem::path& path) {
+    struct stat info {};
+    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+           ::access(path.c_str(), X_OK) == 0;
+}
+
+std::optional<std::filesystem::path> find_in_path(const std::string& name,
+                                                  const std::string& path_list) {
+    if (name.empty()) {
+        return std::nullopt;
+    }
+    if (name.find('/') != std::string::npos) {
+        if (is_executable_file(name)) {
+            return std::filesystem::path(name);
+        }
+        return std::nullopt;
+    }
+    for (const std::string& dir : split(path_list, ':')) {
+        std::filesystem::path candidate = (dir.empty() ? std::string(".") : dir);
+        candidate /= name;
+        if (is_executable_file(candidate)) {
+            return candidate;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace colossalai::util
