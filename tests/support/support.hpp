@@ -1,0 +1,111 @@
+#pragma once
+
+// Shared helpers for the end-to-end tests: temporary trees, files, and running the real binary.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace colossalai::test {
+
+// The colossalai binary under test (set by CMake).
+std::filesystem::path binary();
+
+// The source tree's tests/fixtures directory (set by CMake).
+std::filesystem::path fixtures_dir();
+
+// A fresh directory, removed with everything in it when the object dies.
+class TempDir {
+public:
+    explicit TempDir(const std::string& tag = "colossalai-test");
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    const std::filesystem::path& path() const { return m_path; }
+    std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// Writes `content` to `path` (creating parent directories) with the given mode.
+void write_file(const std::filesystem::path& path, const std::string& content,
+                unsigned mode = 0644);
+
+// Reads a whole file; empty when it does not exist.
+std::string read_file(const std::filesystem::path& path);
+
+// The current environment as a map, to copy and modify for a child.
+std::map<std::string, std::string> current_environment();
+
+struct RunOptions {
+    std::optional<std::map<std::string, std::string>> env; // replaces the environment
+    std::optional<std::filesystem::path> cwd;
+    std::string stdin_data;                   // fed to the child, then EOF
+    std::chrono::milliseconds timeout{60000}; // the whole group is killed after it
+};
+
+struct RunResult {
+    int exit_code = -1; // valid when the child exited
+    int signal = 0;     // the signal that killed it
+    bool timed_out = false;
+    std::string out;
+    std::string err;
+};
+
+// Runs a program (argv[0] a path or a name in PATH) and collects its output.
+RunResult run(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+// `colossalai ARGS...`.
+RunResult run_colossalai(const std::vector<std::string>& args, const RunOptions& options = {});
+
+// A started child whose output goes to files; for tests that signal a running launcher.
+class Background {
+public:
+    Background(const std::vector<std::string>& argv, const RunOptions& options,
+               const std::filesystem::path& out_file, const std::filesystem::path& err_file);
+    ~Background(); // SIGKILLs and reaps the child if it still runs
+    Background(const Background&) = delete;
+    Background& operator=(const Background&) = delete;
+
+    pid_t pid() const { return m_pid; }
+    void signal(int signo) const;
+    // Waits for the child to end; nullopt at the timeout. Returns the raw wait status.
+    std::optional<int> wait(std::chrono::milliseconds timeout);
+
+private:
+    pid_t m_pid = -1;
+    bool m_reaped = false;
+};
+
+// Polls `predicate` every 20 ms until it is true or `timeout` passes; returns its last value.
+template <typename Predicate>
+bool eventually(Predicate predicate, std::chrono::milliseconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+        if (predicate()) {
+            return true;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return false;
+        }
+        struct timespec pause {
+            0, 20 * 1000 * 1000
+        };
+        nanosleep(&pause, nullptr);
+    }
+}
+
+// True when process `pid` exists and is not a zombie.
+bool process_alive(pid_t pid);
+
+// PIDs of live processes whose command line contains `marker`.
+std::vector<pid_t> processes_with_marker(const std::string& marker);
+
+} // namespace colossalai::test
