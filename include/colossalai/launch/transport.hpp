@@ -1,17 +1,22 @@
 #pragma once
 
+#include "colossalai/output/sink.hpp"
 #include "colossalai/run/plan.hpp"
 
 #include <poll.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
+// The seam between the launcher and the ways of running a node's job (local child processes,
+// libssh). Header only: the implementations live in exec/ and ssh/, the loop in launch/.
 namespace colossalai::launch {
+
+using Clock = std::chrono::steady_clock;
 
 // How one node's job ended.
 struct ExitInfo {
@@ -22,20 +27,6 @@ struct ExitInfo {
     bool success() const { return error.empty() && signal == 0 && code == 0; }
 };
 
-enum class Stream { out, err };
-
-// Where a node's output goes. The launcher owns one per node; a Process writes what it reads.
-class NodeOutput {
-public:
-    virtual ~NodeOutput() = default;
-    // False while the stream's buffer is full: the process must stop reading it (backpressure),
-    // which keeps the launcher's memory bounded whatever a node prints.
-    virtual bool accepting(Stream stream) const = 0;
-    virtual void write(Stream stream, std::string_view bytes) = 0;
-    // The stream reached its end: flush a last partial line.
-    virtual void close(Stream stream) = 0;
-};
-
 // One node's job. Passive: the launcher's event loop asks for fds to wait on and calls back
 // when they are ready. All methods are called from the launcher's thread only.
 class Process {
@@ -43,24 +34,30 @@ public:
     virtual ~Process() = default;
     // Appends the fds to wait on (with events) to `fds`.
     virtual void collect_fds(std::vector<pollfd>& fds) = 0;
-    // Called after poll() with exactly the entries this process appended, revents filled in.
+    // Called after poll() with exactly the entries this process appended (revents filled in),
+    // also when has_work() was true or deadline() passed (then possibly with no revents).
     virtual void process_events(std::span<const pollfd> fds) = 0;
     // True when the process can make progress without waiting (data already buffered, output
-    // became accepting again): the loop then calls process_events() with no ready fds.
+    // accepting again after backpressure): the loop then does not block in poll().
     virtual bool has_work() const { return false; }
-    // Sends a signal to the whole job (its process group, on its host). Best effort; SIGKILL
-    // must not fail silently while the job runs.
+    // When process_events() must be called at the latest, even without fd activity.
+    virtual std::optional<Clock::time_point> deadline() const { return std::nullopt; }
+    // Sends a signal to the whole job (its process group, on its host). Best effort.
     virtual void signal(int signo) = 0;
+    // Gives up on a job that does not end after SIGKILL (e.g. a hung connection): releases its
+    // resources and sets a result with an error.
+    virtual void abandon() = 0;
     // Set once the job has ended and its output streams are closed.
     virtual std::optional<ExitInfo> result() const = 0;
 };
 
-// Starts jobs. start() never blocks for long (a remote connection proceeds in the background
-// and its failure arrives as a result with `error` set).
+// Starts jobs. start() never blocks for long: a remote connection proceeds in the background,
+// and a failure to start arrives as a result with `error` set.
 class Transport {
 public:
     virtual ~Transport() = default;
-    virtual std::unique_ptr<Process> start(const run::NodeCommand& command, NodeOutput& output) = 0;
+    virtual std::unique_ptr<Process> start(const run::NodeCommand& command,
+                                           output::NodeOutput& output) = 0;
 };
 
 } // namespace colossalai::launch

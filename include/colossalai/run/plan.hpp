@@ -12,13 +12,13 @@ using EnvVar = std::pair<std::string, std::string>;
 
 // Everything needed to start one node's job, whatever the transport. Pure data.
 struct NodeCommand {
-    std::string host;               // as the user wrote it (hostfile / --host); prefix + summary
-    int rank = 0;                   // node rank = position in the final host list
-    bool local = false;             // started as a child process, without SSH
-    std::vector<std::string> argv;  // torchrun ... SCRIPT ARGS..., one word per element
+    std::string host;                // as the user wrote it (hostfile / --host); prefix + summary
+    int rank = 0;                    // node rank = position in the final host list
+    bool local = false;              // started as a child process, without SSH
+    std::vector<std::string> argv;   // torchrun ... SCRIPT ARGS..., one word per element
     std::vector<EnvVar> environment; // filtered launcher environment, in a stable order
-    std::string working_directory;  // absolute path of the launcher's current directory
-    std::optional<int> ssh_port;    // --ssh-port
+    std::string working_directory;   // absolute path of the launcher's current directory
+    std::optional<int> ssh_port;     // --ssh-port
 };
 
 // What `colossalai run` will do: the node commands in rank order, plus warnings to print

@@ -1,0 +1,24 @@
+#pragma once
+
+#include "colossalai/launch/transport.hpp"
+
+#include <chrono>
+
+namespace colossalai::exec {
+
+// Runs a node's job as a child process of the launcher — no shell, no SSH — in its own process
+// group, with the node's environment and working directory, stdin from /dev/null. Signals go to
+// the whole group. A guardian process stops the group if the launcher dies (see spawn.hpp),
+// and stops what the job leaves behind in its group when it ends.
+class LocalTransport : public launch::Transport {
+public:
+    explicit LocalTransport(std::chrono::milliseconds kill_grace) : m_kill_grace(kill_grace) {}
+
+    std::unique_ptr<launch::Process> start(const run::NodeCommand& command,
+                                           output::NodeOutput& output) override;
+
+private:
+    std::chrono::milliseconds m_kill_grace;
+};
+
+} // namespace colossalai::exec

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace colossalai::exec {
+
+// A job started as the leader of its own process group.
+struct SpawnedJob {
+    pid_t pid = -1;  // == its process group id
+    int out_fd = -1; // read end of its stdout (non-blocking, close-on-exec)
+    int err_fd = -1; // read end of its stderr
+};
+
+// What a job is started with: `argv[0]` is resolved in the PATH of `environment` (as execvp
+// would), stdin is /dev/null, the working directory is `working_directory`.
+struct SpawnRequest {
+    std::vector<std::string> argv;
+    std::vector<std::string> environment; // NAME=value
+    std::string working_directory;
+};
+
+// Forks and execs the job in its own process group, with PR_SET_PDEATHSIG = SIGTERM so that
+// it is told to stop even when the launcher dies by SIGKILL. Throws colossalai::Error with a
+// one-line reason when it cannot be executed (not found, not executable, bad directory).
+SpawnedJob spawn_job(const SpawnRequest& request);
+
+// Resolves `name` like execvp in the PATH found in `environment` (or the default PATH).
+// Returns an empty string when nothing executable is found.
+std::string resolve_executable(const std::string& name,
+                               const std::vector<std::string>& environment);
+
+// Starts a guardian for process group `pgid`: a small forked process (no exec) that waits for
+// EOF on the returned pipe — the launcher closes it when the job ended, or the kernel does when
+// the launcher dies, even by SIGKILL — then sends SIGTERM to the group, waits up to `grace`
+// for it to empty, and SIGKILLs what is left. It ignores the terminal's signals so that a
+// Ctrl-C meant for the launcher does not stop it. Returns {guardian pid, pipe write end}.
+std::pair<pid_t, int> spawn_guardian(pid_t pgid, std::chrono::milliseconds grace);
+
+} // namespace colossalai::exec

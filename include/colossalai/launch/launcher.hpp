@@ -1,0 +1,49 @@
+#pragma once
+
+#include "colossalai/launch/summary.hpp"
+#include "colossalai/launch/transport.hpp"
+#include "colossalai/output/fd_writer.hpp"
+#include "colossalai/output/multiplexer.hpp"
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace colossalai::launch {
+
+struct Settings {
+    // After SIGTERM (fail-fast) or a forwarded signal: how long nodes get before SIGKILL.
+    std::chrono::milliseconds kill_grace{10000};
+    // After SIGKILL: how long to wait for a node (e.g. a hung connection) before giving up on it.
+    std::chrono::milliseconds abandon_after{5000};
+};
+
+// Where the launcher's own signals come from: a pollable fd and a way to read what arrived.
+struct SignalSource {
+    int fd = -1;
+    std::function<std::vector<int>()> take;
+};
+
+struct LaunchResult {
+    std::vector<NodeOutcome> outcomes;   // in node order
+    std::optional<size_t> first_failure; // the node whose failure stopped the others
+    int launcher_signal = 0;             // the first signal the launcher received
+    int exit_code = 0;
+};
+
+// Picks the transport for a node (local child process or SSH).
+using TransportFor = std::function<Transport&(const run::NodeCommand&)>;
+
+// Runs every node to its end in one poll() loop on the calling thread:
+// - starts all nodes (each transport's start() returns at once);
+// - streams their output into `output` (one NodeOutput per node, prefixed `host: ` there);
+// - fail-fast: the first node that fails stops the others (SIGTERM, SIGKILL after the grace);
+// - a signal to the launcher (SIGINT/SIGTERM/SIGHUP) is passed to every node, a second one
+//   kills them at once; the exit code is then 128+signal.
+// Its own notices go to `messages` as `colossalai: ...` lines.
+LaunchResult run_nodes(const std::vector<run::NodeCommand>& nodes, const TransportFor& transport,
+                       output::Multiplexer& output, const SignalSource& signals,
+                       output::FdWriter& messages, const Settings& settings);
+
+} // namespace colossalai::launch

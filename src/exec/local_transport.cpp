@@ -1,0 +1,208 @@
+#include "colossalai/exec/local_transport.hpp"
+
+#include "colossalai/exec/spawn.hpp"
+#include "colossalai/util/error.hpp"
+
+#include <sys/pidfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+namespace colossalai::exec {
+
+namespace {
+
+using launch::Clock;
+using launch::ExitInfo;
+using output::Stream;
+
+// A job that could not be started: its result is known at once.
+class FailedProcess : public launch::Process {
+public:
+    explicit FailedProcess(std::string error) {
+        m_result.code = 127; // as a shell reports a command it cannot run
+        m_result.error = std::move(error);
+    }
+    void collect_fds(std::vector<pollfd>&) override {}
+    void process_events(std::span<const pollfd>) override {}
+    void signal(int) override {}
+    void abandon() override {}
+    std::optional<ExitInfo> result() const override { return m_result; }
+
+private:
+    ExitInfo m_result;
+};
+
+class LocalProcess : public launch::Process {
+public:
+    LocalProcess(SpawnedJob job, output::NodeOutput& output, std::chrono::milliseconds grace)
+        : m_job(job), m_output(output), m_grace(grace) {
+        m_pidfd = ::pidfd_open(m_job.pid, 0);
+        try {
+            auto [guardian, watch_fd] = spawn_guardian(m_job.pid, grace);
+            m_guardian = guardian;
+            m_watch_fd = watch_fd;
+        } catch (...) {
+            abandon(); // an unguarded job must not run
+            throw;
+        }
+    }
+
+    ~LocalProcess() override {
+        abandon();
+        if (m_guardian > 0) {
+            ::waitpid(m_guardian, nullptr, WNOHANG);
+        }
+    }
+
+    void collect_fds(std::vector<pollfd>& fds) override {
+        if (m_job.out_fd >= 0 && m_output.accepting(Stream::out)) {
+            fds.push_back({m_job.out_fd, POLLIN, 0});
+        }
+        if (m_job.err_fd >= 0 && m_output.accepting(Stream::err)) {
+            fds.push_back({m_job.err_fd, POLLIN, 0});
+        }
+        if (!m_exit && m_pidfd >= 0) {
+            fds.push_back({m_pidfd, POLLIN, 0});
+        }
+    }
+
+    void process_events(std::span<const pollfd> fds) override {
+        for (const pollfd& entry : fds) {
+            if (entry.revents == 0) {
+                continue;
+            }
+            if (entry.fd == m_job.out_fd) {
+                drain(m_job.out_fd, Stream::out);
+            } else if (entry.fd == m_job.err_fd) {
+                drain(m_job.err_fd, Stream::err);
+            } else if (entry.fd == m_pidfd) {
+                reap(false);
+            }
+        }
+        if (!m_exit && m_pidfd < 0) {
+            reap(false); // no pidfd (old kernel): poll the status
+        }
+        if (m_exit && m_streams_deadline && Clock::now() >= *m_streams_deadline) {
+            // Something outside the job's group still holds its output open: stop waiting.
+            close_stream(m_job.out_fd, Stream::out);
+            close_stream(m_job.err_fd, Stream::err);
+        }
+    }
+
+    std::optional<Clock::time_point> deadline() const override {
+        if (!m_exit && m_pidfd < 0) {
+            return Clock::now() + std::chrono::milliseconds(50);
+        }
+        return m_exit && (m_job.out_fd >= 0 || m_job.err_fd >= 0) ? m_streams_deadline
+                                                                  : std::nullopt;
+    }
+
+    void signal(int signo) override {
+        if (!m_exit) {
+            ::kill(-m_job.pid, signo);
+        }
+    }
+
+    void abandon() override {
+        if (!m_exit) {
+            ::kill(-m_job.pid, SIGKILL);
+            reap(true);
+        }
+        close_stream(m_job.out_fd, Stream::out);
+        close_stream(m_job.err_fd, Stream::err);
+    }
+
+    std::optional<ExitInfo> result() const override {
+        if (m_exit && m_job.out_fd < 0 && m_job.err_fd < 0) {
+            return m_exit;
+        }
+        return std::nullopt;
+    }
+
+private:
+    void drain(int& fd, Stream stream) {
+        char buffer[16384];
+        while (fd >= 0 && m_output.accepting(stream)) {
+            ssize_t n = ::read(fd, buffer, sizeof buffer);
+            if (n > 0) {
+                m_output.write(stream, std::string_view(buffer, static_cast<size_t>(n)));
+                continue;
+            }
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                return;
+            }
+            close_stream(fd, stream); // EOF or a read error
+        }
+    }
+
+    void close_stream(int& fd, Stream stream) {
+        if (fd >= 0) {
+            ::close(fd);
+            fd = -1;
+            m_output.close(stream);
+        }
+    }
+
+    void reap(bool block) {
+        int status = 0;
+        pid_t done;
+        do {
+            done = ::waitpid(m_job.pid, &status, block ? 0 : WNOHANG);
+        } while (done < 0 && errno == EINTR);
+        if (done != m_job.pid) {
+            return;
+        }
+        ExitInfo info;
+        if (WIFEXITED(status)) {
+            info.code = WEXITSTATUS(status);
+        } else if (WIFSIGNALED(status)) {
+            info.signal = WTERMSIG(status);
+        }
+        m_exit = info;
+        if (m_pidfd >= 0) {
+            ::close(m_pidfd);
+            m_pidfd = -1;
+        }
+        // The guardian now stops whatever the job left in its group.
+        if (m_watch_fd >= 0) {
+            ::close(m_watch_fd);
+            m_watch_fd = -1;
+        }
+        m_streams_deadline = Clock::now() + m_grace + std::chrono::seconds(1);
+    }
+
+    SpawnedJob m_job;
+    output::NodeOutput& m_output;
+    std::chrono::milliseconds m_grace;
+    int m_pidfd = -1;
+    pid_t m_guardian = -1;
+    int m_watch_fd = -1;
+    std::optional<ExitInfo> m_exit;
+    std::optional<Clock::time_point> m_streams_deadline;
+};
+
+} // namespace
+
+std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& command,
+                                                       output::NodeOutput& output) {
+    SpawnRequest request;
+    request.argv = command.argv;
+    request.working_directory = command.working_directory;
+    for (const auto& [name, value] : command.environment) {
+        request.environment.push_back(name + "=" + value);
+    }
+    try {
+        return std::make_unique<LocalProcess>(spawn_job(request), output, m_kill_grace);
+    } catch (const Error& e) {
+        return std::make_unique<FailedProcess>(e.what());
+    }
+}
+
+} // namespace colossalai::exec

@@ -1,0 +1,147 @@
+#include "colossalai/exec/spawn.hpp"
+
+#include "colossalai/exec/signals.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/file.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+namespace colossalai::exec {
+
+namespace {
+
+std::vector<char*> c_array(std::vector<std::string>& words) {
+    std::vector<char*> array;
+    array.reserve(words.size() + 1);
+    for (std::string& word : words) {
+        array.push_back(word.data());
+    }
+    array.push_back(nullptr);
+    return array;
+}
+
+void close_pair(int fds[2]) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+}
+
+// What the child reports through the close-on-exec pipe when it cannot exec.
+struct ChildFailure {
+    int step; // 0: chdir, 1: exec
+    int error;
+};
+
+[[noreturn]] void child_fail(int report_fd, int step) {
+    ChildFailure failure{step, errno};
+    ssize_t ignored = ::write(report_fd, &failure, sizeof failure);
+    (void)ignored;
+    ::_exit(127);
+}
+
+} // namespace
+
+std::string resolve_executable(const std::string& name,
+                               const std::vector<std::string>& environment) {
+    std::string path_list = "/usr/local/bin:/usr/bin:/bin";
+    for (const std::string& entry : environment) {
+        if (util::starts_with(entry, "PATH=")) {
+            path_list = entry.substr(5);
+        }
+    }
+    auto found = util::find_in_path(name, path_list);
+    return found ? found->string() : std::string();
+}
+
+SpawnedJob spawn_job(const SpawnRequest& request) {
+    if (request.argv.empty()) {
+        throw runtime_error("empty command");
+    }
+    std::string program = resolve_executable(request.argv[0], request.environment);
+    if (program.empty()) {
+        throw runtime_error("{}: command not found", request.argv[0]);
+    }
+    // Everything the child needs is prepared before fork: after it, only async-signal-safe
+    // calls are allowed (other threads may hold locks).
+    std::vector<std::string> argv_words = request.argv;
+    std::vector<std::string> env_words = request.environment;
+    std::vector<char*> argv = c_array(argv_words);
+    std::vector<char*> envp = c_array(env_words);
+    const char* directory = request.working_directory.c_str();
+
+    int out_pipe[2], err_pipe[2], report_pipe[2];
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+        throw runtime_error("pipe: {}", std::strerror(errno));
+    }
+    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+        close_pair(out_pipe);
+        throw runtime_error("pipe: {}", std::strerror(errno));
+    }
+    if (::pipe2(report_pipe, O_CLOEXEC) != 0) {
+        close_pair(out_pipe);
+        close_pair(err_pipe);
+        throw runtime_error("pipe: {}", std::strerror(errno));
+    }
+    const pid_t parent = ::getpid();
+    pid_t pid = ::fork();
+    if (pid < 0) {
+        int error = errno;
+        close_pair(out_pipe);
+        close_pair(err_pipe);
+        close_pair(report_pipe);
+        throw runtime_error("fork: {}", std::strerror(error));
+    }
+    if (pid == 0) {
+        ::setpgid(0, 0);
+        // Told to stop when the launcher dies; if it already died, stop now.
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != parent) {
+            ::_exit(128 + SIGTERM);
+        }
+        reset_signals_for_exec();
+        int null_fd = ::open("/dev/null", O_RDONLY);
+        ::dup2(null_fd, STDIN_FILENO);
+        ::dup2(out_pipe[1], STDOUT_FILENO);
+        ::dup2(err_pipe[1], STDERR_FILENO);
+        if (::chdir(directory) != 0) {
+            child_fail(report_pipe[1], 0);
+        }
+        ::execve(program.c_str(), argv.data(), envp.data());
+        child_fail(report_pipe[1], 1);
+    }
+    // Also from the parent, so that signalling the group can never race the child's setpgid.
+    ::setpgid(pid, pid);
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    ::close(report_pipe[1]);
+    ChildFailure failure{};
+    ssize_t n;
+    do {
+        n = ::read(report_pipe[0], &failure, sizeof failure);
+    } while (n < 0 && errno == EINTR);
+    ::close(report_pipe[0]);
+    if (n == static_cast<ssize_t>(sizeof failure)) {
+        ::close(out_pipe[0]);
+        ::close(err_pipe[0]);
+        // The child exits 127 at once; reap it so no zombie is left.
+        while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+        if (failure.step == 0) {
+            throw runtime_error("cannot change to directory {}: {}", request.working_directory,
+                                std::strerror(failure.error));
+        }
+        throw runtime_error("cannot execute {}: {}", program, std::strerror(failure.error));
+    }
+    ::fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+    ::fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
+    return SpawnedJob{pid, out_pipe[0], err_pipe[0]};
+}
+
+} // namespace colossalai::exec

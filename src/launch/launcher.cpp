@@ -1,0 +1,223 @@
+#include "colossalai/launch/launcher.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <memory>
+
+namespace colossalai::launch {
+
+namespace {
+
+struct Node {
+    const run::NodeCommand* command;
+    std::unique_ptr<Process> process;
+    std::optional<ExitInfo> exit;
+    bool stopped = false;
+    size_t fd_begin = 0;
+    size_t fd_end = 0;
+};
+
+class Loop {
+public:
+    Loop(const SignalSource& signals, output::FdWriter& messages, const Settings& settings)
+        : m_signals(signals), m_messages(messages), m_settings(settings) {}
+
+    LaunchResult run(const std::vector<run::NodeCommand>& commands, const TransportFor& transport,
+                     output::Multiplexer& output) {
+        for (const run::NodeCommand& command : commands) {
+            m_nodes.push_back(Node{&command, nullptr, std::nullopt});
+        }
+        for (Node& node : m_nodes) {
+            output::NodeOutput& sink = output.add_node(node.command->host + ": ");
+            node.process = transport(*node.command).start(*node.command, sink);
+        }
+        while (collect_results()) {
+            wait_and_dispatch();
+            check_timers();
+        }
+        LaunchResult result;
+        for (Node& node : m_nodes) {
+            result.outcomes.push_back(NodeOutcome{node.command->host, *node.exit, node.stopped});
+        }
+        result.first_failure = m_first_failure;
+        result.launcher_signal = m_launcher_signal;
+        result.exit_code = launcher_exit_code(result.outcomes, m_first_failure, m_launcher_signal);
+        return result;
+    }
+
+private:
+    // Records nodes that ended; applies fail-fast. Returns true while some node still runs.
+    bool collect_results() {
+        bool running = false;
+        std::optional<size_t> failed_now;
+        for (size_t i = 0; i < m_nodes.size(); ++i) {
+            Node& node = m_nodes[i];
+            if (node.exit) {
+                continue;
+            }
+            node.exit = node.process->result();
+            if (!node.exit) {
+                running = true;
+            } else if (!node.exit->success() && !failed_now) {
+                failed_now = i;
+            }
+        }
+        if (failed_now && !m_first_failure && m_launcher_signal == 0 && !m_kill_deadline) {
+            m_first_failure = failed_now;
+            if (running) {
+                Node& failed = m_nodes[*failed_now];
+                notice("{} failed ({}); stopping the other nodes", failed.command->host,
+                       short_reason(*failed.exit));
+                signal_all(SIGTERM);
+                m_kill_deadline = Clock::now() + m_settings.kill_grace;
+            }
+        }
+        return running;
+    }
+
+    void wait_and_dispatch() {
+        m_fds.clear();
+        m_fds.push_back({m_signals.fd, POLLIN, 0});
+        bool work = false;
+        std::optional<Clock::time_point> wake = earliest(m_kill_deadline, m_abandon_deadline);
+        for (Node& node : m_nodes) {
+            if (node.exit) {
+                continue;
+            }
+            node.fd_begin = m_fds.size();
+            node.process->collect_fds(m_fds);
+            node.fd_end = m_fds.size();
+            // A node that ended inside signal() (nothing left to wait for) is collected now.
+            work = work || node.process->has_work() || node.process->result().has_value();
+            wake = earliest(wake, node.process->deadline());
+        }
+        int timeout = -1;
+        if (work) {
+            timeout = 0;
+        } else if (wake) {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*wake - Clock::now());
+            timeout = static_cast<int>(std::clamp<long long>(left.count() + 1, 0, 60000));
+        }
+        int ready = ::poll(m_fds.data(), m_fds.size(), timeout);
+        if (ready < 0 && errno != EINTR) {
+            throw std::system_error(errno, std::generic_category(), "poll");
+        }
+        if (ready > 0 && m_fds[0].revents != 0) {
+            for (int signo : m_signals.take()) {
+                on_signal(signo);
+            }
+        }
+        for (Node& node : m_nodes) {
+            if (!node.exit) {
+                node.process->process_events(std::span<const pollfd>(m_fds).subspan(
+                    node.fd_begin, node.fd_end - node.fd_begin));
+            }
+        }
+    }
+
+    void on_signal(int signo) {
+        if (m_launcher_signal == 0) {
+            m_launcher_signal = signo;
+            notice("received {}; stopping all nodes ({} again kills them at once)",
+                   signal_name(signo), signo == SIGINT ? "Ctrl-C" : "the same signal");
+            signal_all(signo);
+            m_kill_deadline = earliest(m_kill_deadline, Clock::now() + m_settings.kill_grace);
+            return;
+        }
+        if (!m_abandon_deadline) {
+            notice("received {} again; killing all nodes", signal_name(signo));
+            kill_all();
+        }
+    }
+
+    void check_timers() {
+        Clock::time_point now = Clock::now();
+        if (m_kill_deadline && now >= *m_kill_deadline && !m_abandon_deadline) {
+            if (any_running()) {
+                notice("nodes still running {} ms after SIGTERM; killing them",
+                       m_settings.kill_grace.count());
+            }
+            kill_all();
+        }
+        if (m_abandon_deadline && now >= *m_abandon_deadline) {
+            for (Node& node : m_nodes) {
+                if (!node.exit && !node.process->result()) {
+                    notice("{} did not end after SIGKILL; giving up on it", node.command->host);
+                    node.process->abandon();
+                }
+            }
+            m_abandon_deadline.reset();
+            m_kill_deadline.reset();
+        }
+    }
+
+    void kill_all() {
+        signal_all(SIGKILL);
+        m_abandon_deadline = Clock::now() + m_settings.abandon_after;
+    }
+
+    void signal_all(int signo) {
+        for (Node& node : m_nodes) {
+            if (!node.exit && !node.process->result()) {
+                node.stopped = true;
+                node.process->signal(signo);
+            }
+        }
+    }
+
+    bool any_running() const {
+        return std::any_of(m_nodes.begin(), m_nodes.end(),
+                           [](const Node& node) { return !node.exit; });
+    }
+
+    static std::optional<Clock::time_point> earliest(std::optional<Clock::time_point> a,
+                                                     std::optional<Clock::time_point> b) {
+        if (!a) {
+            return b;
+        }
+        if (!b) {
+            return a;
+        }
+        return std::min(*a, *b);
+    }
+
+    static std::string short_reason(const ExitInfo& exit) {
+        if (!exit.error.empty()) {
+            return exit.error;
+        }
+        if (exit.signal != 0) {
+            return "killed by " + signal_name(exit.signal);
+        }
+        return fmt::format("exit code {}", exit.code);
+    }
+
+    template <typename... Args>
+    void notice(fmt::format_string<Args...> format, Args&&... args) {
+        m_messages.write(
+            fmt::format("colossalai: {}\n", fmt::format(format, std::forward<Args>(args)...)));
+    }
+
+    const SignalSource& m_signals;
+    output::FdWriter& m_messages;
+    const Settings& m_settings;
+    std::vector<Node> m_nodes;
+    std::vector<pollfd> m_fds;
+    std::optional<size_t> m_first_failure;
+    int m_launcher_signal = 0;
+    std::optional<Clock::time_point> m_kill_deadline;
+    std::optional<Clock::time_point> m_abandon_deadline;
+};
+
+} // namespace
+
+LaunchResult run_nodes(const std::vector<run::NodeCommand>& nodes, const TransportFor& transport,
+                       output::Multiplexer& output, const SignalSource& signals,
+                       output::FdWriter& messages, const Settings& settings) {
+    Loop loop(signals, messages, settings);
+    return loop.run(nodes, transport, output);
+}
+
+} // namespace colossalai::launch
