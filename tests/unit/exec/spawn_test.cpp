@@ -1,0 +1,182 @@
+#include "colossalai/exec/spawn.hpp"
+#include "colossalai/util/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <thread>
+
+namespace colossalai::exec {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string read_to_end(int fd) {
+    std::string text;
+    char buffer[4096];
+    while (true) {
+        pollfd pfd{fd, POLLIN, 0};
+        ::poll(&pfd, 1, 5000);
+        ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n > 0) {
+            text.append(buffer, static_cast<size_t>(n));
+        } else if (n == 0 || errno != EAGAIN) {
+            return text;
+        }
+    }
+}
+
+int wait_status(pid_t pid) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return status;
+}
+
+bool group_exists(pid_t pgid) {
+    return ::kill(-pgid, 0) == 0;
+}
+
+bool eventually(const std::function<bool()>& predicate, std::chrono::milliseconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (predicate()) {
+            return true;
+        }
+        std::this_thread::sleep_for(10ms);
+    }
+    return predicate();
+}
+
+SpawnRequest shell(const std::string& script) {
+    SpawnRequest request;
+    request.argv = {"sh", "-c", script};
+    request.environment = {"PATH=/usr/bin:/bin"};
+    request.working_directory = "/";
+    return request;
+}
+
+TEST(SpawnJob, RunsWithTheGivenEnvironmentDirectoryAndNoStdin) {
+    SpawnRequest request = shell("echo \"$GREETING\"; pwd; cat; echo err >&2");
+    request.environment.push_back("GREETING=hello world");
+    request.working_directory = "/tmp";
+    SpawnedJob job = spawn_job(request);
+    EXPECT_EQ(read_to_end(job.out_fd), "hello world\n/tmp\n");
+    EXPECT_EQ(read_to_end(job.err_fd), "err\n");
+    int status = wait_status(job.pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ::close(job.out_fd);
+    ::close(job.err_fd);
+}
+
+TEST(SpawnJob, LeadsItsOwnProcessGroup) {
+    SpawnedJob job = spawn_job(shell("sleep 5"));
+    EXPECT_EQ(::getpgid(job.pid), job.pid);
+    EXPECT_NE(::getpgid(job.pid), ::getpgrp());
+    ::kill(-job.pid, SIGKILL);
+    wait_status(job.pid);
+    ::close(job.out_fd);
+    ::close(job.err_fd);
+}
+
+TEST(SpawnJob, StartsWithDefaultSignalHandling) {
+    // The launcher ignores SIGPIPE and blocks SIGINT; its jobs must not inherit either.
+    ::signal(SIGPIPE, SIG_IGN);
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGINT);
+    ::sigprocmask(SIG_BLOCK, &blocked, nullptr);
+    SpawnedJob job = spawn_job(shell("grep -E '^Sig(Blk|Ign)' /proc/self/status"));
+    std::string status = read_to_end(job.out_fd);
+    ::sigprocmask(SIG_UNBLOCK, &blocked, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    EXPECT_EQ(status, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+    wait_status(job.pid);
+    ::close(job.out_fd);
+    ::close(job.err_fd);
+}
+
+TEST(SpawnJob, ReportsACommandThatIsNotFound) {
+    SpawnRequest request = shell("");
+    request.argv = {"no-such-command-colossalai"};
+    try {
+        spawn_job(request);
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "no-such-command-colossalai: command not found");
+    }
+}
+
+TEST(SpawnJob, ReportsABadWorkingDirectory) {
+    SpawnRequest request = shell("true");
+    request.working_directory = "/nonexistent-colossalai";
+    try {
+        spawn_job(request);
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "cannot change to directory /nonexistent-colossalai: No such file "
+                               "or directory");
+    }
+}
+
+TEST(ResolveExecutable, UsesThePathOfTheJobsEnvironment) {
+    EXPECT_EQ(resolve_executable("sh", {"PATH=/nonexistent:/bin"}), "/bin/sh");
+    EXPECT_EQ(resolve_executable("sh", {"PATH=/nonexistent"}), "");
+    EXPECT_EQ(resolve_executable("/bin/sh", {}), "/bin/sh");
+}
+
+TEST(Guardian, StopsTheWholeGroupWhenItsPipeCloses) {
+    // A job with a child of its own: both must go.
+    SpawnedJob job = spawn_job(shell("sleep 30 & wait"));
+    auto [guardian, watch_fd] = spawn_guardian(job.pid, 5000ms);
+    ASSERT_TRUE(eventually([&] { return group_exists(job.pid); }, 1000ms));
+    ::close(watch_fd);
+    int status = wait_status(job.pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    EXPECT_TRUE(eventually([&] { return !group_exists(job.pid); }, 3000ms));
+    wait_status(guardian);
+    ::close(job.out_fd);
+    ::close(job.err_fd);
+}
+
+TEST(Guardian, KillsAGroupThatIgnoresSigtermAfterTheGrace) {
+    SpawnedJob job = spawn_job(shell("trap '' TERM; echo ready; sleep 30; sleep 30"));
+    char buffer[16];
+    pollfd pfd{job.out_fd, POLLIN, 0};
+    ASSERT_EQ(::poll(&pfd, 1, 5000), 1);
+    ASSERT_GT(::read(job.out_fd, buffer, sizeof buffer), 0);
+    auto [guardian, watch_fd] = spawn_guardian(job.pid, 200ms);
+    ::close(watch_fd);
+    int status = wait_status(job.pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    wait_status(guardian);
+    // The orphaned `sleep` is reaped by init a moment after its death.
+    EXPECT_TRUE(eventually([&] { return !group_exists(job.pid); }, 3000ms));
+    ::close(job.out_fd);
+    ::close(job.err_fd);
+}
+
+TEST(Guardian, IgnoresTheTerminalsSignals) {
+    SpawnedJob job = spawn_job(shell("sleep 30"));
+    auto [guardian, watch_fd] = spawn_guardian(job.pid, 1000ms);
+    std::this_thread::sleep_for(50ms);
+    ::kill(guardian, SIGINT);
+    ::kill(guardian, SIGHUP);
+    ::kill(guardian, SIGTERM);
+    std::this_thread::sleep_for(50ms);
+    EXPECT_EQ(::waitpid(guardian, nullptr, WNOHANG), 0); // still there
+    EXPECT_TRUE(group_exists(job.pid));
+    ::close(watch_fd);
+    wait_status(job.pid);
+    wait_status(guardian);
+    ::close(job.out_fd);
+    ::close(job.err_fd);
+}
+
+} // namespace
+} // namespace colossalai::exec
