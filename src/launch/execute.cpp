@@ -3,6 +3,7 @@
 #include "colossalai/exec/local_transport.hpp"
 #include "colossalai/exec/signals.hpp"
 #include "colossalai/launch/launcher.hpp"
+#include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/util/error.hpp"
 
 #include <fmt/core.h>
@@ -11,6 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 
 namespace colossalai::launch {
 
@@ -25,9 +28,6 @@ std::chrono::milliseconds to_ms(double seconds) {
 int execute(const run::Plan& plan, const run::Options& options) {
     bool remote = std::any_of(plan.nodes.begin(), plan.nodes.end(),
                               [](const run::NodeCommand& node) { return !node.local; });
-    if (remote) {
-        throw runtime_error("remote nodes need the SSH transport, which is not built yet");
-    }
     output::FdWriter messages(STDERR_FILENO);
     for (const std::string& warning : plan.warnings) {
         messages.write(fmt::format("colossalai: warning: {}\n", warning));
@@ -38,12 +38,27 @@ int execute(const run::Plan& plan, const run::Options& options) {
     Settings settings;
     settings.kill_grace = to_ms(options.kill_grace);
     exec::LocalTransport local(settings.kill_grace);
+    std::optional<ssh::SshTransport> ssh;
+    if (remote) {
+        ssh::SshSettings ssh_settings;
+        ssh_settings.connect.timeout = to_ms(options.ssh_timeout);
+        ssh_settings.kill_grace = settings.kill_grace;
+        ssh.emplace(ssh_settings);
+    }
     output::Multiplexer output({STDOUT_FILENO, STDERR_FILENO, plan.nodes.size() > 1});
     SignalSource source{signals.fd(), [&signals] { return signals.take(); }};
-    auto transport_for = [&](const run::NodeCommand&) -> Transport& { return local; };
+    auto transport_for = [&](const run::NodeCommand& node) -> Transport& {
+        return node.local ? static_cast<Transport&>(local) : *ssh;
+    };
 
     LaunchResult result = run_nodes(plan.nodes, transport_for, output, source, messages, settings);
     messages.write(render_summary(result.outcomes));
+    if (ssh && ssh->busy()) {
+        // A connection given up on is still being set up on a worker thread: leave now rather
+        // than wait for its timeout (closing the process closes every connection).
+        std::fflush(nullptr);
+        ::_exit(result.exit_code);
+    }
     return result.exit_code;
 }
 

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "colossalai/run/plan.hpp"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+// Opening a node's SSH session the way OpenSSH users expect. Only src/ssh sees libssh; the
+// session travels between the connecting worker and the launcher's thread as an opaque handle.
+namespace colossalai::ssh {
+
+struct ConnectSettings {
+    std::chrono::milliseconds timeout{30000}; // connect timeout, per host
+};
+
+// A connected, authenticated session with the node's job started on one channel.
+class Session;
+
+struct SessionDeleter {
+    void operator()(Session* session) const;
+};
+using SessionPtr = std::unique_ptr<Session, SessionDeleter>;
+
+// Connects to the node (ssh config, --ssh-port, known_hosts, agent and identities), starts the
+// remote command on a channel and sends `stdin_prefix` on it. Blocking; runs on a worker thread.
+// Throws colossalai::Error with one line saying what failed (the caller names the node): DNS,
+// refused, timeout, unknown or changed host key (with how to fix it), authentication.
+SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_command,
+                        const std::string& stdin_prefix, const ConnectSettings& settings);
+
+} // namespace colossalai::ssh

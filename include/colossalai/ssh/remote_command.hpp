@@ -1,0 +1,38 @@
+#pragma once
+
+#include "colossalai/run/plan.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+// What runs on a remote node, and what the launcher says to it. Pure: no libssh here.
+//
+// The remote command is a small POSIX sh program (the "node wrapper") given to the login shell:
+//   exec /bin/sh -c '<wrapper>' colossalai-node <grace-tenths> <cwd> <argv...>
+// Over the channel's stdin the launcher first sends the environment block — one
+// `export NAME='value'` line per variable, then a line `.` — so that no value ever appears in a
+// process list. The wrapper then starts the job with `setsid` (its own session and process
+// group, stdin /dev/null) in the working directory, and a watcher that reads the rest of stdin:
+// each line `INT`, `TERM`, `HUP`, `QUIT`, `USR1`, `USR2` or `KILL` is sent to the job's group;
+// EOF (the launcher is gone or the connection dropped) sends SIGTERM to the group, waits up to
+// the grace period for it to empty and SIGKILLs what is left. When the job ends, the wrapper
+// kills what the job left in its group and exits with the job's status; a job killed by signal
+// N makes the wrapper kill itself with N, so that sshd reports the signal.
+namespace colossalai::ssh {
+
+// The wrapper program (text of `sh -c`).
+std::string_view node_wrapper();
+
+// The command line for the remote login shell.
+std::string remote_command(const run::NodeCommand& command, std::chrono::milliseconds kill_grace);
+
+// The environment block: what the launcher writes first on the channel's stdin.
+std::string environment_block(const run::NodeCommand& command);
+
+// The control line that makes the wrapper send `signo` to the job ("TERM\n"), or nullopt for a
+// signal the wrapper does not relay.
+std::optional<std::string> control_line(int signo);
+
+} // namespace colossalai::ssh

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "colossalai/launch/transport.hpp"
+#include "colossalai/ssh/connect.hpp"
+#include "colossalai/ssh/worker_pool.hpp"
+
+#include <chrono>
+#include <memory>
+
+namespace colossalai::ssh {
+
+struct SshSettings {
+    ConnectSettings connect;
+    std::chrono::milliseconds kill_grace{10000}; // the remote wrapper's TERM -> KILL grace
+    std::size_t max_connecting = 32;             // connections set up at the same time
+};
+
+// Runs nodes' jobs over libssh, all from the launcher's one thread once connected: sessions
+// are opened on a small worker pool (a slow or failing host never delays the others), then
+// handed to the launcher's poll() loop, which streams both outputs and relays signals through
+// the node wrapper (see remote_command.hpp). One session per node, one thread at a time.
+class SshTransport : public launch::Transport {
+public:
+    explicit SshTransport(SshSettings settings);
+    ~SshTransport() override;
+
+    std::unique_ptr<launch::Process> start(const run::NodeCommand& command,
+                                           output::NodeOutput& output) override;
+
+    // True while a connection is still being set up (e.g. one that was given up on).
+    bool busy() const { return m_pool.busy(); }
+
+private:
+    SshSettings m_settings;
+    WorkerPool m_pool;
+};
+
+} // namespace colossalai::ssh

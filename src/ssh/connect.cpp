@@ -1,0 +1,217 @@
+#include "colossalai/ssh/connect.hpp"
+
+#include "session.hpp"
+
+#include "colossalai/util/error.hpp"
+
+#include <fmt/core.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <cstring>
+
+namespace colossalai::ssh {
+
+namespace {
+
+// Host and port as libssh will use them, after ~/.ssh/config (HostName, Port).
+struct Target {
+    std::string host;
+    unsigned port = 22;
+    std::string user;
+};
+
+Target target_of(ssh_session session) {
+    Target target;
+    char* value = nullptr;
+    if (ssh_options_get(session, SSH_OPTIONS_HOST, &value) == SSH_OK && value != nullptr) {
+        target.host = value;
+        ssh_string_free_char(value);
+    }
+    value = nullptr;
+    if (ssh_options_get(session, SSH_OPTIONS_USER, &value) == SSH_OK && value != nullptr) {
+        target.user = value;
+        ssh_string_free_char(value);
+    }
+    unsigned port = 0;
+    if (ssh_options_get_port(session, &port) == SSH_OK && port != 0) {
+        target.port = port;
+    }
+    return target;
+}
+
+bool contains(const std::string& text, const char* part) {
+    return text.find(part) != std::string::npos;
+}
+
+[[noreturn]] void connect_failed(ssh_session session, const Target& target,
+                                 const ConnectSettings& settings) {
+    std::string reason = last_error(session);
+    if (contains(reason, "resolve hostname")) {
+        throw runtime_error("cannot resolve host name '{}'", target.host);
+    }
+    if (contains(reason, "refused")) {
+        throw runtime_error("connection refused ({} port {})", target.host, target.port);
+    }
+    if (contains(reason, "imeout") || contains(reason, "timed out")) {
+        throw runtime_error("connection timed out after {} s ({} port {})",
+                            settings.timeout.count() / 1000.0, target.host, target.port);
+    }
+    throw runtime_error("cannot connect ({} port {}): {}", target.host, target.port, reason);
+}
+
+std::string keyscan_hint(const Target& target) {
+    if (target.port == 22) {
+        return fmt::format("ssh-keyscan {} >> ~/.ssh/known_hosts", target.host);
+    }
+    return fmt::format("ssh-keyscan -p {} {} >> ~/.ssh/known_hosts", target.port, target.host);
+}
+
+void verify_host_key(ssh_session session, const Target& target) {
+    switch (ssh_session_is_known_server(session)) {
+    case SSH_KNOWN_HOSTS_OK:
+        return;
+    case SSH_KNOWN_HOSTS_CHANGED:
+        throw runtime_error("REMOTE HOST KEY HAS CHANGED for {} port {} — refusing to "
+                            "connect (someone may be intercepting the connection); if the change "
+                            "is expected, remove the old key with: ssh-keygen -R {}",
+                            target.host, target.port, target.host);
+    case SSH_KNOWN_HOSTS_OTHER:
+        throw runtime_error("the host key of {} port {} is of another type than the one in "
+                            "known_hosts — refusing to connect (possible attack); check it and "
+                            "fix known_hosts",
+                            target.host, target.port);
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+    case SSH_KNOWN_HOSTS_NOT_FOUND:
+        throw runtime_error("unknown host {} port {} (not in known_hosts); after checking its "
+                            "key, trust it with: {}",
+                            target.host, target.port, keyscan_hint(target));
+    case SSH_KNOWN_HOSTS_ERROR:
+    default:
+        throw runtime_error("cannot check the host key: {}", last_error(session));
+    }
+}
+
+void authenticate(ssh_session session, const Target& target) {
+    if (ssh_userauth_none(session, nullptr) == SSH_AUTH_SUCCESS) {
+        return;
+    }
+    int rc = ssh_userauth_publickey_auto(session, nullptr, nullptr);
+    if (rc == SSH_AUTH_SUCCESS) {
+        return;
+    }
+    throw runtime_error("authentication failed for {}@{} (public key, from ssh-agent and the "
+                        "identity files): {}",
+                        target.user, target.host,
+                        rc == SSH_AUTH_DENIED ? "no key was accepted" : last_error(session));
+}
+
+// Detects a peer that vanished without closing the connection (powered off, network cut).
+void enable_keepalive(ssh_session session) {
+    int fd = ssh_get_fd(session);
+    if (fd < 0) {
+        return;
+    }
+    int on = 1, idle = 10, interval = 5, count = 3;
+    ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+}
+
+void on_exit_status(ssh_session, ssh_channel, int status, void* userdata) {
+    static_cast<Session*>(userdata)->exit_status = status;
+}
+
+void on_exit_signal(ssh_session, ssh_channel, const char* signal, int, const char*, const char*,
+                    void* userdata) {
+    static_cast<Session*>(userdata)->exit_signal = signal != nullptr ? signal : "";
+}
+
+} // namespace
+
+std::string last_error(ssh_session session) {
+    const char* text = ssh_get_error(session);
+    return text != nullptr && *text != '\0' ? text : "unknown libssh error";
+}
+
+void check(int rc, ssh_session session, const char* what) {
+    if (rc != SSH_OK) {
+        throw runtime_error("{}: {}", what, last_error(session));
+    }
+}
+
+Session::~Session() {
+    if (channel != nullptr) {
+        ssh_channel_free(channel);
+    }
+    if (session != nullptr) {
+        ssh_disconnect(session);
+        ssh_free(session);
+    }
+}
+
+void SessionDeleter::operator()(Session* session) const {
+    delete session;
+}
+
+SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_command,
+                        const std::string& stdin_prefix, const ConnectSettings& settings) {
+    SessionPtr owned(new Session);
+    ssh_session session = ssh_new();
+    if (session == nullptr) {
+        throw runtime_error("cannot create an SSH session");
+    }
+    owned->session = session;
+
+    const std::string& address = node.address.empty() ? node.host : node.address;
+    check(ssh_options_set(session, SSH_OPTIONS_HOST, address.c_str()), session, "bad host name");
+    // ~/.ssh/config and /etc/ssh/ssh_config, for this host (aliases, HostName, User, Port...).
+    if (ssh_options_parse_config(session, nullptr) < 0) {
+        throw runtime_error("cannot read the ssh configuration: {}", last_error(session));
+    }
+    // What the command line says wins over the configuration.
+    if (node.user) {
+        check(ssh_options_set(session, SSH_OPTIONS_USER, node.user->c_str()), session,
+              "bad user name");
+    }
+    if (node.ssh_port) {
+        unsigned port = static_cast<unsigned>(*node.ssh_port);
+        check(ssh_options_set(session, SSH_OPTIONS_PORT, &port), session, "bad port");
+    }
+    long seconds = static_cast<long>(settings.timeout.count() / 1000);
+    long usec = static_cast<long>(settings.timeout.count() % 1000) * 1000;
+    ssh_options_set(session, SSH_OPTIONS_TIMEOUT, &seconds);
+    ssh_options_set(session, SSH_OPTIONS_TIMEOUT_USEC, &usec);
+    Target target = target_of(session);
+
+    if (ssh_connect(session) != SSH_OK) {
+        connect_failed(session, target, settings);
+    }
+    verify_host_key(session, target);
+    authenticate(session, target);
+    enable_keepalive(session);
+
+    owned->channel = ssh_channel_new(session);
+    if (owned->channel == nullptr) {
+        throw runtime_error("cannot open a channel: {}", last_error(session));
+    }
+    check(ssh_channel_open_session(owned->channel), session, "cannot open a session channel");
+    ssh_callbacks_init(&owned->callbacks);
+    owned->callbacks.userdata = owned.get();
+    owned->callbacks.channel_exit_status_function = on_exit_status;
+    owned->callbacks.channel_exit_signal_function = on_exit_signal;
+    ssh_set_channel_callbacks(owned->channel, &owned->callbacks);
+    check(ssh_channel_request_exec(owned->channel, remote_command.c_str()), session,
+          "cannot start the remote command");
+    int written = ssh_channel_write(owned->channel, stdin_prefix.data(),
+                                    static_cast<uint32_t>(stdin_prefix.size()));
+    if (written != static_cast<int>(stdin_prefix.size())) {
+        throw runtime_error("cannot send the environment: {}", last_error(session));
+    }
+    return owned;
+}
+
+} // namespace colossalai::ssh

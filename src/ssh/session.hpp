@@ -1,0 +1,36 @@
+#pragma once
+
+// Private to the ssh module: the libssh objects behind a SessionPtr.
+
+#include "colossalai/ssh/connect.hpp"
+
+#include <libssh/callbacks.h>
+#include <libssh/libssh.h>
+
+#include <optional>
+
+namespace colossalai::ssh {
+
+class Session {
+public:
+    Session() = default;
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    ssh_session session = nullptr;
+    ssh_channel channel = nullptr;
+    // Set by libssh's channel callbacks (on whichever thread drives the session).
+    std::optional<int> exit_status;
+    std::optional<std::string> exit_signal; // "TERM", "KILL", ...
+    ssh_channel_callbacks_struct callbacks{};
+};
+
+// The one place where libssh return codes become errors: `rc` is a libssh result (SSH_OK,
+// SSH_ERROR, ...); anything but SSH_OK throws a runtime Error "<what>: <ssh_get_error>".
+void check(int rc, ssh_session session, const char* what);
+
+// libssh's last error text for the session.
+std::string last_error(ssh_session session);
+
+} // namespace colossalai::ssh

@@ -1,0 +1,295 @@
+#include "colossalai/ssh/ssh_transport.hpp"
+
+#include "session.hpp"
+
+#include "colossalai/ssh/remote_command.hpp"
+#include "colossalai/util/error.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+
+namespace colossalai::ssh {
+
+namespace {
+
+using launch::ExitInfo;
+using output::Stream;
+
+// A connection being set up on a worker thread; handed over through `event_fd`.
+struct Attempt {
+    Attempt() : event_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+    ~Attempt() { ::close(event_fd); }
+
+    std::mutex mutex;
+    SessionPtr session; // set on success
+    std::string error;  // set on failure
+    std::atomic<bool> cancelled{false};
+    int event_fd;
+};
+
+int signal_number(const std::string& name) {
+    static const std::pair<const char*, int> names[] = {
+        {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"ILL", SIGILL},
+        {"ABRT", SIGABRT}, {"FPE", SIGFPE},   {"KILL", SIGKILL}, {"SEGV", SIGSEGV},
+        {"PIPE", SIGPIPE}, {"ALRM", SIGALRM}, {"TERM", SIGTERM}, {"USR1", SIGUSR1},
+        {"USR2", SIGUSR2}, {"BUS", SIGBUS}};
+    for (const auto& [text, number] : names) {
+        if (name == text) {
+            return number;
+        }
+    }
+    return SIGKILL; // an unknown name still means the job was killed
+}
+
+class SshProcess : public launch::Process {
+public:
+    SshProcess(std::shared_ptr<Attempt> attempt, output::NodeOutput& output)
+        : m_attempt(std::move(attempt)), m_output(output) {}
+
+    ~SshProcess() override {
+        m_attempt->cancelled = true; // a worker still connecting drops its session
+    }
+
+    void collect_fds(std::vector<pollfd>& fds) override {
+        if (m_result) {
+            return;
+        }
+        if (!m_session) {
+            fds.push_back({m_attempt->event_fd, POLLIN, 0});
+            return;
+        }
+        short events = 0;
+        if (wants_input()) {
+            events |= POLLIN;
+        }
+        if ((ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0 ||
+            !m_outbox.empty()) {
+            events |= POLLOUT;
+        }
+        fds.push_back({ssh_get_fd(m_session->session), events, 0});
+    }
+
+    bool has_work() const override {
+        // Data libssh already holds for a stream that was not read (backpressure) while the
+        // output now accepts it again: no fd will tell.
+        return m_session && !m_result &&
+               ((m_held[0] && m_output.accepting(Stream::out)) ||
+                (m_held[1] && m_output.accepting(Stream::err)));
+    }
+
+    void process_events(std::span<const pollfd> fds) override {
+        if (m_result) {
+            return;
+        }
+        if (!m_session) {
+            for (const pollfd& entry : fds) {
+                if (entry.revents != 0) {
+                    take_connection();
+                }
+            }
+            return;
+        }
+        flush_outbox();
+        if (m_session && !m_result) {
+            pump();
+        }
+    }
+
+    void signal(int signo) override {
+        if (m_result) {
+            return;
+        }
+        if (!m_session) {
+            // Not connected yet: a connection that has not started never will; one that
+            // completes gets the signal at once.
+            m_attempt->cancelled = true;
+            m_pending_signal = signo;
+            return;
+        }
+        if (auto line = control_line(signo)) {
+            m_outbox += *line;
+            flush_outbox();
+        }
+    }
+
+    void abandon() override {
+        if (m_result) {
+            return;
+        }
+        m_attempt->cancelled = true;
+        // Closing the connection is the wrapper's cue: its watcher stops the job.
+        finish(ExitInfo{-1, 0,
+                        m_session ? "did not end after SIGKILL; connection closed"
+                                  : "connection not established in time; given up"});
+    }
+
+    std::optional<ExitInfo> result() const override { return m_result; }
+
+private:
+    bool wants_input() const {
+        // Also after both streams ended: the exit status and the channel close still come.
+        return (m_closed[0] || m_output.accepting(Stream::out)) &&
+               (m_closed[1] || m_output.accepting(Stream::err));
+    }
+
+    void take_connection() {
+        uint64_t count = 0;
+        if (::read(m_attempt->event_fd, &count, sizeof count) != sizeof count) {
+            return;
+        }
+        std::lock_guard lock(m_attempt->mutex);
+        if (!m_attempt->session) {
+            finish(ExitInfo{-1, 0, m_attempt->error});
+            return;
+        }
+        m_session = std::move(m_attempt->session);
+        ssh_set_blocking(m_session->session, 0);
+        if (m_pending_signal != 0) {
+            signal(m_pending_signal);
+        }
+    }
+
+    void flush_outbox() {
+        while (!m_outbox.empty()) {
+            int n = ssh_channel_write(m_session->channel, m_outbox.data(),
+                                      static_cast<uint32_t>(m_outbox.size()));
+            if (n == SSH_ERROR) {
+                lost();
+                return;
+            }
+            if (n <= 0) {
+                break;
+            }
+            m_outbox.erase(0, static_cast<size_t>(n));
+        }
+        if ((ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0) {
+            ssh_blocking_flush(m_session->session, 0);
+        }
+    }
+
+    // Reads what libssh has for both streams, as far as the output accepts it.
+    void pump() {
+        char buffer[16384];
+        for (int is_err = 0; is_err < 2; ++is_err) {
+            Stream stream = is_err != 0 ? Stream::err : Stream::out;
+            while (!m_closed[is_err]) {
+                if (!m_output.accepting(stream)) {
+                    m_held[is_err] = true;
+                    break;
+                }
+                m_held[is_err] = false;
+                int available = ssh_channel_poll(m_session->channel, is_err);
+                if (available == SSH_ERROR) {
+                    lost();
+                    return;
+                }
+                if (available == SSH_EOF) {
+                    m_closed[is_err] = true;
+                    m_output.close(stream);
+                    break;
+                }
+                if (available == 0) {
+                    break;
+                }
+                int n = ssh_channel_read_nonblocking(
+                    m_session->channel, buffer,
+                    static_cast<uint32_t>(std::min<size_t>(sizeof buffer, available)), is_err);
+                if (n == SSH_ERROR) {
+                    lost();
+                    return;
+                }
+                if (n == 0) {
+                    break;
+                }
+                m_output.write(stream, std::string_view(buffer, static_cast<size_t>(n)));
+            }
+        }
+        if (m_closed[0] && m_closed[1]) {
+            check_end();
+        }
+    }
+
+    void check_end() {
+        Session& s = *m_session;
+        // After EOF nothing else reads packets: this handles what arrived (exit-status,
+        // exit-signal, close) without blocking, the session being non-blocking.
+        if (ssh_channel_get_exit_status(s.channel) == SSH_ERROR) {
+            lost();
+            return;
+        }
+        if (s.exit_signal) {
+            finish(ExitInfo{-1, signal_number(*s.exit_signal), ""});
+        } else if (s.exit_status) {
+            finish(ExitInfo{*s.exit_status, 0, ""});
+        } else if (ssh_channel_is_closed(s.channel) || !ssh_is_connected(s.session)) {
+            finish(ExitInfo{-1, 0, "connection closed without an exit status"});
+        }
+    }
+
+    void lost() { finish(ExitInfo{-1, 0, "connection lost: " + last_error(m_session->session)}); }
+
+    void finish(ExitInfo info) {
+        for (int is_err = 0; is_err < 2; ++is_err) {
+            if (!m_closed[is_err]) {
+                m_closed[is_err] = true;
+                m_output.close(is_err != 0 ? Stream::err : Stream::out);
+            }
+        }
+        m_result = std::move(info);
+        m_session.reset();
+    }
+
+    std::shared_ptr<Attempt> m_attempt;
+    output::NodeOutput& m_output;
+    SessionPtr m_session;
+    std::string m_outbox; // control lines not yet written
+    int m_pending_signal = 0;
+    bool m_closed[2] = {false, false};
+    bool m_held[2] = {false, false};
+    std::optional<ExitInfo> m_result;
+};
+
+} // namespace
+
+SshTransport::SshTransport(SshSettings settings)
+    : m_settings(settings), m_pool(settings.max_connecting) {}
+
+SshTransport::~SshTransport() = default;
+
+std::unique_ptr<launch::Process> SshTransport::start(const run::NodeCommand& command,
+                                                     output::NodeOutput& output) {
+    auto attempt = std::make_shared<Attempt>();
+    if (attempt->event_fd < 0) {
+        throw runtime_error("eventfd: {}", std::strerror(errno));
+    }
+    m_pool.submit([attempt, node = command, remote = remote_command(command, m_settings.kill_grace),
+                   prefix = environment_block(command), connect = m_settings.connect] {
+        SessionPtr session;
+        std::string error;
+        if (attempt->cancelled) {
+            error = "not started: stopped by the launcher";
+        } else {
+            try {
+                session = open_session(node, remote, prefix, connect);
+            } catch (const std::exception& e) {
+                error = e.what();
+            }
+        }
+        {
+            std::lock_guard lock(attempt->mutex);
+            attempt->session = std::move(session);
+            attempt->error = std::move(error);
+        }
+        uint64_t one = 1;
+        ssize_t ignored = ::write(attempt->event_fd, &one, sizeof one);
+        (void)ignored;
+    });
+    return std::make_unique<SshProcess>(std::move(attempt), output);
+}
+
+} // namespace colossalai::ssh
