@@ -1,0 +1,36 @@
+#pragma once
+
+#include "colossalai/python/environment.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace colossalai::python {
+
+// What a cached discovery depends on, checked before the cache is trusted: the interpreter
+// file itself, the environment variables that change sys.path, and the modification times of
+// every directory on sys.path (installing a package or a .pth file changes them) plus the user
+// site directory (which Python only adds when it exists).
+struct CacheKey {
+    std::filesystem::path interpreter;
+    std::map<std::string, std::string> variables; // PYTHONPATH, PYTHONHOME, HOME, ...
+};
+
+// discover() for callers that run often and need only the search path (`colossalai run`):
+// a hit costs a few stat() calls instead of starting the interpreter (tens of milliseconds, or
+// far more behind a pyenv shim). `cache_dir` is where entries live (e.g.
+// ~/.cache/colossalai/python); nullopt disables the cache. Failing to read or write the cache is
+// never an error. `check` does not use this: it asks the interpreter every time.
+Discovery discover_cached(const std::string& path_env,
+                          const std::map<std::string, std::string>& env,
+                          const std::optional<std::filesystem::path>& cache_dir,
+                          std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+// The default cache directory: $XDG_CACHE_HOME/colossalai/python, else
+// $HOME/.cache/colossalai/python; nullopt when neither variable is set.
+std::optional<std::filesystem::path>
+default_cache_dir(const std::map<std::string, std::string>& env);
+
+} // namespace colossalai::python
