@@ -12,13 +12,18 @@ using EnvVar = std::pair<std::string, std::string>;
 
 // Everything needed to start one node's job, whatever the transport. Pure data.
 struct NodeCommand {
-    std::string host;               // as the user wrote it (hostfile / --host); prefix + summary
-    int rank = 0;                   // node rank = position in the final host list
-    bool local = false;             // started as a child process, without SSH
-    std::vector<std::string> argv;  // torchrun ... SCRIPT ARGS..., one word per element
+    std::string host;                // as the user wrote it (hostfile / --host); prefix + summary
+    int rank = 0;                    // node rank = position in the final host list
+    bool local = false;              // started as a child process, without SSH
+    std::vector<std::string> argv;   // torchrun ... SCRIPT ARGS..., one word per element
     std::vector<EnvVar> environment; // filtered launcher environment, in a stable order
-    std::string working_directory;  // absolute path of the launcher's current directory
-    std::optional<int> ssh_port;    // --ssh-port
+    std::string working_directory;   // absolute path of the launcher's current directory
+    std::optional<int> ssh_port;     // --ssh-port
+    // `host` split for SSH: the user of a `user@host` name (else the ssh config's or the
+    // current user), and the address to connect to, without `user@` and IPv6 brackets.
+    // A host with a user part is never local: the user asked for a login as someone.
+    std::optional<std::string> user;
+    std::string address;
 };
 
 // What `colossalai run` will do: the node commands in rank order, plus warnings to print
@@ -26,6 +31,9 @@ struct NodeCommand {
 struct Plan {
     std::vector<NodeCommand> nodes;
     std::vector<std::string> warnings;
+    // The PyTorch version that chose the command form (normalised, "2.1.0"); nullopt when
+    // PyTorch was not found and a current one (>= 2.0, torchrun) is assumed.
+    std::optional<std::string> torch_version;
 };
 
 } // namespace colossalai::run
