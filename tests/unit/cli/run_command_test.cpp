@@ -1,5 +1,6 @@
+#include "../usage_message.hpp"
+
 #include "colossalai/cli/app.hpp"
-#include "colossalai/util/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,14 +25,7 @@ run::Options parse_run(Words words) {
 std::string usage_message(Words words) {
     words.insert(words.begin(), {"colossalai", "run"});
     std::ostringstream out;
-    try {
-        parse(words, out);
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), Error::Kind::usage);
-        return e.what();
-    }
-    ADD_FAILURE() << "no error";
-    return "";
+    return test::usage_message([&] { parse(words, out); });
 }
 
 TEST(RunCommand, Defaults) {

@@ -1,5 +1,6 @@
+#include "../usage_message.hpp"
+
 #include "colossalai/run/hosts.hpp"
-#include "colossalai/util/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,18 +18,7 @@ std::vector<std::string> names(const std::vector<Host>& hosts) {
     return result;
 }
 
-// The message of the usage error `call` throws; fails the test if it throws nothing.
-template <typename Call>
-std::string usage_message(Call call) {
-    try {
-        call();
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), Error::Kind::usage);
-        return e.what();
-    }
-    ADD_FAILURE() << "no error";
-    return "";
-}
+using test::usage_message;
 
 struct HostCase {
     std::string text;

@@ -1,5 +1,6 @@
+#include "../usage_message.hpp"
+
 #include "colossalai/run/planner.hpp"
-#include "colossalai/util/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,14 +32,7 @@ Context context() {
 }
 
 std::string usage_message(const Options& options, const Context& context) {
-    try {
-        make_plan(options, context);
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), Error::Kind::usage);
-        return e.what();
-    }
-    ADD_FAILURE() << "no error";
-    return "";
+    return test::usage_message([&] { make_plan(options, context); });
 }
 
 TEST(MakePlan, WithoutHostsRunsOneLocalNode) {
