@@ -87,7 +87,7 @@ Plan make_plan(const Options& options, const Context& context) {
     LaunchSpec spec;
     spec.form = launcher_form(torch);
     spec.python = context.python.value_or("python3");
-    spec.nproc_per_node = *options.nproc_per_node;
+    spec.nproc_per_node = std::to_string(*parse_positive_int(*options.nproc_per_node));
     spec.nnodes = static_cast<int>(hosts.size());
     if (options.extra_launch_args) {
         spec.extra = parse_extra_launch_args(*options.extra_launch_args);

@@ -16,6 +16,22 @@ bool ends_with(std::string_view text, std::string_view suffix) {
     return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+// Dotted Python identifiers: `pkg.train`, `müdul`. Bytes from 0x80 up are let through: Python
+// identifiers may hold non-ASCII letters, which Python itself checks.
+bool is_module_name(std::string_view name) {
+    for (const std::string& part : util::split(name, '.')) {
+        bool first_ok = !part.empty() && !(part.front() >= '0' && part.front() <= '9');
+        bool chars_ok = std::all_of(part.begin(), part.end(), [](char c) {
+            auto byte = static_cast<unsigned char>(c);
+            return byte >= 0x80 || util::is_identifier(std::string(1, c)) || (c >= '0' && c <= '9');
+        });
+        if (!first_ok || !chars_ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
 void check_port(int port, std::string_view option) {
     if (port < 1 || port > 65535) {
         throw usage_error("{} '{}': not a port number (1..65535)", option, port);
@@ -28,13 +44,14 @@ void check_target(const Options& options) {
         if (module.empty()) {
             throw usage_error("-m needs a module name");
         }
-        if (module.front() == '-') {
-            throw usage_error("-m '{}': expected a module name, not an option",
-                              util::escape_for_message(module));
-        }
         if (ends_with(module, ".py")) {
             throw usage_error("-m '{}': expected a module name, not a .py file (drop -m to run "
                               "a script)",
+                              util::escape_for_message(module));
+        }
+        if (!is_module_name(module)) {
+            throw usage_error("-m '{}': not a module name (dotted Python identifiers, such as "
+                              "pkg.train)",
                               util::escape_for_message(module));
         }
         return;
@@ -42,9 +59,15 @@ void check_target(const Options& options) {
     if (!options.script) {
         throw usage_error("no script given (expected SCRIPT.py or -m MODULE)");
     }
-    if (!ends_with(*options.script, ".py")) {
+    const std::string& script = *options.script;
+    if (!ends_with(script, ".py")) {
         throw usage_error("script '{}' does not end in .py (use -m MODULE to run a module)",
-                          util::escape_for_message(*options.script));
+                          util::escape_for_message(script));
+    }
+    if (script.front() == '-') {
+        throw usage_error("script '{}' starts with '-', which the launcher would take for an "
+                          "option (write ./{})",
+                          util::escape_for_message(script), util::escape_for_message(script));
     }
 }
 

@@ -82,6 +82,12 @@ TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
     EXPECT_TRUE(plan.warnings.empty());
 }
 
+TEST(MakePlan, NprocPerNodeIsWrittenCanonically) {
+    Options options = basic();
+    options.nproc_per_node = "08";
+    EXPECT_EQ(make_plan(options, context()).nodes[0].argv[1], "--nproc_per_node=8");
+}
+
 TEST(MakePlan, AUserPartIsNeverLocal) {
     Options options = basic();
     options.host = "root@localhost";

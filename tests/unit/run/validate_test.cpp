@@ -28,6 +28,11 @@ TEST(ValidateOptions, AcceptsTheDefaultsAndEveryValidShape) {
     EXPECT_NO_THROW(validate_options(valid()));
     std::vector<std::function<void(Options&)>> changes = {
         [](Options& o) { o.script.reset(), o.module = "pkg.mod"; },
+        [](Options& o) {
+            o.script.reset(), o.module = "_private.v2.m\xc3\xbc"
+                                         "dul";
+        },
+        [](Options& o) { o.script = "/abs/path/with space/train.py"; },
         [](Options& o) { o.host = "a,b"; },
         [](Options& o) { o.hostfile = "hosts", o.include = "a", o.num_nodes = 1; },
         [](Options& o) { o.hostfile = "hosts", o.exclude = "a", o.num_nodes = -1; },
@@ -67,7 +72,18 @@ TEST(ValidateOptions, ReportsEachProblemInOneLine) {
          "-m 'train.py': expected a module name, not a .py file (drop -m to run a script)"},
         {[](Options& o) { o.script.reset(), o.module = ""; }, "-m needs a module name"},
         {[](Options& o) { o.script.reset(), o.module = "-x"; },
-         "-m '-x': expected a module name, not an option"},
+         "-m '-x': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {[](Options& o) { o.script.reset(), o.module = "=pkg"; },
+         "-m '=pkg': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {[](Options& o) { o.script.reset(), o.module = "my-pkg.train"; },
+         "-m 'my-pkg.train': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {[](Options& o) { o.script.reset(), o.module = "pkg..train"; },
+         "-m 'pkg..train': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {[](Options& o) { o.script.reset(), o.module = "pkg.2x"; },
+         "-m 'pkg.2x': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {[](Options& o) { o.script = "-odd.py"; },
+         "script '-odd.py' starts with '-', which the launcher would take for an option (write "
+         "./-odd.py)"},
         {[](Options& o) { o.master_addr = "a b", o.master_addr_given = true; },
          "--master_addr: invalid host 'a b': contains whitespace (one host per line or per "
          "comma-separated item)"},
