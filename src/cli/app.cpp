@@ -40,10 +40,14 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
 
     check::Options check_options;
     CLI::App* check_command = add_check_command(app, check_options);
+    RunArguments run_arguments;
+    CLI::App* run_command = add_run_command(app, run_arguments);
 
+    // `run` stops parsing at the script: CLI11 only sees the launcher options before it.
+    std::vector<std::string> words = split_run_command_line(args, run_arguments);
     std::vector<const char*> argv;
-    argv.reserve(args.size());
-    for (const std::string& arg : args) {
+    argv.reserve(words.size());
+    for (const std::string& arg : words) {
         argv.push_back(arg.c_str());
     }
     try {
@@ -64,12 +68,18 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
     if (check_command->parsed()) {
         return finish_check_command(*check_command, check_options);
     }
+    if (run_command->parsed()) {
+        return finish_run_command(run_arguments);
+    }
     throw usage_error("no command given (expected 'check' or 'run')\n{}", app.help());
 }
 
 int execute(const Command& command, std::ostream& out, std::ostream& err) {
     if (const auto* done = std::get_if<Done>(&command)) {
         return done->exit_code;
+    }
+    if (const auto* run_options = std::get_if<run::Options>(&command)) {
+        return execute_run_command(*run_options, out, err);
     }
     return check::execute(std::get<check::Options>(command), out, err);
 }

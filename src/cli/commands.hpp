@@ -2,9 +2,16 @@
 
 // Private to the cli module: one pair of functions per subcommand.
 
+#include "run_arguments.hpp"
+
 #include "colossalai/check/options.hpp"
+#include "colossalai/run/options.hpp"
 
 #include <CLI/CLI.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
 
 namespace colossalai::cli {
 
@@ -13,5 +20,29 @@ CLI::App* add_check_command(CLI::App& app, check::Options& options);
 
 // Validates what was parsed for `check` (throws a usage error) and returns the command.
 check::Options finish_check_command(const CLI::App& command, check::Options options);
+
+// `colossalai run`: the pre-scan parses its words (CLI11 cannot stop at the script and knows
+// no single-dash long names); CLI11 only recognises the subcommand and renders --help.
+struct RunArguments {
+    RunWords words;
+    std::string help_only; // the sink of the options registered for --help
+    std::vector<std::string> help_only_args;
+    bool help_only_flag = false;
+};
+
+// When `args` run `colossalai run`, pre-scans its words into `arguments.words` and returns the
+// command line to give CLI11 (up to `run`, plus `--help` if asked for); else returns `args`.
+std::vector<std::string> split_run_command_line(const std::vector<std::string>& args,
+                                                RunArguments& arguments);
+
+// Registers `run` on `app`, with every option for --help.
+CLI::App* add_run_command(CLI::App& app, RunArguments& arguments);
+
+// Converts and validates the pre-scanned words (throws a usage error).
+run::Options finish_run_command(const RunArguments& arguments);
+
+// Plans the job; prints warnings on `err`; with --dry-run prints the plan on `out` and returns
+// 0, else launches it and returns the job's exit status.
+int execute_run_command(const run::Options& options, std::ostream& out, std::ostream& err);
 
 } // namespace colossalai::cli

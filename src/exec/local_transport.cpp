@@ -3,13 +3,15 @@
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/util/error.hpp"
 
-#include <sys/pidfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+
+extern char** environ;
 
 namespace colossalai::exec {
 
@@ -40,7 +42,8 @@ class LocalProcess : public launch::Process {
 public:
     LocalProcess(SpawnedJob job, output::NodeOutput& output, std::chrono::milliseconds grace)
         : m_job(job), m_output(output), m_grace(grace) {
-        m_pidfd = ::pidfd_open(m_job.pid, 0);
+        // glibc 2.36 declares pidfd_open() without C linkage for C++: call the kernel directly.
+        m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_job.pid, 0));
         try {
             auto [guardian, watch_fd] = spawn_guardian(m_job.pid, grace);
             m_guardian = guardian;
@@ -195,8 +198,11 @@ std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& c
     SpawnRequest request;
     request.argv = command.argv;
     request.working_directory = command.working_directory;
-    for (const auto& [name, value] : command.environment) {
-        request.environment.push_back(name + "=" + value);
+    // A local job gets the launcher's whole environment, as if torchrun had been typed here:
+    // the filtered `command.environment` exists to carry values to other machines, without
+    // this machine's HOME, USER, DISPLAY... which are right here.
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        request.environment.emplace_back(*entry);
     }
     try {
         return std::make_unique<LocalProcess>(spawn_job(request), output, m_kill_grace);

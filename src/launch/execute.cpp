@@ -29,9 +29,6 @@ int execute(const run::Plan& plan, const run::Options& options) {
     bool remote = std::any_of(plan.nodes.begin(), plan.nodes.end(),
                               [](const run::NodeCommand& node) { return !node.local; });
     output::FdWriter messages(STDERR_FILENO);
-    for (const std::string& warning : plan.warnings) {
-        messages.write(fmt::format("colossalai: warning: {}\n", warning));
-    }
 
     // Blocked before any thread exists, so that every thread inherits the mask.
     exec::SignalChannel signals;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "colossalai/check/options.hpp"
+#include "colossalai/run/options.hpp"
 
 #include <ostream>
 #include <string>
@@ -14,7 +15,7 @@ struct Done {
     int exit_code = 0;
 };
 
-using Command = std::variant<Done, check::Options>;
+using Command = std::variant<Done, check::Options, run::Options>;
 
 // Parses the whole command line (args[0] is the program name). Help and version text go to
 // `out`. Throws colossalai::Error (usage) for a bad command line.

@@ -13,9 +13,10 @@ struct Options {
     std::optional<std::string> hostfile;          // --hostfile
     std::optional<std::string> include;           // --include "h1,h2"
     std::optional<std::string> exclude;           // --exclude "h1,h2"
-    int num_nodes = -1;                           // --num_nodes (-1: all)
+    std::optional<int> num_nodes;                 // --num_nodes; unset or -1: all hosts
     std::optional<std::string> nproc_per_node;    // --nproc_per_node, validated as a positive int
     int master_port = 29500;                      // --master_port
+    bool master_port_given = false;               // --master_port was on the command line
     std::string master_addr = "127.0.0.1";        // --master_addr
     bool master_addr_given = false;               // --master_addr was on the command line
     std::optional<std::string> extra_launch_args; // --extra_launch_args "a=1,b,c=2"

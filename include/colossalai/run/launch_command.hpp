@@ -1,0 +1,47 @@
+#pragma once
+
+#include "colossalai/run/extra_args.hpp"
+#include "colossalai/util/version.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace colossalai::run {
+
+// How torch starts a node, by PyTorch version.
+enum class LauncherForm {
+    distributed_launch, // torch < 1.9: <python> -m torch.distributed.launch
+    distributed_run,    // torch 1.9:  <python> -m torch.distributed.run
+    torchrun,           // torch >= 1.10, or unknown (assumed current)
+};
+
+// The form for a PyTorch version; nullopt (not found, unparsable) means a current PyTorch.
+LauncherForm launcher_form(const std::optional<util::Version>& torch);
+
+// Everything one node's command is made of.
+struct LaunchSpec {
+    LauncherForm form = LauncherForm::torchrun;
+    std::string python; // the interpreter (sys.executable) for the two `-m torch...` forms
+    std::string nproc_per_node;
+    int nnodes = 1;
+    int node_rank = 0;
+    std::string master_addr;
+    std::string master_port;
+    std::vector<LaunchArg> extra; // without master_addr / master_port (already folded in)
+    std::optional<std::string> module;
+    std::optional<std::string> script;
+    std::vector<std::string> script_args;
+};
+
+// The argv of one node, in the original's order:
+//   launch: <python> -m torch.distributed.launch --nproc_per_node=N --master_addr=A
+//           --master_port=P --nnodes=K --node_rank=R
+//   run:    <python> -m torch.distributed.run --nproc_per_node=N --nnodes=K --node_rank=R
+//           --master_addr=A --master_port=P
+//   torchrun: torchrun --nproc_per_node=N --nnodes=K --node_rank=R --master_addr=A
+//           --master_port=P
+// then the extra launch args, then `-m MODULE` or the script, then the script args verbatim.
+std::vector<std::string> build_launch_command(const LaunchSpec& spec);
+
+} // namespace colossalai::run

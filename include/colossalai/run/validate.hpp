@@ -1,0 +1,30 @@
+#pragma once
+
+#include "colossalai/run/options.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace colossalai::run {
+
+// Checks everything about the options that needs no file and no other machine, in this order,
+// and throws a one-line usage error for the first problem:
+//   --nproc_per_node missing or not a positive integer; no script and no -m; a script not
+//   ending in `.py`; `-m` given an empty name, a name starting with '-' or a `.py` name;
+//   a bad --master_addr; --master_port / --ssh-port outside 1..65535; --kill-grace < 0;
+//   --ssh-timeout <= 0;
+//   --host with --hostfile; --include with --exclude; --include / --exclude / --num_nodes
+//   without --hostfile; --num_nodes 0 or below -1; a bad host in --host, --include or
+//   --exclude; a bad --extra_launch_args item, a master_port there that is not a port, and
+//   master_addr / master_port given both there and as an option.
+void validate_options(const Options& options);
+
+// Checks a master address given to `option` (a host name or address as in a hostfile, without
+// `user@`) and returns it without IPv6 brackets. Throws a usage error.
+std::string master_address(std::string_view text, std::string_view option);
+
+// Parses a positive decimal integer (no sign, no spaces); nullopt otherwise.
+std::optional<int> parse_positive_int(std::string_view text);
+
+} // namespace colossalai::run

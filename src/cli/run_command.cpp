@@ -1,0 +1,161 @@
+#include "commands.hpp"
+
+#include "colossalai/launch/execute.hpp"
+#include "colossalai/run/dry_run.hpp"
+#include "colossalai/run/planner.hpp"
+#include "colossalai/run/validate.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <fmt/ostream.h>
+
+#include <charconv>
+#include <cmath>
+
+namespace colossalai::cli {
+
+namespace {
+
+std::optional<int> to_int(std::string_view text) {
+    int value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+int to_port(const std::string& text, std::string_view option) {
+    std::optional<int> port = to_int(text);
+    if (!port) {
+        throw usage_error("{} '{}': not a port number (1..65535)", option,
+                          util::escape_for_message(text));
+    }
+    return *port;
+}
+
+double to_seconds(const std::string& text, std::string_view option) {
+    double value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
+        !std::isfinite(value)) {
+        throw usage_error("{} '{}': not a number of seconds", option,
+                          util::escape_for_message(text));
+    }
+    return value;
+}
+
+} // namespace
+
+std::vector<std::string> split_run_command_line(const std::vector<std::string>& args,
+                                                RunArguments& arguments) {
+    // The subcommand is the first word that is not an option (the top level has flags only).
+    auto command =
+        std::find_if(args.begin() + (args.empty() ? 0 : 1), args.end(),
+                     [](const std::string& word) { return !util::starts_with(word, "-"); });
+    if (command == args.end() || *command != "run") {
+        return args;
+    }
+    arguments.words = split_run_arguments({command + 1, args.end()});
+    std::vector<std::string> for_cli11(args.begin(), command + 1);
+    if (arguments.words.help) {
+        for_cli11.emplace_back("--help");
+    }
+    return for_cli11;
+}
+
+CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
+    CLI::App* command = app.add_subcommand(
+        "run", "Launch distributed training: torchrun on every node, locally or over SSH.");
+    command->footer(
+        "Option parsing ends at the script (or at -m MODULE): every later word goes to the\n"
+        "script unchanged, even if it looks like a launcher option. A literal -- may precede\n"
+        "the script. Long options may be written with '-' for '_' (--nproc-per-node).");
+    // The values come from the pre-scan: these registrations feed --help only.
+    auto add = [&](const std::string& name, const std::string& type, const std::string& help) {
+        return command->add_option(name, arguments.help_only, help)->type_name(type);
+    };
+    add("-H,--host", "HOSTS", "Comma-separated hosts: h1,h2 (also -host)");
+    add("--hostfile", "FILE", "File with one host per line (# comments)");
+    add("--include", "HOSTS", "Use only these hosts of the hostfile, in order");
+    add("--exclude", "HOSTS", "Use every host of the hostfile but these");
+    add("--num_nodes", "N", "Use only the first N hosts (after --include/--exclude); -1: all")
+        ->default_str("-1");
+    add("--nproc_per_node", "N", "Processes per node, usually the number of GPUs (required)");
+    add("--master_port", "PORT", "Port of the rendezvous on node 0")->default_str("29500");
+    add("--master_addr", "ADDR", "Address of node 0 (with several nodes: the first host)")
+        ->default_str("127.0.0.1");
+    add("--extra_launch_args", "ARGS", "More launcher options: a=1,b,c=2 -> --a=1 --b --c=2");
+    add("--ssh-port", "PORT", "SSH port for every host (else ~/.ssh/config, else 22)");
+    add("--ssh-timeout", "SECONDS", "SSH connect timeout per host")->default_str("30");
+    add("--kill-grace", "SECONDS", "Time between TERM and KILL when stopping a node")
+        ->default_str("10");
+    command->add_flag("--dry-run", arguments.help_only_flag,
+                      "Print each node's host, rank and command; start nothing");
+    add("-m", "MODULE", "Run a module (python -m) instead of a script");
+    command->add_option("SCRIPT", arguments.help_only, "The training script (.py)");
+    command->add_option("ARGS", arguments.help_only_args, "Passed to the script unchanged");
+    return command;
+}
+
+run::Options finish_run_command(const RunArguments& arguments) {
+    const RunWords& words = arguments.words;
+    run::Options options;
+    for (const auto& [name, value] : words.values) { // in order: the last of a repeat wins
+        if (name == "--host") {
+            options.host = value;
+        } else if (name == "--hostfile") {
+            options.hostfile = value;
+        } else if (name == "--include") {
+            options.include = value;
+        } else if (name == "--exclude") {
+            options.exclude = value;
+        } else if (name == "--num_nodes") {
+            options.num_nodes = to_int(value);
+            if (!options.num_nodes) {
+                throw usage_error("--num_nodes '{}': not a positive number of nodes (or -1 for "
+                                  "all)",
+                                  util::escape_for_message(value));
+            }
+        } else if (name == "--nproc_per_node") {
+            options.nproc_per_node = value;
+        } else if (name == "--master_port") {
+            options.master_port = to_port(value, name);
+            options.master_port_given = true;
+        } else if (name == "--master_addr") {
+            options.master_addr = value;
+            options.master_addr_given = true;
+        } else if (name == "--extra_launch_args") {
+            options.extra_launch_args = value;
+        } else if (name == "--ssh-port") {
+            options.ssh_port = to_port(value, name);
+        } else if (name == "--ssh-timeout") {
+            options.ssh_timeout = to_seconds(value, name);
+        } else if (name == "--kill-grace") {
+            options.kill_grace = to_seconds(value, name);
+        }
+    }
+    options.dry_run = words.dry_run;
+    options.module = words.module;
+    options.script = words.script;
+    options.script_args = words.script_args;
+    run::validate_options(options);
+    return options;
+}
+
+int execute_run_command(const run::Options& options, std::ostream& out, std::ostream& err) {
+    run::Plan plan = run::prepare(options);
+    for (const std::string& warning : plan.warnings) {
+        fmt::print(err, "colossalai: warning: {}\n", warning);
+    }
+    if (options.dry_run) {
+        out << run::render_dry_run(plan);
+        return 0;
+    }
+    // The launcher writes to the file descriptors itself, after what the streams hold.
+    out.flush();
+    err.flush();
+    return launch::execute(plan, options);
+}
+
+} // namespace colossalai::cli

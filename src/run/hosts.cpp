@@ -1,0 +1,167 @@
+#include "colossalai/run/hosts.hpp"
+
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <fmt/core.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <map>
+
+namespace colossalai::run {
+
+namespace {
+
+bool is_name_char(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '-' || c == '_';
+}
+
+// Why `text` (with a ':') is not an IPv6 address with an optional `%zone`; nullopt if it is.
+std::optional<std::string> ipv6_problem(std::string_view text) {
+    size_t percent = text.find('%');
+    std::string address(text.substr(0, percent));
+    in6_addr parsed{};
+    bool zone_ok = percent == std::string_view::npos ||
+                   (percent + 1 < text.size() &&
+                    std::all_of(text.begin() + percent + 1, text.end(), is_name_char));
+    if (!zone_ok || inet_pton(AF_INET6, address.c_str(), &parsed) != 1) {
+        return "not an IPv6 address (an SSH port goes in --ssh-port or ~/.ssh/config)";
+    }
+    return std::nullopt;
+}
+
+// Why `text` is not a valid host; nullopt when it is. Fills `host` when valid.
+std::optional<std::string> host_problem(std::string_view text, Host& host) {
+    if (text.empty()) {
+        return "empty name";
+    }
+    for (unsigned char c : text) {
+        if (c == ' ' || c == '\t') {
+            return "contains whitespace (one host per line or per comma-separated item)";
+        }
+        if (c < 0x20 || c == 0x7f) {
+            return "contains a control character";
+        }
+        if (c >= 0x80) {
+            return "contains a non-ASCII byte";
+        }
+    }
+    if (text.front() == '-') {
+        return "starts with '-'";
+    }
+    std::string_view address = text;
+    size_t at = text.find('@');
+    if (at != std::string_view::npos) {
+        std::string_view user = text.substr(0, at);
+        address = text.substr(at + 1);
+        if (user.empty()) {
+            return "empty user name before '@'";
+        }
+        auto bad = std::find_if_not(user.begin(), user.end(), is_name_char);
+        if (bad != user.end()) {
+            return fmt::format("user name contains '{}'", *bad);
+        }
+        host.user = std::string(user);
+    }
+    bool bracketed = !address.empty() && address.front() == '[';
+    if (bracketed) {
+        if (address.size() < 3 || address.back() != ']') {
+            return "an IPv6 address in brackets must end with ']'";
+        }
+        address = address.substr(1, address.size() - 2);
+        if (address.find(':') == std::string_view::npos) {
+            return "brackets are only for IPv6 addresses";
+        }
+    }
+    if (address.empty()) {
+        return "empty host after '@'";
+    }
+    if (address.front() == '-') {
+        return "host starts with '-'";
+    }
+    if (address.find(':') != std::string_view::npos) {
+        if (std::optional<std::string> problem = ipv6_problem(address)) {
+            return problem;
+        }
+    } else {
+        auto bad = std::find_if_not(address.begin(), address.end(), is_name_char);
+        if (bad != address.end()) {
+            return fmt::format("contains '{}'", *bad);
+        }
+    }
+    host.name = std::string(text);
+    host.address = std::string(address);
+    return std::nullopt;
+}
+
+} // namespace
+
+Host parse_host(std::string_view text, std::string_view where) {
+    Host host;
+    if (std::optional<std::string> problem = host_problem(text, host)) {
+        throw usage_error("{}: invalid host '{}': {}", where, util::escape_for_message(text),
+                          *problem);
+    }
+    return host;
+}
+
+std::vector<Host> parse_hostfile(std::string_view text, std::string_view path) {
+    constexpr std::string_view bom = "\xEF\xBB\xBF";
+    if (util::starts_with(text, bom)) {
+        text.remove_prefix(bom.size());
+    }
+    if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+        size_t line = 1 + std::count(text.begin(), text.begin() + nul, '\n');
+        throw usage_error("{}:{}: NUL byte: not a text file", path, line);
+    }
+    std::vector<Host> hosts;
+    std::map<std::string, size_t> first_line;
+    size_t number = 0;
+    for (std::string_view line : util::split_lines(text)) {
+        ++number;
+        line = util::trim(line.substr(0, line.find('#')));
+        if (line.empty()) {
+            continue;
+        }
+        std::string where = fmt::format("{}:{}", path, number);
+        Host host = parse_host(line, where);
+        auto [it, inserted] = first_line.emplace(host.name, number);
+        if (!inserted) {
+            throw usage_error("{}: duplicate host '{}' (first at line {})", where, host.name,
+                              it->second);
+        }
+        hosts.push_back(std::move(host));
+    }
+    if (hosts.empty()) {
+        throw usage_error("{}: no hosts in the hostfile", path);
+    }
+    return hosts;
+}
+
+std::vector<Host> parse_host_list(std::string_view list, std::string_view option) {
+    if (util::trim(list).empty()) {
+        throw usage_error("{}: empty host list", option);
+    }
+    std::vector<Host> hosts;
+    for (const std::string& item : util::split(list, ',')) {
+        std::string_view name = util::trim(item);
+        if (name.empty()) {
+            throw usage_error("{} '{}': empty host name in the list", option,
+                              util::escape_for_message(list));
+        }
+        Host host = parse_host(name, option);
+        bool seen = std::any_of(hosts.begin(), hosts.end(),
+                                [&](const Host& other) { return other.name == host.name; });
+        if (seen) {
+            throw usage_error("{}: duplicate host '{}'", option, host.name);
+        }
+        hosts.push_back(std::move(host));
+    }
+    return hosts;
+}
+
+} // namespace colossalai::run

@@ -1,0 +1,49 @@
+#include "colossalai/run/launch_command.hpp"
+
+#include <fmt/core.h>
+
+namespace colossalai::run {
+
+LauncherForm launcher_form(const std::optional<util::Version>& torch) {
+    if (!torch || torch->major >= 2 || (torch->major == 1 && torch->minor >= 10)) {
+        return LauncherForm::torchrun;
+    }
+    if (torch->major == 1 && torch->minor == 9) {
+        return LauncherForm::distributed_run;
+    }
+    return LauncherForm::distributed_launch;
+}
+
+std::vector<std::string> build_launch_command(const LaunchSpec& spec) {
+    std::string nproc = fmt::format("--nproc_per_node={}", spec.nproc_per_node);
+    std::string nnodes = fmt::format("--nnodes={}", spec.nnodes);
+    std::string rank = fmt::format("--node_rank={}", spec.node_rank);
+    std::string addr = fmt::format("--master_addr={}", spec.master_addr);
+    std::string port = fmt::format("--master_port={}", spec.master_port);
+
+    std::vector<std::string> argv;
+    switch (spec.form) {
+    case LauncherForm::distributed_launch:
+        argv = {spec.python, "-m", "torch.distributed.launch", nproc, addr, port, nnodes, rank};
+        break;
+    case LauncherForm::distributed_run:
+        argv = {spec.python, "-m", "torch.distributed.run", nproc, nnodes, rank, addr, port};
+        break;
+    case LauncherForm::torchrun:
+        argv = {"torchrun", nproc, nnodes, rank, addr, port};
+        break;
+    }
+    for (const LaunchArg& arg : spec.extra) {
+        argv.push_back(to_word(arg));
+    }
+    if (spec.module) {
+        argv.push_back("-m");
+        argv.push_back(*spec.module);
+    } else if (spec.script) {
+        argv.push_back(*spec.script);
+    }
+    argv.insert(argv.end(), spec.script_args.begin(), spec.script_args.end());
+    return argv;
+}
+
+} // namespace colossalai::run

@@ -1,0 +1,132 @@
+#include "colossalai/run/planner.hpp"
+
+#include "colossalai/run/environment.hpp"
+#include "colossalai/run/extra_args.hpp"
+#include "colossalai/run/hosts.hpp"
+#include "colossalai/run/launch_command.hpp"
+#include "colossalai/run/local_host.hpp"
+#include "colossalai/run/selection.hpp"
+#include "colossalai/run/validate.hpp"
+#include "colossalai/util/error.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace colossalai::run {
+
+namespace {
+
+std::vector<Host> final_hosts(const Options& options, const Context& context) {
+    if (options.host) {
+        return parse_host_list(*options.host, "--host");
+    }
+    if (options.hostfile) {
+        if (!context.hostfile_text) {
+            throw runtime_error("the hostfile {} was not read", *options.hostfile);
+        }
+        return select_hosts(parse_hostfile(*context.hostfile_text, *options.hostfile), options);
+    }
+    return {parse_host("127.0.0.1", "default host")};
+}
+
+// The PyTorch version as normalised text and as a comparable version. An unreadable version
+// counts as unknown (a current PyTorch is assumed) and earns a warning.
+std::optional<util::Version> torch_version(const Context& context, Plan& plan) {
+    if (!context.torch_version) {
+        return std::nullopt;
+    }
+    std::string normalized = util::normalize_release(*context.torch_version);
+    std::optional<util::Version> version = util::parse_version(normalized);
+    if (!version) {
+        plan.warnings.push_back(
+            fmt::format("cannot read the PyTorch version '{}'; assuming PyTorch >= 2.0 (torchrun)",
+                        *context.torch_version));
+        return std::nullopt;
+    }
+    plan.torch_version = normalized;
+    return version;
+}
+
+bool is_local(const Context& context, const Host& host) {
+    if (host.user) {
+        return false;
+    }
+    if (context.is_local) {
+        return context.is_local(host.address);
+    }
+    return is_loopback(host.address) || classify_address(host.address) == AddressKind::unspecified;
+}
+
+// Warns about an explicit loopback master address when some node runs on another machine.
+void check_master_address(const std::string& master_addr, std::string_view source,
+                          const std::vector<NodeCommand>& nodes, Plan& plan) {
+    auto remote = std::find_if(nodes.begin(), nodes.end(),
+                               [](const NodeCommand& node) { return !node.local; });
+    if (nodes.size() < 2 || remote == nodes.end() || !is_loopback(master_addr)) {
+        return;
+    }
+    plan.warnings.push_back(fmt::format("{} '{}' is a loopback address: the nodes on other "
+                                        "machines (such as '{}') cannot reach it",
+                                        source, master_addr, remote->host));
+}
+
+} // namespace
+
+Plan make_plan(const Options& options, const Context& context) {
+    validate_options(options);
+    std::vector<Host> hosts = final_hosts(options, context);
+
+    Plan plan;
+    plan.warnings = context.warnings;
+    std::optional<util::Version> torch = torch_version(context, plan);
+    if (options.module && torch && torch->major < 2) {
+        throw usage_error("-m needs PyTorch 2.0 or newer (found {})", *plan.torch_version);
+    }
+
+    LaunchSpec spec;
+    spec.form = launcher_form(torch);
+    spec.python = context.python.value_or("python3");
+    spec.nproc_per_node = std::to_string(*parse_positive_int(*options.nproc_per_node));
+    spec.nnodes = static_cast<int>(hosts.size());
+    if (options.extra_launch_args) {
+        spec.extra = parse_extra_launch_args(*options.extra_launch_args);
+    }
+    std::optional<std::string> extra_addr = take_value(spec.extra, "master_addr");
+    std::optional<std::string> extra_port = take_value(spec.extra, "master_port");
+    spec.master_port = extra_port.value_or(std::to_string(options.master_port));
+    spec.master_addr = extra_addr ? master_address(*extra_addr, "--extra_launch_args master_addr")
+                                  : master_address(options.master_addr, "--master_addr");
+    bool master_given = options.master_addr_given || extra_addr.has_value();
+    if (hosts.size() > 1 && !master_given) {
+        spec.master_addr = hosts.front().address;
+    }
+    spec.module = options.module;
+    spec.script = options.script;
+    spec.script_args = options.script_args;
+
+    std::vector<EnvVar> environment = filter_environment(context.environment);
+    for (size_t rank = 0; rank < hosts.size(); ++rank) {
+        const Host& host = hosts[rank];
+        spec.node_rank = static_cast<int>(rank);
+        NodeCommand node;
+        node.host = host.name;
+        node.rank = spec.node_rank;
+        node.local = is_local(context, host);
+        node.argv = build_launch_command(spec);
+        node.environment = environment;
+        node.working_directory = context.working_directory;
+        node.ssh_port = options.ssh_port;
+        node.user = host.user;
+        node.address = host.address;
+        plan.nodes.push_back(std::move(node));
+    }
+    if (master_given) {
+        check_master_address(spec.master_addr,
+                             extra_addr ? "--extra_launch_args master_addr" : "--master_addr",
+                             plan.nodes, plan);
+    }
+    return plan;
+}
+
+} // namespace colossalai::run

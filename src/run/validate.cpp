@@ -1,0 +1,191 @@
+#include "colossalai/run/validate.hpp"
+
+#include "colossalai/run/extra_args.hpp"
+#include "colossalai/run/hosts.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+namespace colossalai::run {
+
+namespace {
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// Dotted Python identifiers: `pkg.train`, `müdul`. Bytes from 0x80 up are let through: Python
+// identifiers may hold non-ASCII letters, which Python itself checks.
+bool is_module_name(std::string_view name) {
+    for (const std::string& part : util::split(name, '.')) {
+        bool first_ok = !part.empty() && !(part.front() >= '0' && part.front() <= '9');
+        bool chars_ok = std::all_of(part.begin(), part.end(), [](char c) {
+            auto byte = static_cast<unsigned char>(c);
+            return byte >= 0x80 || util::is_identifier(std::string(1, c)) || (c >= '0' && c <= '9');
+        });
+        if (!first_ok || !chars_ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void check_port(int port, std::string_view option) {
+    if (port < 1 || port > 65535) {
+        throw usage_error("{} '{}': not a port number (1..65535)", option, port);
+    }
+}
+
+void check_target(const Options& options) {
+    if (options.module) {
+        const std::string& module = *options.module;
+        if (module.empty()) {
+            throw usage_error("-m needs a module name");
+        }
+        if (ends_with(module, ".py")) {
+            throw usage_error("-m '{}': expected a module name, not a .py file (drop -m to run "
+                              "a script)",
+                              util::escape_for_message(module));
+        }
+        if (!is_module_name(module)) {
+            throw usage_error("-m '{}': not a module name (dotted Python identifiers, such as "
+                              "pkg.train)",
+                              util::escape_for_message(module));
+        }
+        return;
+    }
+    if (!options.script) {
+        throw usage_error("no script given (expected SCRIPT.py or -m MODULE)");
+    }
+    const std::string& script = *options.script;
+    if (!ends_with(script, ".py")) {
+        throw usage_error("script '{}' does not end in .py (use -m MODULE to run a module)",
+                          util::escape_for_message(script));
+    }
+    if (script.front() == '-') {
+        throw usage_error("script '{}' starts with '-', which the launcher would take for an "
+                          "option (write ./{})",
+                          util::escape_for_message(script), util::escape_for_message(script));
+    }
+}
+
+void check_host_options(const Options& options) {
+    if (options.host && options.hostfile) {
+        throw usage_error("--host and --hostfile cannot be used together");
+    }
+    if (options.include && options.exclude) {
+        throw usage_error("--include and --exclude cannot be used together");
+    }
+    if (options.hostfile && options.hostfile->empty()) {
+        throw usage_error("--hostfile '': empty file name");
+    }
+    if (!options.hostfile) {
+        if (options.include) {
+            throw usage_error("--include needs --hostfile");
+        }
+        if (options.exclude) {
+            throw usage_error("--exclude needs --hostfile");
+        }
+        if (options.num_nodes) {
+            throw usage_error("--num_nodes needs --hostfile");
+        }
+    }
+    if (options.num_nodes && (*options.num_nodes == 0 || *options.num_nodes < -1)) {
+        throw usage_error("--num_nodes '{}': not a positive number of nodes (or -1 for all)",
+                          *options.num_nodes);
+    }
+    if (options.host) {
+        parse_host_list(*options.host, "--host");
+    }
+    if (options.include) {
+        parse_host_list(*options.include, "--include");
+    }
+    if (options.exclude) {
+        parse_host_list(*options.exclude, "--exclude");
+    }
+}
+
+} // namespace
+
+std::string master_address(std::string_view text, std::string_view option) {
+    Host host = parse_host(text, option);
+    if (host.user) {
+        throw usage_error("{} '{}': an address has no user part", option, host.name);
+    }
+    return host.address;
+}
+
+namespace {
+
+void check_extra_launch_args(const Options& options) {
+    if (!options.extra_launch_args) {
+        return;
+    }
+    std::vector<LaunchArg> args = parse_extra_launch_args(*options.extra_launch_args);
+    auto find = [&](std::string_view name) {
+        return std::find_if(args.begin(), args.end(),
+                            [&](const LaunchArg& arg) { return same_option(arg.name, name); });
+    };
+    if (auto addr = find("master_addr"); addr != args.end()) {
+        if (options.master_addr_given) {
+            throw usage_error("master_addr is given both by --master_addr and by "
+                              "--extra_launch_args: keep one");
+        }
+        master_address(*addr->value, "--extra_launch_args master_addr");
+    }
+    if (auto port = find("master_port"); port != args.end()) {
+        if (options.master_port_given) {
+            throw usage_error("master_port is given both by --master_port and by "
+                              "--extra_launch_args: keep one");
+        }
+        std::optional<int> value = parse_positive_int(*port->value);
+        if (!value || *value > 65535) {
+            throw usage_error("--extra_launch_args: master_port '{}': not a port number "
+                              "(1..65535)",
+                              util::escape_for_message(*port->value));
+        }
+    }
+}
+
+} // namespace
+
+std::optional<int> parse_positive_int(std::string_view text) {
+    if (text.empty() || text.front() < '0' || text.front() > '9') {
+        return std::nullopt;
+    }
+    int value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value <= 0) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+void validate_options(const Options& options) {
+    if (!options.nproc_per_node) {
+        throw usage_error("--nproc_per_node is required (processes per node, usually the "
+                          "number of GPUs)");
+    }
+    if (!parse_positive_int(*options.nproc_per_node)) {
+        throw usage_error("--nproc_per_node '{}': not a positive integer",
+                          util::escape_for_message(*options.nproc_per_node));
+    }
+    check_target(options);
+    check_port(options.master_port, "--master_port");
+    if (options.ssh_port) {
+        check_port(*options.ssh_port, "--ssh-port");
+    }
+    if (!(options.kill_grace >= 0)) {
+        throw usage_error("--kill-grace '{}': must be 0 or more seconds", options.kill_grace);
+    }
+    if (!(options.ssh_timeout > 0)) {
+        throw usage_error("--ssh-timeout '{}': must be more than 0 seconds", options.ssh_timeout);
+    }
+    master_address(options.master_addr, "--master_addr");
+    check_host_options(options);
+    check_extra_launch_args(options);
+}
+
+} // namespace colossalai::run

@@ -1,0 +1,137 @@
+// Every usage error of `colossalai run`: one exact line plus the hint on stderr, exit 2, nothing
+// on stdout, and nothing started (the fake torchrun never ran).
+
+#include "run_local_fixture.hpp"
+
+#include <string>
+#include <vector>
+
+namespace colossalai::test {
+namespace {
+
+class RunValidation : public RunLocal {
+protected:
+    void expect_usage_error(const Words& args, const std::string& message) {
+        SCOPED_TRACE(message);
+        RunResult result = run_colossalai_run(args);
+        EXPECT_EQ(result.exit_code, 2);
+        EXPECT_EQ(result.out, "");
+        EXPECT_EQ(result.err,
+                  "Error: " + message + "\nRun 'colossalai run --help' for more information.\n");
+        EXPECT_FALSE(torchrun_called());
+    }
+};
+
+struct Case {
+    std::vector<std::string> args;
+    std::string message;
+};
+
+TEST_F(RunValidation, BadOptionsAreRefusedBeforeAnythingStarts) {
+    const std::vector<Case> cases = {
+        {{"train.py"},
+         "--nproc_per_node is required (processes per node, usually the number of GPUs)"},
+        {{"--nproc_per_node", "0", "train.py"}, "--nproc_per_node '0': not a positive integer"},
+        {{"--nproc_per_node", "gpu", "train.py"}, "--nproc_per_node 'gpu': not a positive integer"},
+        {{"--nproc_per_node", "2"}, "no script given (expected SCRIPT.py or -m MODULE)"},
+        {{"--nproc_per_node", "2", "train.sh"},
+         "script 'train.sh' does not end in .py (use -m MODULE to run a module)"},
+        {{"--nproc_per_node", "2", "-m", "train.py"},
+         "-m 'train.py': expected a module name, not a .py file (drop -m to run a script)"},
+        {{"--nproc_per_node", "2", "-m"}, "-m needs a module name"},
+        {{"--nproc_per_node", "2", "--lr", "1", "train.py"},
+         "unknown option '--lr' (options for the script go after the script)"},
+        {{"--nproc_per_node", "2", "--hostfile"}, "option '--hostfile' needs a value"},
+        {{"--nproc_per_node", "2", "-H", "a", "--hostfile", "hosts", "train.py"},
+         "--host and --hostfile cannot be used together"},
+        {{"--nproc_per_node", "2", "--hostfile", "hosts", "--include", "a", "--exclude", "b",
+          "train.py"},
+         "--include and --exclude cannot be used together"},
+        {{"--nproc_per_node", "2", "--include", "a", "train.py"}, "--include needs --hostfile"},
+        {{"--nproc_per_node", "2", "--exclude", "a", "train.py"}, "--exclude needs --hostfile"},
+        {{"--nproc_per_node", "2", "--num_nodes", "1", "train.py"}, "--num_nodes needs --hostfile"},
+        {{"--nproc_per_node", "2", "--hostfile", "hosts", "--num_nodes", "0", "train.py"},
+         "--num_nodes '0': not a positive number of nodes (or -1 for all)"},
+        {{"--nproc_per_node", "2", "--host", "", "train.py"}, "--host: empty host list"},
+        {{"--nproc_per_node", "2", "--host", "a,,b", "train.py"},
+         "--host 'a,,b': empty host name in the list"},
+        {{"--nproc_per_node", "2", "--host", "a;touch pwned", "train.py"},
+         "--host: invalid host 'a;touch pwned': contains whitespace (one host per line or per "
+         "comma-separated item)"},
+        {{"--nproc_per_node", "2", "-H", "a,$(id)", "train.py"},
+         "--host: invalid host '$(id)': contains '$'"},
+        {{"--nproc_per_node", "2", "-host", "-oProxyCommand=id", "train.py"},
+         "--host: invalid host '-oProxyCommand=id': starts with '-'"},
+        {{"--nproc_per_node", "2", "--master_port", "0", "train.py"},
+         "--master_port '0': not a port number (1..65535)"},
+        {{"--nproc_per_node", "2", "--master_port", "65536", "train.py"},
+         "--master_port '65536': not a port number (1..65535)"},
+        {{"--nproc_per_node", "2", "--ssh-port", "70000", "train.py"},
+         "--ssh-port '70000': not a port number (1..65535)"},
+        {{"--nproc_per_node", "2", "--extra_launch_args", "tee=1,,x", "train.py"},
+         "--extra_launch_args 'tee=1,,x': item 2 has an empty name"},
+        {{"--nproc_per_node", "2", "--extra_launch_args", "=1", "train.py"},
+         "--extra_launch_args '=1': item 1 has an empty name"},
+        {{"--nproc_per_node", "2", "--kill-grace", "-1", "train.py"},
+         "--kill-grace '-1': must be 0 or more seconds"},
+        {{"--nproc_per_node", "2", "--ssh-timeout", "0", "train.py"},
+         "--ssh-timeout '0': must be more than 0 seconds"},
+    };
+    for (const Case& c : cases) {
+        expect_usage_error(c.args, c.message);
+    }
+}
+
+TEST_F(RunValidation, BadHostfilesAreRefusedBeforeAnythingStarts) {
+    write_file(job() / "hosts", "localhost\n127.0.0.1\n");
+    write_file(job() / "dup", "localhost\n# spare\n127.0.0.1\n  localhost  # again\n");
+    write_file(job() / "empty", "# nobody\n\n");
+    write_file(job() / "binary", std::string("\x7f"
+                                             "ELF\x02\x01\x01\0\0\0",
+                                             10));
+    write_file(job() / "huge", std::string(2 * 1024 * 1024, 'a'));
+    write_file(job() / "proxy", "localhost\n-oProxyCommand=touch /tmp/pwned\n");
+    write_file(job() / "meta", "localhost\n127.0.0.1;id\n");
+    std::filesystem::create_directories(job() / "adir");
+    Words base = {"--nproc_per_node", "2"};
+    auto with = [&](Words more) {
+        Words args = base;
+        args.insert(args.end(), more.begin(), more.end());
+        args.emplace_back("train.py");
+        return args;
+    };
+    const std::vector<Case> cases = {
+        {with({"--hostfile", "missing"}), "--hostfile 'missing': No such file or directory"},
+        {with({"--hostfile", "adir"}), "--hostfile 'adir': Is a directory"},
+        {with({"--hostfile", "huge"}), "--hostfile 'huge': larger than 1 MiB, not a hostfile"},
+        {with({"--hostfile", "binary"}), "binary:1: NUL byte: not a text file"},
+        {with({"--hostfile", "dup"}), "dup:4: duplicate host 'localhost' (first at line 1)"},
+        {with({"--hostfile", "empty"}), "empty: no hosts in the hostfile"},
+        {with({"--hostfile", "proxy"}),
+         "proxy:2: invalid host '-oProxyCommand=touch /tmp/pwned': contains whitespace (one "
+         "host per line or per comma-separated item)"},
+        {with({"--hostfile", "meta"}), "meta:2: invalid host '127.0.0.1;id': contains ';'"},
+        {with({"--hostfile", "hosts", "--include", "localhost,node9"}),
+         "--include: host 'node9' is not in the hostfile hosts"},
+        {with({"--hostfile", "hosts", "--exclude", "node9"}),
+         "--exclude: host 'node9' is not in the hostfile hosts"},
+        {with({"--hostfile", "hosts", "--exclude", "localhost,127.0.0.1"}),
+         "--exclude: no host of the hostfile hosts is left"},
+        {with({"--hostfile", "hosts", "--num_nodes", "3"}),
+         "--num_nodes '3': only 2 hosts available"},
+        {with({"--hostfile", "hosts", "--exclude", "localhost", "--num_nodes", "2"}),
+         "--num_nodes '2': only 1 host available"},
+    };
+    for (const Case& c : cases) {
+        expect_usage_error(c.args, c.message);
+    }
+}
+
+TEST_F(RunValidation, ModuleNeedsPyTorch2) {
+    set_torch("1.13.1+cu117");
+    expect_usage_error({"--nproc_per_node", "2", "-m", "pkg.train"},
+                       "-m needs PyTorch 2.0 or newer (found 1.13.1)");
+}
+
+} // namespace
+} // namespace colossalai::test

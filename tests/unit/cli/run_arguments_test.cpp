@@ -1,0 +1,135 @@
+// The pre-scan is private to the cli module: its header lives beside the sources.
+#include "../../../src/cli/run_arguments.hpp"
+#include "../usage_message.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace colossalai::cli {
+namespace {
+
+using Words = std::vector<std::string>;
+
+// The launcher part as words: `--name=value` for each value, then the flags.
+Words launcher(const RunWords& words) {
+    Words result;
+    for (const auto& [name, value] : words.values) {
+        result.push_back(name + "=" + value);
+    }
+    if (words.dry_run) {
+        result.emplace_back("--dry-run");
+    }
+    if (words.help) {
+        result.emplace_back("--help");
+    }
+    return result;
+}
+
+struct SplitCase {
+    Words input;
+    Words launcher;
+    std::optional<std::string> module;
+    std::optional<std::string> script;
+    Words script_args;
+};
+
+TEST(SplitRunArguments, StopsAtTheScriptOrTheModule) {
+    const std::vector<SplitCase> cases = {
+        {{}, {}, std::nullopt, std::nullopt, {}},
+        {{"train.py"}, {}, std::nullopt, "train.py", {}},
+        {{"--nproc_per_node", "2", "train.py", "--master_port", "1", "-H", "x", "--help"},
+         {"--nproc_per_node=2"},
+         std::nullopt,
+         "train.py",
+         {"--master_port", "1", "-H", "x", "--help"}},
+        {{"--master_port=1", "--", "train.py", "--", "-m", "x"},
+         {"--master_port=1"},
+         std::nullopt,
+         "train.py",
+         {"--", "-m", "x"}},
+        {{"--", "-odd.py"}, {}, std::nullopt, "-odd.py", {}},
+        {{"--"}, {}, std::nullopt, std::nullopt, {}},
+        {{"-m", "pkg.mod", "train.py", "--dry-run"},
+         {},
+         "pkg.mod",
+         std::nullopt,
+         {"train.py", "--dry-run"}},
+        {{"--dry-run", "-mpkg.mod", "-x"}, {"--dry-run"}, "pkg.mod", std::nullopt, {"-x"}},
+        {{"-m", "--", "a"}, {}, "--", std::nullopt, {"a"}},
+        {{"-", "a"}, {}, std::nullopt, "-", {"a"}},
+    };
+    for (const SplitCase& c : cases) {
+        RunWords words = split_run_arguments(c.input);
+        EXPECT_EQ(launcher(words), c.launcher);
+        EXPECT_EQ(words.module, c.module);
+        EXPECT_EQ(words.script, c.script);
+        EXPECT_EQ(words.script_args, c.script_args);
+    }
+}
+
+struct RewriteCase {
+    Words input;
+    Words launcher;
+};
+
+TEST(SplitRunArguments, ReadsEveryOptionForm) {
+    const std::vector<RewriteCase> cases = {
+        {{"-H", "a,b"}, {"--host=a,b"}},
+        {{"-Ha,b"}, {"--host=a,b"}},
+        {{"-host", "a"}, {"--host=a"}},
+        {{"-host=a"}, {"--host=a"}},
+        {{"--host", "a"}, {"--host=a"}},
+        {{"--host=a=b"}, {"--host=a=b"}},
+        {{"--master_addr", "-weird"}, {"--master_addr=-weird"}},
+        {{"--master_port", "-1"}, {"--master_port=-1"}},
+        {{"--extra_launch_args", "--tee=1"}, {"--extra_launch_args=--tee=1"}},
+        {{"--nproc-per-node", "8"}, {"--nproc_per_node=8"}},
+        {{"--master-addr=x", "--master-port=1"}, {"--master_addr=x", "--master_port=1"}},
+        {{"--dry_run", "--ssh_port", "22", "--ssh_timeout=5", "--kill_grace", "0"},
+         {"--ssh-port=22", "--ssh-timeout=5", "--kill-grace=0", "--dry-run"}},
+        {{"--host", "", "--host", "a", "-h"}, {"--host=", "--host=a", "--help"}},
+        {{"--hostfile", "", "--include="}, {"--hostfile=", "--include="}},
+        {{"-h"}, {"--help"}},
+        {{"--help"}, {"--help"}},
+        {{"--num_nodes", "2", "--exclude", "a", "--host", "x"},
+         {"--num_nodes=2", "--exclude=a", "--host=x"}},
+    };
+    for (const RewriteCase& c : cases) {
+        RunWords words = split_run_arguments(c.input);
+        EXPECT_EQ(launcher(words), c.launcher);
+        EXPECT_EQ(words.script, std::nullopt);
+    }
+}
+
+struct ErrorCase {
+    Words input;
+    std::string message;
+};
+
+TEST(SplitRunArguments, RejectsUnknownOptionsAndMissingValues) {
+    const std::vector<ErrorCase> cases = {
+        {{"--lr", "0.1", "train.py"},
+         "unknown option '--lr' (options for the script go after the script)"},
+        {{"--hostt=x"}, "unknown option '--hostt' (options for the script go after the script)"},
+        {{"-x"}, "unknown option '-x'"},
+        {{"-hostfile", "h"}, "unknown option '-hostfile' (did you mean '--hostfile'?)"},
+        {{"-nproc_per_node=2"},
+         "unknown option '-nproc_per_node=2' (did you mean "
+         "'--nproc_per_node'?)"},
+        {{"--hostfile"}, "option '--hostfile' needs a value"},
+        {{"-H"}, "option '-H' needs a value"},
+        {{"-host"}, "option '-host' needs a value"},
+        {{"--nproc-per-node"}, "option '--nproc-per-node' needs a value"},
+        {{"-m"}, "-m needs a module name"},
+        {{"--dry-run=yes"}, "option '--dry-run' takes no value"},
+        {{"--help=1"}, "option '--help' takes no value"},
+    };
+    for (const ErrorCase& c : cases) {
+        EXPECT_EQ(test::usage_message([&] { split_run_arguments(c.input); }), c.message);
+    }
+}
+
+} // namespace
+} // namespace colossalai::cli

@@ -1,0 +1,240 @@
+#include "../usage_message.hpp"
+
+#include "colossalai/run/planner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace colossalai::run {
+namespace {
+
+using Words = std::vector<std::string>;
+
+Options basic() {
+    Options options;
+    options.nproc_per_node = "4";
+    options.script = "train.py";
+    options.script_args = {"--epochs", "3"};
+    return options;
+}
+
+// This "machine" is localhost, loopback addresses and the host named `me`.
+Context context() {
+    Context context;
+    context.environment = {"PATH=/bin", "PWD=/elsewhere", "NCCL_DEBUG=INFO"};
+    context.working_directory = "/work/job";
+    context.is_local = [](std::string_view address) {
+        return address == "me" || address == "localhost" || address.substr(0, 4) == "127.";
+    };
+    return context;
+}
+
+std::string usage_message(const Options& options, const Context& context) {
+    return test::usage_message([&] { make_plan(options, context); });
+}
+
+TEST(MakePlan, WithoutHostsRunsOneLocalNode) {
+    Plan plan = make_plan(basic(), context());
+    ASSERT_EQ(plan.nodes.size(), 1u);
+    const NodeCommand& node = plan.nodes[0];
+    EXPECT_EQ(node.host, "127.0.0.1");
+    EXPECT_EQ(node.address, "127.0.0.1");
+    EXPECT_EQ(node.rank, 0);
+    EXPECT_TRUE(node.local);
+    EXPECT_EQ(node.argv, (Words{"torchrun", "--nproc_per_node=4", "--nnodes=1", "--node_rank=0",
+                                "--master_addr=127.0.0.1", "--master_port=29500", "train.py",
+                                "--epochs", "3"}));
+    EXPECT_EQ(node.environment, (std::vector<EnvVar>{{"NCCL_DEBUG", "INFO"}, {"PATH", "/bin"}}));
+    EXPECT_EQ(node.working_directory, "/work/job");
+    EXPECT_EQ(node.ssh_port, std::nullopt);
+    EXPECT_TRUE(plan.warnings.empty());
+    EXPECT_EQ(plan.torch_version, std::nullopt);
+}
+
+TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
+    Options options = basic();
+    options.hostfile = "hosts";
+    options.exclude = "skip";
+    options.ssh_port = 2222;
+    Context ctx = context();
+    ctx.hostfile_text = "me\nskip\nalice@node2 # remote\n[::1]\n";
+    Plan plan = make_plan(options, ctx);
+    ASSERT_EQ(plan.nodes.size(), 3u);
+    Words hosts, addresses;
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+        const NodeCommand& node = plan.nodes[i];
+        EXPECT_EQ(node.rank, static_cast<int>(i));
+        EXPECT_EQ(node.argv[2], "--nnodes=3");
+        EXPECT_EQ(node.argv[3], "--node_rank=" + std::to_string(i));
+        EXPECT_EQ(node.argv[4], "--master_addr=me");
+        EXPECT_EQ(node.ssh_port, 2222);
+        hosts.push_back(node.host);
+        addresses.push_back(node.address);
+    }
+    EXPECT_EQ(hosts, (Words{"me", "alice@node2", "[::1]"}));
+    EXPECT_EQ(addresses, (Words{"me", "node2", "::1"}));
+    EXPECT_TRUE(plan.nodes[0].local);
+    EXPECT_FALSE(plan.nodes[1].local);
+    EXPECT_EQ(plan.nodes[1].user, "alice");
+    EXPECT_FALSE(plan.nodes[2].local); // ::1 is not local to this fake machine
+    EXPECT_TRUE(plan.warnings.empty());
+}
+
+TEST(MakePlan, NprocPerNodeIsWrittenCanonically) {
+    Options options = basic();
+    options.nproc_per_node = "08";
+    EXPECT_EQ(make_plan(options, context()).nodes[0].argv[1], "--nproc_per_node=8");
+}
+
+TEST(MakePlan, AUserPartIsNeverLocal) {
+    Options options = basic();
+    options.host = "root@localhost";
+    EXPECT_FALSE(make_plan(options, context()).nodes[0].local);
+}
+
+TEST(MakePlan, MasterIsTheFirstHostWithoutUserOrBrackets) {
+    Options options = basic();
+    options.host = "bob@[2001:db8::5],me";
+    Plan plan = make_plan(options, context());
+    EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=2001:db8::5");
+}
+
+TEST(MakePlan, OneRemoteNodeKeepsTheDefaultMaster) {
+    Options options = basic();
+    options.host = "node9";
+    Plan plan = make_plan(options, context());
+    EXPECT_EQ(plan.nodes[0].argv[4], "--master_addr=127.0.0.1");
+    EXPECT_TRUE(plan.warnings.empty());
+}
+
+TEST(MakePlan, ExplicitMasterIsKept) {
+    Options options = basic();
+    options.host = "node1,node2";
+    options.master_addr = "10.1.1.1";
+    options.master_addr_given = true;
+    options.master_port = 1234;
+    Plan plan = make_plan(options, context());
+    EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=10.1.1.1");
+    EXPECT_EQ(plan.nodes[1].argv[5], "--master_port=1234");
+    EXPECT_TRUE(plan.warnings.empty());
+}
+
+TEST(MakePlan, WarnsAboutALoopbackMasterWithRemoteNodes) {
+    Options options = basic();
+    options.host = "me,node2";
+    options.master_addr_given = true; // 127.0.0.1, given explicitly
+    Plan plan = make_plan(options, context());
+    EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=127.0.0.1");
+    EXPECT_EQ(plan.warnings,
+              (Words{"--master_addr '127.0.0.1' is a loopback address: the nodes on other "
+                     "machines (such as 'node2') cannot reach it"}));
+
+    options.master_addr_given = false;
+    options.extra_launch_args = "master_addr=localhost";
+    EXPECT_EQ(make_plan(options, context()).warnings,
+              (Words{"--extra_launch_args master_addr 'localhost' is a loopback address: the "
+                     "nodes on other machines (such as 'node2') cannot reach it"}));
+}
+
+TEST(MakePlan, NoWarningWhenEveryNodeIsLocal) {
+    Options options = basic();
+    options.host = "localhost,127.0.0.1";
+    options.master_addr_given = true;
+    EXPECT_TRUE(make_plan(options, context()).warnings.empty());
+}
+
+TEST(MakePlan, ExtraMasterArgsReplaceTheDefaultsInPlace) {
+    Options options = basic();
+    options.host = "a,b";
+    options.extra_launch_args = "rdzv_conf=timeout=900,master_port=1234,master-addr=[::1],tee=1";
+    Plan plan = make_plan(options, context());
+    EXPECT_EQ(plan.nodes[0].argv,
+              (Words{"torchrun", "--nproc_per_node=4", "--nnodes=2", "--node_rank=0",
+                     "--master_addr=::1", "--master_port=1234", "--rdzv_conf=timeout=900",
+                     "--tee=1", "train.py", "--epochs", "3"}));
+}
+
+struct TorchCase {
+    std::optional<std::string> raw;
+    std::optional<std::string> shown;
+    Words head;
+};
+
+TEST(MakePlan, ChoosesTheCommandFormByPyTorchVersion) {
+    const std::vector<TorchCase> cases = {
+        {"1.8.1+cu111", "1.8.1", {"/env/bin/python3", "-m", "torch.distributed.launch"}},
+        {"1.9.0", "1.9.0", {"/env/bin/python3", "-m", "torch.distributed.run"}},
+        {"1.10.2", "1.10.2", {"torchrun"}},
+        {"2.1.0+cu121", "2.1.0", {"torchrun"}},
+        {std::nullopt, std::nullopt, {"torchrun"}},
+    };
+    for (const TorchCase& c : cases) {
+        Context ctx = context();
+        ctx.python = "/env/bin/python3";
+        ctx.torch_version = c.raw;
+        Plan plan = make_plan(basic(), ctx);
+        EXPECT_EQ(plan.torch_version, c.shown);
+        Words head(plan.nodes[0].argv.begin(), plan.nodes[0].argv.begin() + c.head.size());
+        EXPECT_EQ(head, c.head);
+    }
+}
+
+TEST(MakePlan, AnUnreadableTorchVersionIsAssumedCurrentWithAWarning) {
+    Context ctx = context();
+    ctx.python = "/env/bin/python3";
+    ctx.torch_version = "unknown";
+    ctx.warnings = {"from discovery"};
+    Plan plan = make_plan(basic(), ctx);
+    EXPECT_EQ(plan.nodes[0].argv[0], "torchrun");
+    EXPECT_EQ(plan.torch_version, std::nullopt);
+    EXPECT_EQ(plan.warnings,
+              (Words{"from discovery", "cannot read the PyTorch version 'unknown'; assuming "
+                                       "PyTorch >= 2.0 (torchrun)"}));
+}
+
+TEST(MakePlan, ModuleNeedsPyTorch2) {
+    Options options = basic();
+    options.script.reset();
+    options.module = "pkg.train";
+    Context ctx = context();
+    ctx.python = "/env/bin/python3";
+    ctx.torch_version = "1.13.1";
+    EXPECT_EQ(usage_message(options, ctx), "-m needs PyTorch 2.0 or newer (found 1.13.1)");
+    ctx.torch_version = "2.0.0a0+git";
+    EXPECT_EQ(make_plan(options, ctx).nodes[0].argv,
+              (Words{"torchrun", "--nproc_per_node=4", "--nnodes=1", "--node_rank=0",
+                     "--master_addr=127.0.0.1", "--master_port=29500", "-m", "pkg.train",
+                     "--epochs", "3"}));
+    ctx.torch_version.reset();
+    EXPECT_NO_THROW(make_plan(options, ctx));
+}
+
+TEST(MakePlan, ReportsHostfileAndSelectionProblems) {
+    Options options = basic();
+    options.hostfile = "cluster.txt";
+    Context ctx = context();
+    ctx.hostfile_text = "a\nb\na\n";
+    EXPECT_EQ(usage_message(options, ctx), "cluster.txt:3: duplicate host 'a' (first at line 1)");
+    ctx.hostfile_text = "# nothing\n";
+    EXPECT_EQ(usage_message(options, ctx), "cluster.txt: no hosts in the hostfile");
+    ctx.hostfile_text = "a\nb\n";
+    options.include = "c";
+    EXPECT_EQ(usage_message(options, ctx),
+              "--include: host 'c' is not in the hostfile cluster.txt");
+    options.include.reset();
+    options.num_nodes = 3;
+    EXPECT_EQ(usage_message(options, ctx), "--num_nodes '3': only 2 hosts available");
+}
+
+TEST(MakePlan, ValidatesTheOptionsFirst) {
+    Options options = basic();
+    options.nproc_per_node.reset();
+    options.hostfile = "never-read";
+    EXPECT_EQ(usage_message(options, context()),
+              "--nproc_per_node is required (processes per node, usually the number of GPUs)");
+}
+
+} // namespace
+} // namespace colossalai::run

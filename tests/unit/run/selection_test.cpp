@@ -1,0 +1,87 @@
+#include "../usage_message.hpp"
+
+#include "colossalai/run/selection.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace colossalai::run {
+namespace {
+
+std::vector<std::string> select(const std::vector<std::string>& pool_names,
+                                const Options& options) {
+    std::vector<Host> pool;
+    for (const std::string& name : pool_names) {
+        pool.push_back(parse_host(name, "test"));
+    }
+    std::vector<std::string> result;
+    for (const Host& host : select_hosts(pool, options)) {
+        result.push_back(host.name);
+    }
+    return result;
+}
+
+Options with(std::optional<std::string> include, std::optional<std::string> exclude,
+             std::optional<int> num_nodes) {
+    Options options;
+    options.hostfile = "hosts";
+    options.include = std::move(include);
+    options.exclude = std::move(exclude);
+    options.num_nodes = num_nodes;
+    return options;
+}
+
+const std::vector<std::string> pool = {"n1", "n2", "n3", "n4", "n5"};
+
+struct SelectCase {
+    Options options;
+    std::vector<std::string> expected;
+};
+
+TEST(SelectHosts, AppliesIncludeExcludeThenNumNodes) {
+    const std::vector<SelectCase> cases = {
+        {with(std::nullopt, std::nullopt, std::nullopt), pool},
+        {with(std::nullopt, std::nullopt, -1), pool},
+        {with(std::nullopt, std::nullopt, 2), {"n1", "n2"}},
+        {with(std::nullopt, std::nullopt, 5), pool},
+        // --include keeps the order given.
+        {with("n4,n1,n3", std::nullopt, std::nullopt), {"n4", "n1", "n3"}},
+        {with("n4,n1,n3", std::nullopt, 2), {"n4", "n1"}},
+        // --exclude keeps the file's order.
+        {with(std::nullopt, "n4,n2", std::nullopt), {"n1", "n3", "n5"}},
+        {with(std::nullopt, "n4,n2", 1), {"n1"}},
+        {with(" n3 ", std::nullopt, std::nullopt), {"n3"}},
+    };
+    for (const SelectCase& c : cases) {
+        EXPECT_EQ(select(pool, c.options), c.expected);
+    }
+}
+
+struct ErrorCase {
+    Options options;
+    std::string message;
+};
+
+TEST(SelectHosts, RejectsUnknownNamesEmptyResultsAndTooManyNodes) {
+    const std::vector<ErrorCase> cases = {
+        {with("n1,n9", std::nullopt, std::nullopt),
+         "--include: host 'n9' is not in the hostfile hosts"},
+        {with(std::nullopt, "n9", std::nullopt),
+         "--exclude: host 'n9' is not in the hostfile hosts"},
+        {with(std::nullopt, "n1,n2,n3,n4,n5", std::nullopt),
+         "--exclude: no host of the hostfile hosts is left"},
+        {with("n1,n1", std::nullopt, std::nullopt), "--include: duplicate host 'n1'"},
+        {with("", std::nullopt, std::nullopt), "--include: empty host list"},
+        {with(std::nullopt, std::nullopt, 6), "--num_nodes '6': only 5 hosts available"},
+        {with("n2", std::nullopt, 2), "--num_nodes '2': only 1 host available"},
+        {with(std::nullopt, "n1,n2", 4), "--num_nodes '4': only 3 hosts available"},
+    };
+    for (const ErrorCase& c : cases) {
+        EXPECT_EQ(test::usage_message([&] { select(pool, c.options); }), c.message);
+    }
+}
+
+} // namespace
+} // namespace colossalai::run

@@ -1,0 +1,151 @@
+#include "../usage_message.hpp"
+
+#include "colossalai/run/validate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace colossalai::run {
+namespace {
+
+// Valid options; each case changes one thing.
+Options valid() {
+    Options options;
+    options.nproc_per_node = "2";
+    options.script = "train.py";
+    return options;
+}
+
+struct ErrorCase {
+    std::function<void(Options&)> change;
+    std::string message;
+};
+
+TEST(ValidateOptions, AcceptsTheDefaultsAndEveryValidShape) {
+    EXPECT_NO_THROW(validate_options(valid()));
+    std::vector<std::function<void(Options&)>> changes = {
+        [](Options& o) { o.script.reset(), o.module = "pkg.mod"; },
+        [](Options& o) {
+            o.script.reset(), o.module = "_private.v2.m\xc3\xbc"
+                                         "dul";
+        },
+        [](Options& o) { o.script = "/abs/path/with space/train.py"; },
+        [](Options& o) { o.host = "a,b"; },
+        [](Options& o) { o.hostfile = "hosts", o.include = "a", o.num_nodes = 1; },
+        [](Options& o) { o.hostfile = "hosts", o.exclude = "a", o.num_nodes = -1; },
+        [](Options& o) { o.master_port = 1, o.ssh_port = 65535; },
+        [](Options& o) { o.kill_grace = 0, o.ssh_timeout = 0.5; },
+        [](Options& o) { o.master_addr = "::1", o.master_addr_given = true; },
+        [](Options& o) { o.extra_launch_args = "master_addr=10.0.0.1,master_port=1,tee=1"; },
+    };
+    for (const auto& change : changes) {
+        Options options = valid();
+        change(options);
+        EXPECT_NO_THROW(validate_options(options));
+    }
+}
+
+TEST(ValidateOptions, ReportsEachProblemInOneLine) {
+    const std::vector<ErrorCase> cases = {
+        {[](Options& o) { o.nproc_per_node.reset(); },
+         "--nproc_per_node is required (processes per node, usually the number of GPUs)"},
+        {[](Options& o) { o.nproc_per_node = "0"; },
+         "--nproc_per_node '0': not a positive integer"},
+        {[](Options& o) { o.nproc_per_node = "-2"; },
+         "--nproc_per_node '-2': not a positive integer"},
+        {[](Options& o) { o.nproc_per_node = "two"; },
+         "--nproc_per_node 'two': not a positive integer"},
+        {[](Options& o) { o.nproc_per_node = "2.5"; },
+         "--nproc_per_node '2.5': not a positive integer"},
+        {[](Options& o) { o.nproc_per_node = ""; }, "--nproc_per_node '': not a positive integer"},
+        {[](Options& o) { o.nproc_per_node = "99999999999"; },
+         "--nproc_per_node '99999999999': not a positive integer"},
+        {[](Options& o) { o.script.reset(); }, "no script given (expected SCRIPT.py or -m MODULE)"},
+        {[](Options& o) { o.script = "train.sh"; },
+         "script 'train.sh' does not end in .py (use -m MODULE to run a module)"},
+        {[](Options& o) { o.script = "train.PY"; },
+         "script 'train.PY' does not end in .py (use -m MODULE to run a module)"},
+        {[](Options& o) { o.script.reset(), o.module = "train.py"; },
+         "-m 'train.py': expected a module name, not a .py file (drop -m to run a script)"},
+        {[](Options& o) { o.script.reset(), o.module = ""; }, "-m needs a module name"},
+        {[](Options& o) { o.script.reset(), o.module = "-x"; },
+         "-m '-x': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {[](Options& o) { o.script.reset(), o.module = "=pkg"; },
+         "-m '=pkg': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {[](Options& o) { o.script.reset(), o.module = "my-pkg.train"; },
+         "-m 'my-pkg.train': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {[](Options& o) { o.script.reset(), o.module = "pkg..train"; },
+         "-m 'pkg..train': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {[](Options& o) { o.script.reset(), o.module = "pkg.2x"; },
+         "-m 'pkg.2x': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {[](Options& o) { o.script = "-odd.py"; },
+         "script '-odd.py' starts with '-', which the launcher would take for an option (write "
+         "./-odd.py)"},
+        {[](Options& o) { o.master_addr = "a b", o.master_addr_given = true; },
+         "--master_addr: invalid host 'a b': contains whitespace (one host per line or per "
+         "comma-separated item)"},
+        {[](Options& o) { o.master_addr = "u@h"; },
+         "--master_addr 'u@h': an address has no user part"},
+        {[](Options& o) { o.master_port = 0; }, "--master_port '0': not a port number (1..65535)"},
+        {[](Options& o) { o.master_port = 65536; },
+         "--master_port '65536': not a port number (1..65535)"},
+        {[](Options& o) { o.ssh_port = -1; }, "--ssh-port '-1': not a port number (1..65535)"},
+        {[](Options& o) { o.kill_grace = -0.5; }, "--kill-grace '-0.5': must be 0 or more seconds"},
+        {[](Options& o) { o.ssh_timeout = 0; }, "--ssh-timeout '0': must be more than 0 seconds"},
+        {[](Options& o) { o.host = "a", o.hostfile = "hosts"; },
+         "--host and --hostfile cannot be used together"},
+        {[](Options& o) { o.hostfile = "hosts", o.include = "a", o.exclude = "b"; },
+         "--include and --exclude cannot be used together"},
+        {[](Options& o) { o.include = "a"; }, "--include needs --hostfile"},
+        {[](Options& o) { o.exclude = "a"; }, "--exclude needs --hostfile"},
+        {[](Options& o) { o.num_nodes = 2; }, "--num_nodes needs --hostfile"},
+        {[](Options& o) { o.hostfile = "hosts", o.num_nodes = 0; },
+         "--num_nodes '0': not a positive number of nodes (or -1 for all)"},
+        {[](Options& o) { o.hostfile = "hosts", o.num_nodes = -2; },
+         "--num_nodes '-2': not a positive number of nodes (or -1 for all)"},
+        {[](Options& o) { o.host = ""; }, "--host: empty host list"},
+        {[](Options& o) { o.host = "a,,b"; }, "--host 'a,,b': empty host name in the list"},
+        {[](Options& o) { o.host = "a;b"; }, "--host: invalid host 'a;b': contains ';'"},
+        {[](Options& o) { o.hostfile = "hosts", o.include = "-x"; },
+         "--include: invalid host '-x': starts with '-'"},
+        {[](Options& o) { o.hostfile = "hosts", o.exclude = "a,a"; },
+         "--exclude: duplicate host 'a'"},
+        {[](Options& o) { o.extra_launch_args = "a,,b"; },
+         "--extra_launch_args 'a,,b': item 2 has an empty name"},
+        {[](Options& o) { o.extra_launch_args = "master_addr=x", o.master_addr_given = true; },
+         "master_addr is given both by --master_addr and by --extra_launch_args: keep one"},
+        {[](Options& o) { o.extra_launch_args = "master_port=1", o.master_port_given = true; },
+         "master_port is given both by --master_port and by --extra_launch_args: keep one"},
+        {[](Options& o) { o.extra_launch_args = "master_port=http"; },
+         "--extra_launch_args: master_port 'http': not a port number (1..65535)"},
+        {[](Options& o) { o.extra_launch_args = "master_port=70000"; },
+         "--extra_launch_args: master_port '70000': not a port number (1..65535)"},
+        {[](Options& o) { o.extra_launch_args = "master_addr=$(id)"; },
+         "--extra_launch_args master_addr: invalid host '$(id)': contains '$'"},
+    };
+    for (const ErrorCase& c : cases) {
+        Options options = valid();
+        c.change(options);
+        EXPECT_EQ(test::usage_message([&] { validate_options(options); }), c.message);
+    }
+}
+
+TEST(ParsePositiveInt, AcceptsOnlyPlainPositiveDecimals) {
+    EXPECT_EQ(parse_positive_int("1"), 1);
+    EXPECT_EQ(parse_positive_int("08"), 8);
+    EXPECT_EQ(parse_positive_int("2147483647"), 2147483647);
+    for (const char* text : {"", "0", "-1", "+1", " 1", "1 ", "1e3", "0x10", "2147483648"}) {
+        EXPECT_EQ(parse_positive_int(text), std::nullopt) << text;
+    }
+}
+
+TEST(MasterAddress, DropsIpv6Brackets) {
+    EXPECT_EQ(master_address("[::1]", "--master_addr"), "::1");
+    EXPECT_EQ(master_address("node0", "--master_addr"), "node0");
+}
+
+} // namespace
+} // namespace colossalai::run
