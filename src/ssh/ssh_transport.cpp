@@ -217,21 +217,35 @@ private:
     void check_end() {
         Session& s = *m_session;
         // After EOF nothing else reads packets: this handles what arrived (exit-status,
-        // exit-signal, close) without blocking, the session being non-blocking.
-        if (ssh_channel_get_exit_status(s.channel) == SSH_ERROR) {
-            lost();
-            return;
-        }
-        if (s.exit_signal) {
-            finish(ExitInfo{-1, signal_number(*s.exit_signal), ""});
-        } else if (s.exit_status) {
-            finish(ExitInfo{*s.exit_status, 0, ""});
+        // exit-signal, close) without blocking, the session being non-blocking. Its result is
+        // useless: -1 means both "no status yet" and SSH_ERROR; the callbacks tell.
+        ssh_channel_get_exit_status(s.channel);
+        if (s.exit_signal || s.exit_status) {
+            finish_with_status();
         } else if (ssh_channel_is_closed(s.channel) || !ssh_is_connected(s.session)) {
             finish(ExitInfo{-1, 0, "connection closed without an exit status"});
         }
     }
 
-    void lost() { finish(ExitInfo{-1, 0, "connection lost: " + last_error(m_session->session)}); }
+    void finish_with_status() {
+        Session& s = *m_session;
+        if (s.exit_signal) {
+            finish(ExitInfo{-1, signal_number(*s.exit_signal), ""});
+        } else {
+            finish(ExitInfo{*s.exit_status, 0, ""});
+        }
+    }
+
+    // A channel call failed. libssh also fails reads once the remote closed the channel, which
+    // sshd does right after sending the exit status: that is the end, not a lost connection.
+    void lost() {
+        Session& s = *m_session;
+        if (s.exit_signal || s.exit_status) {
+            finish_with_status();
+            return;
+        }
+        finish(ExitInfo{-1, 0, "connection lost: " + last_error(s.session)});
+    }
 
     void finish(ExitInfo info) {
         for (int is_err = 0; is_err < 2; ++is_err) {
