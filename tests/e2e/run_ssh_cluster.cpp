@@ -289,4 +289,9 @@ void SshCluster::kill_sshd_sessions(int k) const {
     script({"kill-sessions", dir().string(), std::to_string(k)});
 }
 
+void SshCluster::set_link(int k, bool up) const {
+    check_host(k);
+    script({"link", dir().string(), std::to_string(k), up ? "up" : "down"});
+}
+
 } // namespace colossalai::test

@@ -111,6 +111,11 @@ public:
     // connection to host k drops, the remote commands stay behind as orphans.
     void kill_sshd_sessions(int k) const;
 
+    // Unplugs (false) or plugs back (true) host k's network cable at the switch: while
+    // unplugged its packets vanish without a reset, so open connections hang until a keepalive
+    // or timeout notices and new ones time out. The host's processes keep running.
+    void set_link(int k, bool up) const;
+
 private:
     std::string script(const std::vector<std::string>& args) const; // throws on failure
     void check_host(int k) const;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace colossalai::test {
@@ -24,6 +25,25 @@ using namespace std::chrono_literals;
 std::vector<std::string> ssh(const std::string& host, const std::string& command) {
     return {"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", host, command};
 }
+
+// Runs `undo` when the scope ends, also after a failed ASSERT; a failing undo fails the test.
+template <typename Undo>
+class Finally {
+public:
+    explicit Finally(Undo undo) : m_undo(std::move(undo)) {}
+    ~Finally() {
+        try {
+            m_undo();
+        } catch (const std::exception& error) {
+            ADD_FAILURE() << "restoring the cluster failed: " << error.what();
+        }
+    }
+    Finally(const Finally&) = delete;
+    Finally& operator=(const Finally&) = delete;
+
+private:
+    Undo m_undo;
+};
 
 bool contains(const std::vector<pid_t>& pids, pid_t pid) {
     return std::find(pids.begin(), pids.end(), pid) != pids.end();
@@ -116,10 +136,7 @@ TEST_F(SshFixture, ChangedHostKeyInKnownHostsIsRefused) {
 }
 
 TEST_F(SshFixture, ReplacedHostKeyIsRefusedUntilRestored) {
-    struct Restore {
-        const SshCluster& cluster;
-        ~Restore() { cluster.restore_host_key(1); }
-    } restore{cluster()};
+    Finally restore([] { cluster().restore_host_key(1); });
     cluster().replace_host_key(1);
     RunResult changed = cluster().run_on_client(ssh("node1", "hostname"));
     EXPECT_EQ(changed.exit_code, 255);
@@ -204,10 +221,7 @@ TEST_F(SshFixture, KilledSessionsDropTheConnectionAndLeaveTheCommand) {
 }
 
 TEST_F(SshFixture, StoppedSshdRefusesConnections) {
-    struct Restart {
-        const SshCluster& cluster;
-        ~Restart() { cluster.start_sshd(2); }
-    } restart{cluster()};
+    Finally restart([] { cluster().start_sshd(2); });
     cluster().stop_sshd(2);
     EXPECT_EQ(cluster().sshd_pid(2), 0);
     RunResult refused = cluster().run_on_client(ssh("node2", "hostname"));
@@ -218,6 +232,23 @@ TEST_F(SshFixture, StoppedSshdRefusesConnections) {
 
     cluster().start_sshd(2);
     EXPECT_NE(cluster().sshd_pid(2), 0);
+    RunResult back = cluster().run_on_client(ssh("node2", "hostname"));
+    EXPECT_EQ(back.exit_code, 0) << back.err;
+    EXPECT_EQ(back.out, "node2\n");
+}
+
+TEST_F(SshFixture, UnpluggedHostTimesOutInsteadOfRefusing) {
+    Finally replug([] { cluster().set_link(2, true); });
+    cluster().set_link(2, false);
+    RunResult result = cluster().run_on_client(
+        {"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=1", "node2", "hostname"});
+    EXPECT_EQ(result.exit_code, 255);
+    EXPECT_EQ(result.out, "");
+    // No reset comes back: the attempt times out (after some 3 s ARP would give up instead:
+    // "No route to host").
+    EXPECT_EQ(result.err, "ssh: connect to host node2 port 22: Connection timed out\r\n");
+
+    cluster().set_link(2, true);
     RunResult back = cluster().run_on_client(ssh("node2", "hostname"));
     EXPECT_EQ(back.exit_code, 0) << back.err;
     EXPECT_EQ(back.out, "node2\n");

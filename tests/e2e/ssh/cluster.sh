@@ -40,6 +40,8 @@ usage: cluster.sh COMMAND ...
   stop-sshd DIR K | start-sshd DIR K    stop / start host K's sshd listener (sessions survive)
   host-key DIR K own|spare              restart host K's sshd with its own or the spare host key
   kill-sessions DIR K                   SIGKILL host K's per-connection sshd processes
+  link DIR K up|down                    host K's network cable: down, its packets vanish (no
+                                        reset: open connections hang, new ones time out)
   pids DIR K|client                     PIDs of the processes in that namespace
   home DIR NAME [--key authorized|wrong|none] [--known all|none|K,K...] [--changed K,K...]
                                         make DIR/homes/NAME, a client home variant; prints it
@@ -524,6 +526,16 @@ cmd_kill_sessions() {
     done
 }
 
+cmd_link() {
+    (($# == 3)) || usage
+    load "$1"
+    local k
+    k=$(host_arg "$2")
+    [[ $3 == up || $3 == down ]] || usage
+    # The switch side of the cable: the host keeps its address and its sockets.
+    ip -n "$(ns_of switch)" link set "v$k" "$3"
+}
+
 cmd_pids() {
     (($# == 2)) || usage
     load "$1"
@@ -582,6 +594,7 @@ cmd_list() {
 }
 
 cmd_cleanup_stale() {
+    [[ -d $STATE_ROOT ]] || return 0 # no cluster was ever up here
     lock_state
     cleanup_stale_locked
 }
@@ -598,6 +611,7 @@ stop-sshd) cmd_stop_sshd "$@" ;;
 start-sshd) cmd_start_sshd "$@" ;;
 host-key) cmd_host_key "$@" ;;
 kill-sessions) cmd_kill_sessions "$@" ;;
+link) cmd_link "$@" ;;
 pids) cmd_pids "$@" ;;
 home) cmd_home "$@" ;;
 list) cmd_list ;;
