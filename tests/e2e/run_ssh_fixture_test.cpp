@@ -49,6 +49,31 @@ bool contains(const std::vector<pid_t>& pids, pid_t pid) {
     return std::find(pids.begin(), pids.end(), pid) != pids.end();
 }
 
+// `ssh nodeK 'exec -a MARKER sleep 60'` started from the client, and the sleeper it runs there.
+class RemoteSleeper {
+public:
+    RemoteSleeper(const SshCluster& cluster, int k, const std::string& marker)
+        : m_session(cluster.client_command(ssh(cluster.host(k), "exec -a " + marker + " sleep 60")),
+                    cluster.client_options(), m_logs / "out", m_logs / "err") {
+        eventually(
+            [&] {
+                m_remote = cluster.processes_with_marker_on_host(k, marker);
+                return !m_remote.empty();
+            },
+            10s);
+    }
+
+    // PIDs of the sleeper on host k; empty when it did not show up within 10 s.
+    const std::vector<pid_t>& remote() const { return m_remote; }
+    Background& session() { return m_session; }
+    std::string err() const { return read_file(m_logs / "err"); }
+
+private:
+    TempDir m_logs; // before m_session, which writes there
+    Background m_session;
+    std::vector<pid_t> m_remote;
+};
+
 class SshFixture : public SharedSshCluster<2, 3> {};
 
 TEST_F(SshFixture, EachHostHasItsOwnNameAndAddress) {
@@ -160,60 +185,38 @@ TEST_F(SshFixture, WrongKeyIsRefused) {
 }
 
 TEST_F(SshFixture, RemoteProcessIsSeenOnItsHostOnly) {
-    const std::string marker = "colossalai-fixture-sleeper";
-    TempDir logs;
-    RunOptions options = cluster().client_options();
-    Background session(cluster().client_command(ssh("node1", "exec -a " + marker + " sleep 60")),
-                       options, logs / "out", logs / "err");
-    std::vector<pid_t> found;
-    ASSERT_TRUE(eventually(
-        [&] {
-            found = cluster().processes_with_marker_on_host(1, marker);
-            return !found.empty();
-        },
-        10s))
-        << read_file(logs / "err");
-    ASSERT_EQ(found.size(), 1u);
-    EXPECT_TRUE(contains(cluster().pids_on_host(1), found[0]));
-    EXPECT_FALSE(contains(cluster().pids_on_host(2), found[0]));
-    EXPECT_TRUE(cluster().processes_with_marker_on_host(2, marker).empty());
+    RemoteSleeper sleeper(cluster(), 1, "colossalai-fixture-sleeper");
+    ASSERT_EQ(sleeper.remote().size(), 1u) << sleeper.err();
+    pid_t remote = sleeper.remote()[0];
+    EXPECT_TRUE(contains(cluster().pids_on_host(1), remote));
+    EXPECT_FALSE(contains(cluster().pids_on_host(2), remote));
+    EXPECT_TRUE(cluster().processes_with_marker_on_host(2, "colossalai-fixture-sleeper").empty());
     // In the client namespace only the ssh client carries the marker (in its command).
-    EXPECT_EQ(cluster().processes_with_marker_on_host(0, marker),
-              std::vector<pid_t>{session.pid()});
+    EXPECT_EQ(cluster().processes_with_marker_on_host(0, "colossalai-fixture-sleeper"),
+              std::vector<pid_t>{sleeper.session().pid()});
 
-    ::kill(found[0], SIGKILL);
-    EXPECT_TRUE(eventually([&] { return !process_alive(found[0]); }, 10s));
-    auto status = session.wait(10s);
+    ::kill(remote, SIGKILL);
+    EXPECT_TRUE(eventually([&] { return !process_alive(remote); }, 10s));
+    auto status = sleeper.session().wait(10s);
     ASSERT_TRUE(status.has_value());
     EXPECT_TRUE(WIFEXITED(*status)) << *status;
 }
 
 TEST_F(SshFixture, KilledSessionsDropTheConnectionAndLeaveTheCommand) {
-    const std::string marker = "colossalai-fixture-orphan";
-    TempDir logs;
-    RunOptions options = cluster().client_options();
-    Background session(cluster().client_command(ssh("node2", "exec -a " + marker + " sleep 60")),
-                       options, logs / "out", logs / "err");
-    std::vector<pid_t> found;
-    ASSERT_TRUE(eventually(
-        [&] {
-            found = cluster().processes_with_marker_on_host(2, marker);
-            return !found.empty();
-        },
-        10s));
+    RemoteSleeper sleeper(cluster(), 2, "colossalai-fixture-orphan");
+    ASSERT_EQ(sleeper.remote().size(), 1u) << sleeper.err();
     pid_t listener = cluster().sshd_pid(2);
     ASSERT_NE(listener, 0);
 
     cluster().kill_sshd_sessions(2);
-    auto status = session.wait(10s);
+    auto status = sleeper.session().wait(10s);
     ASSERT_TRUE(status.has_value()) << "ssh did not notice the dropped connection";
     EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 255) << *status;
-    EXPECT_NE(read_file(logs / "err").find("closed by remote host"), std::string::npos)
-        << read_file(logs / "err");
+    EXPECT_NE(sleeper.err().find("closed by remote host"), std::string::npos) << sleeper.err();
     // Without a pty nothing stops the remote command: exactly what the launcher must handle.
-    EXPECT_TRUE(process_alive(found[0]));
+    EXPECT_TRUE(process_alive(sleeper.remote()[0]));
     EXPECT_EQ(cluster().sshd_pid(2), listener);
-    ::kill(found[0], SIGKILL);
+    ::kill(sleeper.remote()[0], SIGKILL);
 
     RunResult again = cluster().run_on_client(ssh("node2", "hostname"));
     EXPECT_EQ(again.exit_code, 0) << again.err;
