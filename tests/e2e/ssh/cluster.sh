@@ -11,6 +11,9 @@
 # global state is /run/netns/<ours>, /run/sshd and the owner records under $STATE_ROOT.
 #
 # Run `cluster.sh help` for the commands; docs/design.md ("## Test hosts") has the reasons.
+# SC2015: `valid && in_range || die` means what it says. SC2016: the inner sh scripts are
+# single-quoted on purpose; their arguments come positionally.
+# shellcheck disable=SC2015,SC2016
 set -euo pipefail
 
 readonly STATE_ROOT=/run/colossalai-ssh-cluster
@@ -112,7 +115,6 @@ host_arg() {
     echo "$((10#$1))"
 }
 
-
 # ---- namespaces of one host ---------------------------------------------------------------------
 
 # Sets HOST_CMD to the command prefix that runs a program on host K: its network namespace, a
@@ -132,7 +134,7 @@ write_fstab() {
         echo "$DIR/etc/hosts /etc/hosts none bind 0 0"
         echo "$DIR/node$k/hostname /etc/hostname none bind 0 0"
         for f in /root/.bashrc /root/.profile; do
-            [[ -f $f ]] && echo "$DIR/empty $f none bind 0 0"
+            if [[ -f $f ]]; then echo "$DIR/empty $f none bind 0 0"; fi
         done
     } >"$DIR/node$k/fstab"
 }
@@ -179,7 +181,7 @@ launch_sshd() {
 
 wait_sshd() {
     local k=$1 i
-    for ((i = 0; i < 500; i++)); do
+    for ((i = 0; i < 1500; i++)); do # 15 s: these machines can be very busy
         sshd_pid "$k" >/dev/null && return 0
         sleep 0.01
     done
@@ -273,7 +275,7 @@ write_hosts() {
 # Kills every process in the cluster's namespaces by PID and deletes the namespaces; works from
 # the state record alone, so it also cleans up after an owner that crashed and took DIR with it.
 teardown_id() {
-    local id=$1 state=$STATE_ROOT/$1 dir ns pids k pid round
+    local id=$1 state=$STATE_ROOT/$1 dir ns k pid round
     [[ -d $state ]] || return 0
     dir=$(cat "$state/dir" 2>/dev/null || true)
     local -a namespaces
@@ -289,14 +291,17 @@ teardown_id() {
             rm -f "$dir/node$k/sshd.pid"
         fi
     done
+    # Rounds, because a process may fork while we kill; each PID is checked to still be in our
+    # namespace right before the kill, so a PID reused meanwhile is left alone.
     for ((round = 0; round < 250; round++)); do
-        pids=
+        local left=0
         for ns in "${namespaces[@]}"; do
-            pids+=" $(ns_pids "$ns")"
+            for pid in $(ns_pids "$ns"); do
+                left=1
+                if pid_in_ns "$pid" "$ns"; then kill -KILL "$pid" 2>/dev/null || true; fi
+            done
         done
-        [[ -z ${pids// /} ]] && break
-        # shellcheck disable=SC2086 # a list of PIDs
-        kill -KILL $pids 2>/dev/null || true
+        ((left)) || break
         sleep 0.02
     done
     for ns in "${namespaces[@]}"; do
@@ -360,7 +365,7 @@ cmd_up() {
     # exists, so a crash at any later point leaves something `cleanup-stale` can remove.
     lock_state
     cleanup_stale_locked
-    local id first=$((owner % MAX_ID + 1)) i ns
+    local id first=$((owner % MAX_ID + 1)) i ns pid
     for ((i = 0; i < MAX_ID; i++)); do
         id=$(((first - 1 + i) % MAX_ID + 1))
         compgen -G "/run/netns/cssh$id-*" >/dev/null && continue # not ours to touch
@@ -391,16 +396,23 @@ cmd_up() {
         "$DIR/client/hostname /etc/hostname none bind 0 0" >"$DIR/client/fstab"
     chmod 0700 "$DIR/home" "$DIR/home/.ssh"
     : >"$DIR/empty"
+    local -a keygens=()
     keygen "$DIR/home/.ssh/id_ed25519" "client@cluster$id" &
+    keygens+=($!)
     keygen "$DIR/keys/wrong_ed25519" "unauthorized@cluster$id" &
+    keygens+=($!)
     keygen "$DIR/keys/spare_host_ed25519_key" "spare-host@cluster$id" &
+    keygens+=($!)
     for ((i = 1; i <= hosts; i++)); do
         mkdir -p "$DIR/node$i"
         echo "node$i" >"$DIR/node$i/hostname"
         write_fstab "$i"
         keygen "$DIR/node$i/ssh_host_ed25519_key" "node$i@cluster$id" &
+        keygens+=($!)
     done
-    wait
+    for pid in "${keygens[@]}"; do
+        wait "$pid" || die "ssh-keygen failed"
+    done
     cp "$DIR/home/.ssh/id_ed25519.pub" "$DIR/authorized_keys"
     write_hosts
     write_known_hosts "$DIR/home/.ssh/known_hosts" all ""
@@ -519,8 +531,11 @@ cmd_kill_sessions() {
     local k listener pid
     k=$(host_arg "$2")
     listener=$(sshd_pid "$k" || true)
-    for pid in $(ns_pids "$(ns_of "$k")"); do
-        if [[ $pid != "$listener" && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$SSHD" ]]; then
+    local ns
+    ns=$(ns_of "$k")
+    for pid in $(ns_pids "$ns"); do
+        if [[ $pid != "$listener" && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$SSHD" ]] &&
+            pid_in_ns "$pid" "$ns"; then
             kill -KILL "$pid" 2>/dev/null || true
         fi
     done
