@@ -26,11 +26,19 @@ run::NodeCommand node(std::vector<std::string> argv, std::string cwd = "/tmp") {
     return command;
 }
 
-// Runs the remote command with `feeder` (a shell snippet) writing its stdin.
-RunResult run_wrapper(const run::NodeCommand& command, const std::string& feeder,
-                      std::chrono::milliseconds grace = 2000ms) {
-    std::string script = "(" + feeder + ") | /bin/sh -c " +
-                         run::shell_quote(remote_command(command, grace)) + "; echo \"status=$?\"";
+// Runs the remote command with its stdin on a FIFO that the test script holds open as fd 4,
+// like the launcher holds the channel: the environment block is written first, then `actions`
+// (a shell snippet that may write control lines to fd 4 or close it), then the script waits for
+// the wrapper and prints its status.
+RunResult run_wrapper(const run::NodeCommand& command, const std::string& actions,
+                      std::chrono::milliseconds grace = 2000ms,
+                      const std::string& block = "\"$BLOCK\"") {
+    test::TempDir dir("colossalai-wrapper");
+    std::string fifo = run::shell_quote((dir.path() / "stdin").string());
+    std::string script = "mkfifo " + fifo + " || exit 1; /bin/sh -c " +
+                         run::shell_quote(remote_command(command, grace)) + " < " + fifo +
+                         " & w=$!; exec 4> " + fifo + "; printf %s " + block + " >&4; " + actions +
+                         "\nwait $w; echo \"status=$?\"";
     test::RunOptions options;
     options.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"},
                                                      {"BLOCK", environment_block(command)}};
@@ -47,7 +55,7 @@ TEST(RemoteCommand, ArgumentsEnvironmentAndDirectoryArriveIntact) {
                                   "\"$COLOSSALAI_TEST_VALUE\"; pwd",
                                   "sh"};
     argv.insert(argv.end(), hostile.begin(), hostile.end());
-    RunResult result = run_wrapper(node(argv, "/usr"), "printf %s \"$BLOCK\"");
+    RunResult result = run_wrapper(node(argv, "/usr"), "");
     std::string expected;
     for (const std::string& word : hostile) {
         expected += "[" + word + "]\n";
@@ -58,20 +66,19 @@ TEST(RemoteCommand, ArgumentsEnvironmentAndDirectoryArriveIntact) {
 }
 
 TEST(RemoteCommand, ExitStatusComesBack) {
-    RunResult result = run_wrapper(node({"/bin/sh", "-c", "exit 3"}), "printf %s \"$BLOCK\"");
+    RunResult result = run_wrapper(node({"/bin/sh", "-c", "exit 3"}), "");
     EXPECT_EQ(result.out, "status=3\n");
 }
 
 TEST(RemoteCommand, AJobKilledBySignalKillsTheWrapperWithIt) {
     // The outer shell reports 128+N when its child died of signal N.
-    RunResult result =
-        run_wrapper(node({"/bin/sh", "-c", "kill -s SEGV $$"}), "printf %s \"$BLOCK\"");
+    RunResult result = run_wrapper(node({"/bin/sh", "-c", "kill -s SEGV $$"}), "");
     EXPECT_EQ(result.out, "status=" + std::to_string(128 + SIGSEGV) + "\n");
 }
 
 TEST(RemoteCommand, ControlLinesSignalTheJobsGroup) {
     run::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30; echo never"});
-    RunResult result = run_wrapper(command, "printf %s \"$BLOCK\"; sleep 0.5; echo TERM; sleep 2");
+    RunResult result = run_wrapper(command, "sleep 0.5; echo TERM >&4");
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
 }
 
@@ -80,7 +87,7 @@ TEST(RemoteCommand, EndOfInputStopsTheWholeJob) {
     // A child in the background that outlives its parent's TERM unless the group is stopped.
     run::NodeCommand command =
         node({"/bin/sh", "-c", "sh -c 'sleep 30; : " + marker + "' & echo started; wait"});
-    RunResult result = run_wrapper(command, "printf %s \"$BLOCK\"; sleep 1");
+    RunResult result = run_wrapper(command, "sleep 1; exec 4>&-");
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
     EXPECT_TRUE(
         test::eventually([&] { return test::processes_with_marker(marker).empty(); }, 3000ms));
@@ -89,18 +96,18 @@ TEST(RemoteCommand, EndOfInputStopsTheWholeJob) {
 TEST(RemoteCommand, KillsAJobThatIgnoresSigtermAfterTheGrace) {
     run::NodeCommand command =
         node({"/bin/sh", "-c", "trap '' TERM; echo started; sleep 30; sleep 30"});
-    RunResult result = run_wrapper(command, "printf %s \"$BLOCK\"; sleep 1", 300ms);
+    RunResult result = run_wrapper(command, "sleep 1; exec 4>&-", 300ms);
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGKILL) + "\n");
 }
 
 TEST(RemoteCommand, StartsNothingWithoutTheWholeEnvironment) {
-    RunResult result = run_wrapper(node({"/bin/sh", "-c", "echo started"}), "echo export A=1");
+    RunResult result = run_wrapper(node({"/bin/sh", "-c", "echo started"}), "exec 4>&-", 2000ms,
+                                   "'export A=1\\n'");
     EXPECT_EQ(result.out, "status=125\n");
 }
 
 TEST(RemoteCommand, ReportsAMissingDirectory) {
-    RunResult result = run_wrapper(node({"/bin/sh", "-c", "echo started"}, "/nonexistent-dir"),
-                                   "printf %s \"$BLOCK\"");
+    RunResult result = run_wrapper(node({"/bin/sh", "-c", "echo started"}, "/nonexistent-dir"), "");
     EXPECT_EQ(result.out, "status=126\n");
     EXPECT_NE(result.err.find("/nonexistent-dir"), std::string::npos) << result.err;
 }
