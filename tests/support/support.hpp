@@ -108,4 +108,11 @@ bool process_alive(pid_t pid);
 // PIDs of live processes whose command line contains `marker`.
 std::vector<pid_t> processes_with_marker(const std::string& marker);
 
+// PIDs of the live (not zombie) members of process group `pgid`.
+std::vector<pid_t> process_group_members(pid_t pgid);
+
+// PIDs of live processes (other than this one) whose environment holds the entry `name_value`
+// (`NAME=value`, exactly): a marker that every descendant inherits, whatever its command line.
+std::vector<pid_t> processes_with_environment(const std::string& name_value);
+
 } // namespace colossalai::test

@@ -1,0 +1,138 @@
+// Signals to a running `colossalai run` with local nodes: SIGINT, SIGTERM and SIGHUP are passed
+// to every node's whole process group, a second SIGINT kills at once, and even a SIGKILLed
+// launcher leaves no process of the job behind (the guardians and PR_SET_PDEATHSIG).
+
+#include "run_local_launch_fixture.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace colossalai::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class RunSignals : public RunLaunch {
+protected:
+    // The launcher's exit status; -1 with a failure when it still runs after 60 s (a hang) or
+    // was killed by a signal.
+    static int exit_status(Background& launcher) {
+        std::optional<int> status = launcher.wait(60s);
+        if (!status) {
+            ADD_FAILURE() << "the launcher still runs";
+            return -1;
+        }
+        if (!WIFEXITED(*status)) {
+            ADD_FAILURE() << "the launcher died of signal " << WTERMSIG(*status);
+            return -1;
+        }
+        return WEXITSTATUS(*status);
+    }
+
+    bool launcher_said(const std::string& text) const {
+        return eventually([&] { return launcher_err().find(text) != std::string::npos; }, 20s);
+    }
+};
+
+TEST_F(RunSignals, SigintReachesEveryNodesWholeGroupAndNothingIsLeft) {
+    two_local_nodes();
+    // A background child starts with SIGINT ignored (POSIX sh): the guardian must stop it.
+    behave("all", "spawn\nready\ncatch INT\n");
+    auto launcher = start_launcher({"--hostfile", "hosts", "--nproc_per_node", "1", "train.py"});
+    for (int rank : {0, 1}) {
+        ASSERT_TRUE(wait_for(rank, "ready")) << launcher_err();
+        ASSERT_TRUE(wait_for(rank, "catching")) << launcher_err();
+    }
+    launcher->signal(SIGINT);
+    EXPECT_EQ(exit_status(*launcher), 130);
+    EXPECT_EQ(launcher_out(), "");
+    EXPECT_EQ(
+        launcher_err(),
+        "colossalai: received SIGINT; stopping all nodes (Ctrl-C again kills them at once)\n" +
+            summary({"localhost: failure (killed by SIGINT, stopped by the launcher)",
+                     "127.0.0.1: failure (killed by SIGINT, stopped by the launcher)"}));
+    for (int rank : {0, 1}) {
+        EXPECT_EQ(read_file(recorded(rank, "caught")), "INT") << "node " << rank;
+        expect_job_gone(rank, 3);
+    }
+    expect_nothing_left();
+}
+
+struct SignalCase {
+    int signo;
+    std::string name;
+    int exit_code;
+};
+
+TEST_F(RunSignals, SigtermAndSighupArePassedOnAndSetTheExitStatus) {
+    const std::vector<SignalCase> cases = {{SIGTERM, "SIGTERM", 143}, {SIGHUP, "SIGHUP", 129}};
+    for (const SignalCase& c : cases) {
+        SCOPED_TRACE(c.name);
+        std::filesystem::remove_all(m_dir / "record");
+        std::filesystem::create_directories(m_dir / "record");
+        behave("all", "spawn\nready\ncatch " + c.name.substr(3) + "\n");
+        auto launcher = start_launcher({"--nproc_per_node", "1", "train.py"});
+        ASSERT_TRUE(wait_for(0, "ready")) << launcher_err();
+        ASSERT_TRUE(wait_for(0, "catching")) << launcher_err();
+        launcher->signal(c.signo);
+        EXPECT_EQ(exit_status(*launcher), c.exit_code);
+        EXPECT_EQ(launcher_err(), "colossalai: received " + c.name +
+                                      "; stopping all nodes (the same signal again kills them at "
+                                      "once)\n" +
+                                      summary({"127.0.0.1: failure (killed by " + c.name +
+                                               ", stopped by the launcher)"}));
+        EXPECT_EQ(read_file(recorded(0, "caught")), c.name.substr(3));
+        expect_job_gone(0, 3);
+        expect_nothing_left();
+    }
+}
+
+TEST_F(RunSignals, ASecondSigintKillsAtOnce) {
+    two_local_nodes();
+    behave("all", "trap '' INT\nspawn\nready\nwait\n");
+    // A grace far beyond the test's patience: only the second SIGINT can end the job in time.
+    auto launcher = start_launcher(
+        {"--hostfile", "hosts", "--kill-grace", "600", "--nproc_per_node", "1", "train.py"});
+    ASSERT_TRUE(wait_for(0)) << launcher_err();
+    ASSERT_TRUE(wait_for(1)) << launcher_err();
+    launcher->signal(SIGINT);
+    // Two SIGINTs pending at once would be one: wait until the first one was taken.
+    ASSERT_TRUE(launcher_said("received SIGINT;")) << launcher_err();
+    launcher->signal(SIGINT);
+    EXPECT_EQ(exit_status(*launcher), 130);
+    EXPECT_EQ(launcher_err(),
+              "colossalai: received SIGINT; stopping all nodes (Ctrl-C again kills them at once)\n"
+              "colossalai: received SIGINT again; killing all nodes\n" +
+                  summary({"localhost: failure (killed by SIGKILL, stopped by the launcher)",
+                           "127.0.0.1: failure (killed by SIGKILL, stopped by the launcher)"}));
+    expect_job_gone(0, 3);
+    expect_job_gone(1, 3);
+    expect_nothing_left();
+}
+
+// Nothing tells the nodes that the launcher is gone but the kernel: PR_SET_PDEATHSIG (SIGTERM,
+// torchrun only) and the EOF on each guardian's pipe (TERM to the whole group, KILL after the
+// grace). Node 1 ignores SIGTERM, so only a guardian's SIGKILL can end it.
+TEST_F(RunSignals, ASigkilledLauncherLeavesNoProcessOfTheJob) {
+    two_local_nodes();
+    behave("0", "spawn\nready\nwait\n");
+    behave("1", "trap '' TERM\nspawn\nready\nwait\n");
+    auto launcher = start_launcher(
+        {"--hostfile", "hosts", "--kill-grace", "1", "--nproc_per_node", "1", "train.py"});
+    ASSERT_TRUE(wait_for(0)) << launcher_err();
+    ASSERT_TRUE(wait_for(1)) << launcher_err();
+    launcher->signal(SIGKILL);
+    std::optional<int> status = launcher->wait(20s);
+    ASSERT_TRUE(status.has_value());
+    EXPECT_TRUE(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGKILL);
+    expect_job_gone(0, 3);
+    expect_job_gone(1, 3);
+    expect_nothing_left();
+}
+
+} // namespace
+} // namespace colossalai::test
