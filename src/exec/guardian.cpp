@@ -1,6 +1,7 @@
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/util/error.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -12,6 +13,74 @@
 namespace colossalai::exec {
 
 namespace {
+
+// Whether /proc/NAME/stat (NAME read from the open /proc directory `proc`) describes a live
+// process, not a zombie, of group `pgid`. Raw system calls (getdents64, openat, read) and hand
+// parsing only: the guardian is a fork of a possibly threaded process and never execs.
+bool live_member(int proc, const char* name, pid_t pgid) {
+    char path[64];
+    size_t length = 0;
+    for (; name[length] != '\0'; ++length) {
+        if (name[length] < '0' || name[length] > '9' || length > 20) {
+            return false; // not a process
+        }
+        path[length] = name[length];
+    }
+    const char suffix[] = "/stat";
+    for (size_t i = 0; i < sizeof suffix; ++i) {
+        path[length + i] = suffix[i];
+    }
+    int fd = ::openat(proc, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return false; // gone since the directory was read
+    }
+    // "PID (COMM) STATE PPID PGRP ...": COMM may hold anything, so parse after its last ')'.
+    char text[512];
+    ssize_t n = ::read(fd, text, sizeof text);
+    ::close(fd);
+    ssize_t paren = n - 1;
+    while (paren >= 0 && text[paren] != ')') {
+        --paren;
+    }
+    if (paren < 0 || paren + 4 >= n || text[paren + 2] == 'Z') {
+        return false;
+    }
+    ssize_t at = paren + 4; // past ") S "
+    while (at < n && text[at] != ' ') {
+        ++at; // PPID
+    }
+    long group = 0;
+    for (++at; at < n && text[at] >= '0' && text[at] <= '9'; ++at) {
+        group = group * 10 + (text[at] - '0');
+    }
+    return group == pgid;
+}
+
+// Whether group `pgid` still has a live process. kill(-pgid, 0) alone is not enough: it also
+// finds zombies, which an init that does not reap (PID 1 of many containers) keeps forever, and
+// the guardian would wait the whole grace for nothing. When /proc cannot be read, it trusts
+// kill(), the grace still bounds the wait.
+bool group_alive(pid_t pgid) {
+    if (::kill(-pgid, 0) != 0) {
+        return false;
+    }
+    int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0) {
+        return true;
+    }
+    alignas(dirent64) char entries[4096];
+    bool alive = false;
+    ssize_t n = 0;
+    while (!alive && (n = ::getdents64(proc, entries, sizeof entries)) > 0) {
+        for (ssize_t offset = 0; offset < n && !alive;) {
+            const auto* entry = reinterpret_cast<const dirent64*>(entries + offset);
+            alive = live_member(proc, entry->d_name, pgid);
+            offset += entry->d_reclen;
+        }
+    }
+    ::close(proc);
+    return alive || n < 0;
+}
 
 // The guardian's whole life, in async-signal-safe calls only (it is forked from a process that
 // may have other threads, and never execs).
@@ -32,7 +101,7 @@ namespace {
             0, step_ms * 1000 * 1000
         };
         ::nanosleep(&pause, nullptr);
-        if (::kill(-pgid, 0) != 0) {
+        if (!group_alive(pgid)) {
             ::_exit(0);
         }
     }

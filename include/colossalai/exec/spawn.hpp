@@ -36,7 +36,8 @@ std::string resolve_executable(const std::string& name,
 // Starts a guardian for process group `pgid`: a small forked process (no exec) that waits for
 // EOF on the returned pipe — the launcher closes it when the job ended, or the kernel does when
 // the launcher dies, even by SIGKILL — then sends SIGTERM to the group, waits up to `grace`
-// for it to empty, and SIGKILLs what is left. It ignores the terminal's signals so that a
+// for it to empty (zombies, which a non-reaping init keeps forever, do not count), and SIGKILLs
+// what is left. It ignores the terminal's signals so that a
 // Ctrl-C meant for the launcher does not stop it. Returns {guardian pid, pipe write end}.
 std::pair<pid_t, int> spawn_guardian(pid_t pgid, std::chrono::milliseconds grace);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -157,6 +158,32 @@ TEST(Guardian, KillsAGroupThatIgnoresSigtermAfterTheGrace) {
     wait_status(guardian);
     // The orphaned `sleep` is reaped by init a moment after its death.
     EXPECT_TRUE(eventually([&] { return !group_exists(job.pid); }, 3000ms));
+    ::close(job.out_fd);
+    ::close(job.err_fd);
+}
+
+TEST(Guardian, LeavesWhenOnlyZombiesAreLeftInTheGroup) {
+    // The job's orphans come to this process, which reaps them only at the end: an init that
+    // never reaps, as in many containers. kill(-pgid, 0) still finds the group then.
+    ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    SpawnedJob job = spawn_job(shell("sleep 30 & echo $!; wait"));
+    pollfd pfd{job.out_fd, POLLIN, 0};
+    ASSERT_EQ(::poll(&pfd, 1, 5000), 1);
+    char buffer[32] = {};
+    ASSERT_GT(::read(job.out_fd, buffer, sizeof buffer - 1), 0);
+    pid_t child = std::atoi(buffer);
+    auto [guardian, watch_fd] = spawn_guardian(job.pid, 60000ms);
+    ::close(watch_fd);
+    int status = wait_status(job.pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    // The `sleep` dies of the SIGTERM and stays a zombie: the guardian must not wait the grace.
+    EXPECT_TRUE(eventually([&] { return ::waitpid(guardian, nullptr, WNOHANG) == guardian; },
+                           10000ms));
+    EXPECT_TRUE(group_exists(job.pid)); // the zombie
+    ::kill(guardian, SIGKILL);
+    ::waitpid(guardian, nullptr, 0);
+    wait_status(child);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 0);
     ::close(job.out_fd);
     ::close(job.err_fd);
 }
