@@ -49,6 +49,7 @@ int execute(const run::Plan& plan, const run::Options& options) {
     };
 
     LaunchResult result = run_nodes(plan.nodes, transport_for, output, source, messages, settings);
+    output.end_open_line(output::Stream::err); // the summary's header starts a line
     messages.write(render_summary(result.outcomes));
     if (ssh && ssh->busy()) {
         // A connection given up on is still being set up on a worker thread: leave now rather

@@ -27,6 +27,7 @@ public:
 
     LaunchResult run(const std::vector<run::NodeCommand>& commands, const TransportFor& transport,
                      output::Multiplexer& output) {
+        m_output = &output;
         for (const run::NodeCommand& command : commands) {
             m_nodes.push_back(Node{&command, nullptr, std::nullopt});
         }
@@ -196,6 +197,7 @@ private:
 
     template <typename... Args>
     void notice(fmt::format_string<Args...> format, Args&&... args) {
+        m_output->end_open_line(output::Stream::err); // not glued to a node's progress bar
         m_messages.write(
             fmt::format("colossalai: {}\n", fmt::format(format, std::forward<Args>(args)...)));
     }
@@ -203,6 +205,7 @@ private:
     const SignalSource& m_signals;
     output::FdWriter& m_messages;
     const Settings& m_settings;
+    output::Multiplexer* m_output = nullptr;
     std::vector<Node> m_nodes;
     std::vector<pollfd> m_fds;
     std::optional<size_t> m_first_failure;

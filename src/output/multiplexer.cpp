@@ -16,7 +16,11 @@ public:
 
     void write(Stream stream, std::string_view bytes) override {
         if (!m_owner.m_options.prefixed) {
-            m_owner.channel(stream).writer.write(bytes);
+            Channel& target = m_owner.channel(stream);
+            target.writer.write(bytes);
+            if (!bytes.empty()) {
+                target.line_open = bytes.back() != '\n';
+            }
             return;
         }
         buffer(stream).pending.append(bytes);
@@ -58,6 +62,14 @@ Multiplexer::~Multiplexer() = default;
 NodeOutput& Multiplexer::add_node(std::string prefix) {
     m_nodes.push_back(std::make_unique<Node>(*this, m_nodes.size(), std::move(prefix)));
     return *m_nodes.back();
+}
+
+void Multiplexer::end_open_line(Stream stream) {
+    Channel& target = channel(stream);
+    if (target.line_open) {
+        target.writer.write("\n");
+        target.line_open = false;
+    }
 }
 
 void Multiplexer::drain_node(Node& node, Stream stream) {

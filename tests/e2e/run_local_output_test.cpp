@@ -34,6 +34,16 @@ TEST_F(RunLaunch, OneNodesOutputPassesByteForByte) {
         << result.err.size() << " bytes on stderr";
 }
 
+// The summary is found by its header at the start of a line, even after a progress bar (`\r`,
+// no newline) on the node's stderr; stdout is left exactly as the node wrote it.
+TEST_F(RunLaunch, TheSummaryStartsOnALineOfItsOwn) {
+    behave("all", "printf 'no newline on stdout'\nprintf '\\r 50%%|#####     |' >&2\n");
+    RunResult result = run_colossalai_run({"--nproc_per_node", "1", "t.py"});
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.out, "no newline on stdout");
+    EXPECT_EQ(result.err, "\r 50%|#####     |\n" + summary({"127.0.0.1: success"}));
+}
+
 // What node `rank` prints as line `i` of `stream`: mostly short, sometimes far longer than the
 // launcher's 32 KiB line buffer, with bytes that are not UTF-8.
 std::string line_content(int rank, const std::string& stream, int i) {

@@ -91,6 +91,21 @@ TEST_F(RunSignals, SigtermAndSighupArePassedOnAndSetTheExitStatus) {
     }
 }
 
+TEST_F(RunSignals, TheLaunchersNoticeStartsOnALineOfItsOwn) {
+    behave("all", "printf '\\r 50%%|#####     |' >&2\nspawn\nready\nwait\n");
+    auto launcher = start_launcher({"--nproc_per_node", "1", "train.py"});
+    ASSERT_TRUE(wait_for(0)) << launcher_err();
+    ASSERT_TRUE(launcher_said("#####     |")) << launcher_err(); // the bar came first
+    launcher->signal(SIGTERM);
+    EXPECT_EQ(exit_status(*launcher), 143);
+    EXPECT_EQ(launcher_err(), "\r 50%|#####     |\n"
+                              "colossalai: received SIGTERM; stopping all nodes (the same signal "
+                              "again kills them at once)\n" +
+                                  summary({"127.0.0.1: failure (killed by SIGTERM, stopped by "
+                                           "the launcher)"}));
+    expect_job_gone(0, 3);
+}
+
 TEST_F(RunSignals, ASecondSigintKillsAtOnce) {
     two_local_nodes();
     behave("all", "trap '' INT\nspawn\nready\nwait\n");

@@ -37,11 +37,18 @@ public:
     // reference stays valid for the multiplexer's lifetime.
     NodeOutput& add_node(std::string prefix);
 
+    // Ends the line a node left open on `stream` (raw mode: its last bytes were not a newline,
+    // say a progress bar), so that the launcher's own text written next starts on a line of its
+    // own. The node's bytes stay as they were; a newline follows them. In prefixed mode lines
+    // are always whole when they are written: nothing to do.
+    void end_open_line(Stream stream);
+
 private:
     class Node;
     struct Channel {
         FdWriter writer;
         std::optional<std::size_t> owner; // node in the middle of a long line
+        bool line_open = false;           // raw mode: the last byte written was not a newline
     };
 
     Channel& channel(Stream stream) { return stream == Stream::out ? m_out : m_err; }

@@ -55,6 +55,34 @@ TEST(MultiplexerRaw, PassesBytesThroughUnchanged) {
     EXPECT_TRUE(node.accepting(Stream::out));
 }
 
+TEST(MultiplexerRaw, EndsAnOpenLineBeforeTheLaunchersText) {
+    Fixture f;
+    Multiplexer mux = f.make(false);
+    NodeOutput& node = mux.add_node("h: ");
+    mux.end_open_line(Stream::err); // nothing written yet: nothing to end
+    node.write(Stream::err, "\r 50%");
+    node.write(Stream::out, "line\n");
+    mux.end_open_line(Stream::err);
+    mux.end_open_line(Stream::err); // once only
+    mux.end_open_line(Stream::out); // ended by the node itself
+    EXPECT_EQ(f.err.content(), "\r 50%\n");
+    EXPECT_EQ(f.out.content(), "line\n");
+    node.write(Stream::err, "");
+    mux.end_open_line(Stream::err); // an empty write changes nothing
+    EXPECT_EQ(f.err.content(), "\r 50%\n");
+}
+
+TEST(MultiplexerPrefixed, LinesAreNeverLeftOpen) {
+    Fixture f;
+    Multiplexer mux = f.make(true, 1024);
+    NodeOutput& node = mux.add_node("h: ");
+    node.write(Stream::err, "partial");
+    mux.end_open_line(Stream::err);
+    EXPECT_EQ(f.err.content(), ""); // the partial line waits for its newline, as before
+    node.close(Stream::err);
+    EXPECT_EQ(f.err.content(), "h: partial\n");
+}
+
 TEST(MultiplexerPrefixed, WritesWholeLinesWithTheirPrefix) {
     Fixture f;
     Multiplexer mux = f.make(true, 1024);
