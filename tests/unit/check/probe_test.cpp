@@ -69,7 +69,8 @@ TEST_P(BadTimeout, IsAUsageError) {
 
 INSTANTIATE_TEST_SUITE_P(Table, BadTimeout,
                          ::testing::Values("", "abc", "0", "-5", "1.5", "100ms", " 100", "86400001",
-                                           "99999999999999999999"));
+                                           "99999999999999999999"),
+                         [](const auto& info) { return "value" + std::to_string(info.index); });
 
 } // namespace
 } // namespace colossalai::check
