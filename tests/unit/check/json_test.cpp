@@ -1,3 +1,5 @@
+#include "sample_facts.hpp"
+
 #include "colossalai/check/report.hpp"
 
 #include <gtest/gtest.h>
@@ -9,19 +11,7 @@ namespace {
 using nlohmann::json;
 
 TEST(RenderJson, EverythingKnown) {
-    Facts facts;
-    facts.python = "/venv/bin/python3";
-    facts.python_version = "3.10.12";
-    facts.colossalai_version = "0.2.5";
-    facts.torch_version = "1.13.1";
-    facts.torch_cuda = "11.7";
-    facts.cuda_home = "/usr/local/cuda-11.7";
-    facts.system_cuda = "11.7";
-    facts.aot_extension = true;
-    facts.aot_torch = "1.13";
-    facts.aot_cuda = "11.7";
-    facts.driver_cuda = "12.4";
-    facts.gpus = std::vector<Gpu>{{"NVIDIA H100 80GB HBM3", "9.0"}, {"Old GPU", {}}};
+    Facts facts = sample::everything_known();
     facts.warnings = {"first warning", "second \"quoted\" warning"};
     std::string text = render_json(facts, Checks{true, true, false, true});
     ASSERT_EQ(text.back(), '\n');
@@ -36,7 +26,7 @@ TEST(RenderJson, EverythingKnown) {
         "gpu_count": "2",
         "gpus": [
           {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"},
-          {"name": "Old GPU", "compute_capability": null}
+          {"name": "NVIDIA A100-SXM4-40GB", "compute_capability": null}
         ],
         "python": "/venv/bin/python3",
         "python_version": "3.10.12",

@@ -1,3 +1,5 @@
+#include "sample_facts.hpp"
+
 #include "colossalai/check/report.hpp"
 
 #include <gtest/gtest.h>
@@ -38,19 +40,7 @@ const std::string compatibility_note =
     "2. The exit status is 1 when any of these is x, else 0.\n";
 
 TEST(RenderText, EverythingKnownAndCompatible) {
-    Facts facts;
-    facts.python = "/venv/bin/python3";
-    facts.python_version = "3.10.12";
-    facts.colossalai_version = "0.2.5";
-    facts.torch_version = "1.13.1";
-    facts.torch_cuda = "11.7";
-    facts.cuda_home = "/usr/local/cuda-11.7";
-    facts.system_cuda = "11.7";
-    facts.aot_extension = true;
-    facts.aot_torch = "1.13";
-    facts.aot_cuda = "11.7";
-    facts.driver_cuda = "12.4";
-    facts.gpus = std::vector<Gpu>{{"NVIDIA H100 80GB HBM3", "9.0"}, {"NVIDIA A100-SXM4-40GB", {}}};
+    Facts facts = sample::everything_known();
     Checks checks{true, true, true, true};
     EXPECT_EQ(render_text(facts, checks),
               "#### Installation Report ####\n"
