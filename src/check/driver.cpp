@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,9 +94,15 @@ DriverProbe::DriverProbe(const std::string& library) : m_library(library) {
     if (::pipe2(fds, O_CLOEXEC) != 0) {
         return;
     }
+    const pid_t parent = ::getpid();
     m_pid = ::fork();
     if (m_pid == 0) {
         ::close(fds[0]);
+        // A driver hung in cuInit must not outlive a check that was killed.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) {
+            ::_exit(0); // the check died before prctl took effect
+        }
         // A driver may print or read: keep it off the report's streams.
         int null_fd = ::open("/dev/null", O_RDWR);
         if (null_fd >= 0) {
