@@ -108,6 +108,7 @@ DriverProbe::DriverProbe(const std::string& library) : m_library(library) {
         if (null_fd >= 0) {
             ::dup2(null_fd, STDIN_FILENO);
             ::dup2(null_fd, STDOUT_FILENO);
+            ::dup2(null_fd, STDERR_FILENO);
         }
         run_driver_probe_child(m_library.c_str(), fds[1]);
     }
@@ -180,6 +181,10 @@ DriverFacts DriverProbe::finish(std::chrono::milliseconds timeout) {
         facts.warnings.push_back(fmt::format("CUDA driver {}: the probe died of signal {} ({})",
                                              library, WTERMSIG(status),
                                              ::strsignal(WTERMSIG(status))));
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        // The probe itself always ends with status 0: the driver called exit().
+        facts.warnings.push_back(fmt::format("CUDA driver {}: the probe exited with status {}",
+                                             library, WEXITSTATUS(status)));
     }
     return facts;
 }

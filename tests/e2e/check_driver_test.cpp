@@ -143,6 +143,20 @@ TEST_F(CheckDriver, CrashingDriverDoesNotTakeTheReportDown) {
     EXPECT_EQ(report_lines(result.out).front(), "#### Installation Report ####");
 }
 
+TEST_F(CheckDriver, DriverThatExitsIsReported) {
+    m_env["FAKE_CUDA_EXIT"] = "3";
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 0);
+    std::string library = (scratch() / "driver" / "libcuda.so.1").string();
+    EXPECT_EQ(lines_of(result.err),
+              std::vector<std::string>{"colossalai: warning: CUDA driver " + library +
+                                       ": the probe exited with status 3"});
+    DriverLines lines = driver_lines(result);
+    EXPECT_EQ(lines.environment,
+              (std::vector<std::string>{"Driver CUDA version: 12.4", "GPUs: N/A"}));
+}
+
 TEST_F(CheckDriver, StubLibraryIsNeverUsed) {
     fs::path stub = fake_driver("cuda/lib64/stubs/libcuda.so.1");
     m_env["COLOSSALAI_CUDA_DRIVER_LIBRARY"] = stub.string();
