@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -18,6 +19,37 @@ namespace colossalai::exec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The process groups of the captures running now (0: free slot), for the signal handler.
+constexpr int max_running = 16;
+std::atomic<pid_t> running[max_running];
+
+void track(pid_t pid) {
+    for (std::atomic<pid_t>& slot : running) {
+        pid_t free = 0;
+        if (slot.compare_exchange_strong(free, pid)) {
+            return;
+        }
+    }
+}
+
+void untrack(pid_t pid) {
+    for (std::atomic<pid_t>& slot : running) {
+        pid_t expected = pid;
+        slot.compare_exchange_strong(expected, 0);
+    }
+}
+
+extern "C" void kill_running_and_die(int signo) {
+    for (std::atomic<pid_t>& slot : running) {
+        pid_t pid = slot.load();
+        if (pid > 0) {
+            ::kill(-pid, SIGKILL);
+        }
+    }
+    ::signal(signo, SIG_DFL);
+    ::raise(signo);
+}
 
 int remaining_ms(Clock::time_point deadline) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -111,6 +143,7 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
         return result;
     }
     result.started = true;
+    track(pid);
 
     const Clock::time_point deadline = Clock::now() + timeout;
     char buffer[8192];
@@ -135,7 +168,17 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     }
     ::close(pipe_fds[0]);
     reap(pid, deadline, result);
+    untrack(pid);
     return result;
+}
+
+void kill_captures_on_signal() {
+    struct sigaction action {};
+    action.sa_handler = kill_running_and_die;
+    sigemptyset(&action.sa_mask);
+    for (int signo : {SIGINT, SIGTERM, SIGHUP}) {
+        ::sigaction(signo, &action, nullptr);
+    }
 }
 
 } // namespace colossalai::exec
