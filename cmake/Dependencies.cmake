@@ -9,7 +9,8 @@ find_package(libssh 0.10.3 CONFIG REQUIRED)
 find_package(Threads REQUIRED)
 
 add_library(colossalai::cli11 ALIAS CLI11::CLI11)
-add_library(colossalai::fmt ALIAS fmt::fmt)
+# Header-only: one shared library fewer to load at every start (see docs/benchmarks.md).
+add_library(colossalai::fmt ALIAS fmt::fmt-header-only)
 add_library(colossalai::json ALIAS nlohmann_json::nlohmann_json)
 add_library(colossalai::threads ALIAS Threads::Threads)
 if(NOT TARGET ssh)
