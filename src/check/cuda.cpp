@@ -3,6 +3,7 @@
 #include "colossalai/exec/capture.hpp"
 #include "colossalai/util/file.hpp"
 #include "colossalai/util/strings.hpp"
+#include "colossalai/util/version.hpp"
 
 #include <fmt/core.h>
 
@@ -67,7 +68,8 @@ std::optional<std::string> parse_nvcc_release(std::string_view output) {
             bool word_start = at == 0 || line[at - 1] == ' ' || line[at - 1] == ',';
             std::string_view rest = util::trim(line.substr(at + 8));
             std::string_view token = rest.substr(0, rest.find_first_of(", \t"));
-            if (word_start && is_major_minor(token)) {
+            // The version rules must be able to compare it (no 40-digit "minor").
+            if (word_start && is_major_minor(token) && util::parse_version(token)) {
                 return std::string(token);
             }
             at = line.find("release ", at + 1);

@@ -67,6 +67,10 @@ INSTANTIATE_TEST_SUITE_P(
         NvccCase{"three components", "release 12.4.1, V12\n", std::nullopt},
         NvccCase{"part of another word", "prerelease 12.4,\n", std::nullopt},
         NvccCase{"release at the end", "Cuda compilation tools, release", std::nullopt},
+        // Found by fuzz/fuzz_nvcc: digits beyond what a version can hold are not a version.
+        NvccCase{"overflowing minor", "release 111.2777777777777777777777777777777777777
+                                      ",
+                 std::nullopt},
         NvccCase{"shell error", "sh: 1: nvcc: not found\n", std::nullopt},
         NvccCase{"empty", "", std::nullopt}),
     unit::CaseName());
