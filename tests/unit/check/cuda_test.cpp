@@ -68,8 +68,7 @@ INSTANTIATE_TEST_SUITE_P(
         NvccCase{"part of another word", "prerelease 12.4,\n", std::nullopt},
         NvccCase{"release at the end", "Cuda compilation tools, release", std::nullopt},
         // Found by fuzz/fuzz_nvcc: digits beyond what a version can hold are not a version.
-        NvccCase{"overflowing minor", "release 111.2777777777777777777777777777777777777
-                                      ",
+        NvccCase{"overflowing minor", "release 111.2777777777777777777777777777777777777\n",
                  std::nullopt},
         NvccCase{"shell error", "sh: 1: nvcc: not found\n", std::nullopt},
         NvccCase{"empty", "", std::nullopt}),
