@@ -10,3 +10,13 @@ if(COLOSSALAI_SANITIZE)
     add_compile_options(-fsanitize=${COLOSSALAI_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
     add_link_options(-fsanitize=${COLOSSALAI_SANITIZE})
 endif()
+
+if(COLOSSALAI_FUZZ)
+    if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+        message(FATAL_ERROR "COLOSSALAI_FUZZ needs clang (CC=clang CXX=clang++)")
+    endif()
+    # Coverage for libFuzzer in every library, and the sanitizers that turn bugs into reports.
+    add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                        -fno-sanitize-recover=all)
+    add_link_options(-fsanitize=address,undefined)
+endif()

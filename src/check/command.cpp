@@ -1,10 +1,32 @@
 #include "colossalai/check/command.hpp"
 
+#include "colossalai/check/probe.hpp"
+#include "colossalai/check/report.hpp"
+#include "colossalai/check/rules.hpp"
+#include "colossalai/exec/capture.hpp"
+
+#include <fmt/ostream.h>
+
+#include <cstdlib>
+
 namespace colossalai::check {
 
-int execute(const Options& /*options*/, std::ostream& out, std::ostream& /*err*/) {
-    out << "#### Installation Report ####\n";
-    return 0;
+int execute(const Options& options, std::ostream& out, std::ostream& err) {
+    // A Ctrl-C while nvcc or the interpreter hangs must not leave them behind.
+    exec::kill_captures_on_signal();
+    ProbeSettings settings = read_settings(options, [](const std::string& name) {
+        const char* value = std::getenv(name.c_str());
+        return value ? std::optional<std::string>(value) : std::nullopt;
+    });
+    Facts facts = gather_facts(settings);
+    Checks checks = evaluate(facts);
+    for (const std::string& warning : facts.warnings) {
+        fmt::print(err, "colossalai: warning: {}\n", warning);
+    }
+    err.flush();
+    out << (options.json ? render_json(facts, checks) : render_text(facts, checks));
+    out.flush();
+    return exit_status(checks);
 }
 
 } // namespace colossalai::check

@@ -21,7 +21,10 @@ check::Options finish_check_command(const CLI::App& command, check::Options opti
         options.installation = true;
     }
     if (!options.installation) {
-        throw usage_error("no option given to 'colossalai check'\n{}", command.help());
+        // help(prev) names the command after `prev`: "Usage: colossalai check [OPTIONS]".
+        const CLI::App* parent = command.get_parent();
+        throw usage_error("no option given to 'colossalai check'\n{}",
+                          command.help(parent != nullptr ? parent->get_name() : "colossalai"));
     }
     return options;
 }

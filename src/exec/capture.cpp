@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 extern char** environ;
@@ -18,6 +19,62 @@ namespace colossalai::exec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The process groups of the captures running now (0: free slot). Spawning and tracking happen
+// under the mutex, so the signal thread of kill_captures_on_signal() never misses a child that
+// was just started.
+constexpr int max_running = 16;
+pid_t running[max_running];
+std::mutex running_mutex;
+
+void track(pid_t pid) {
+    for (pid_t& slot : running) {
+        if (slot == 0) {
+            slot = pid;
+            return;
+        }
+    }
+}
+
+void untrack(pid_t pid) {
+    std::lock_guard lock(running_mutex);
+    for (pid_t& slot : running) {
+        if (slot == pid) {
+            slot = 0;
+        }
+    }
+}
+
+sigset_t stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    return set;
+}
+
+// Waits for a stop signal, kills the captures' groups, then dies of the signal.
+void signal_thread(sigset_t set) {
+    int signo = 0;
+    while (::sigwait(&set, &signo) != 0) {
+    }
+    {
+        std::lock_guard lock(running_mutex);
+        for (pid_t pid : running) {
+            if (pid > 0) {
+                ::kill(-pid, SIGKILL);
+            }
+        }
+    }
+    ::signal(signo, SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, signo);
+    ::pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+    ::raise(signo); // this thread no longer blocks it: the default action ends the process
+    ::_exit(128 + signo);
+}
 
 int remaining_ms(Clock::time_point deadline) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -100,8 +157,13 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     std::vector<char*> c_argv = to_c_array(argv);
     std::vector<char*> c_env = env ? to_c_array(*env) : std::vector<char*>{};
     pid_t pid = -1;
+    std::unique_lock tracking(running_mutex);
     int rc = ::posix_spawnp(&pid, c_argv[0], &actions, &attributes, c_argv.data(),
                             env ? c_env.data() : environ);
+    if (rc == 0) {
+        track(pid);
+    }
+    tracking.unlock();
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     ::close(pipe_fds[1]);
@@ -135,7 +197,16 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     }
     ::close(pipe_fds[0]);
     reap(pid, deadline, result);
+    untrack(pid);
     return result;
+}
+
+void kill_captures_on_signal() {
+    // Blocked here, before the caller starts other threads (they inherit the mask), and
+    // received by one thread with sigwait(): unlike a handler, it can take the mutex.
+    sigset_t set = stop_signals();
+    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread(signal_thread, set).detach();
 }
 
 } // namespace colossalai::exec

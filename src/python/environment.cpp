@@ -54,41 +54,55 @@ std::optional<Environment> parse_probe_output(const fs::path& interpreter,
     return environment;
 }
 
+std::optional<fs::path> resolve_interpreter(const std::optional<std::string>& explicit_interpreter,
+                                            const std::string& path_env) {
+    if (!explicit_interpreter) {
+        if (auto found = util::find_in_path("python3", path_env)) {
+            return found;
+        }
+        return util::find_in_path("python", path_env);
+    }
+    const std::string& given = *explicit_interpreter;
+    if (!given.empty() && given.find('/') == std::string::npos) {
+        // A bare name (`--python python3.11`) is looked up in PATH, as a shell would.
+        if (auto found = util::find_in_path(given, path_env)) {
+            return found;
+        }
+        throw usage_error("--python '{}': not found in PATH", given);
+    }
+    if (!util::is_executable_file(given)) {
+        throw usage_error("--python '{}': not an executable file", given);
+    }
+    return fs::path(given);
+}
+
 Discovery discover(const std::optional<std::string>& explicit_interpreter,
                    const std::string& path_env, std::chrono::milliseconds timeout) {
     Discovery discovery;
-    if (explicit_interpreter) {
-        if (!util::is_executable_file(*explicit_interpreter)) {
-            throw usage_error("--python {}: not an executable file", *explicit_interpreter);
-        }
-        discovery.interpreter = fs::path(*explicit_interpreter);
-    } else {
-        discovery.interpreter = util::find_in_path("python3", path_env);
-        if (!discovery.interpreter) {
-            discovery.interpreter = util::find_in_path("python", path_env);
-        }
-    }
+    discovery.interpreter = resolve_interpreter(explicit_interpreter, path_env);
     if (!discovery.interpreter) {
         return discovery;
     }
     const fs::path& interpreter = *discovery.interpreter;
     exec::CaptureResult result = exec::capture(probe_command(interpreter), timeout);
     if (!result.started) {
-        discovery.warning = fmt::format("{}: cannot run: {}", interpreter.string(), result.error);
+        discovery.warning = fmt::format("{}: cannot run: {}; Python values are N/A",
+                                        interpreter.string(), result.error);
     } else if (result.timed_out) {
-        discovery.warning = fmt::format("{}: no answer within {} s; Python values are N/A",
+        discovery.warning = fmt::format("{}: no answer within {} s, killed; Python values are N/A",
                                         interpreter.string(), timeout.count() / 1000.0);
     } else if (result.signal != 0) {
-        discovery.warning =
-            fmt::format("{}: killed by signal {}", interpreter.string(), result.signal);
+        discovery.warning = fmt::format("{}: killed by signal {}; Python values are N/A",
+                                        interpreter.string(), result.signal);
     } else if (result.exit_code != 0) {
-        discovery.warning =
-            fmt::format("{}: exited with status {}", interpreter.string(), result.exit_code);
+        discovery.warning = fmt::format("{}: exited with status {}; Python values are N/A",
+                                        interpreter.string(), result.exit_code);
     } else {
         discovery.environment = parse_probe_output(interpreter, result.output);
         if (!discovery.environment) {
             discovery.warning =
-                fmt::format("{}: unexpected answer to the sys.path query", interpreter.string());
+                fmt::format("{}: unexpected answer to the sys.path query; Python values are N/A",
+                            interpreter.string());
         }
     }
     return discovery;

@@ -23,6 +23,11 @@ Assignment parse_value(std::string_view rhs) {
         assignment.found = false;
         return assignment;
     }
+    if (rhs == "None" || (util::starts_with(rhs, "None") &&
+                          (rhs[4] == ' ' || rhs[4] == '\t' || rhs[4] == '#' || rhs[4] == ';'))) {
+        assignment.none = true;
+        return assignment;
+    }
     char quote = rhs.front();
     if (quote == '\'' || quote == '"') {
         size_t end = rhs.find(quote, 1);
@@ -68,8 +73,8 @@ Assignment find_assignment(std::string_view source, std::string_view name) {
 }
 
 TorchInfo parse_torch_version_py(std::string_view source) {
-    return TorchInfo{find_assignment(source, "__version__").value,
-                     find_assignment(source, "cuda").value};
+    Assignment cuda = find_assignment(source, "cuda");
+    return TorchInfo{find_assignment(source, "__version__").value, cuda.value, cuda.none};
 }
 
 void parse_aot_label(std::string_view version, ColossalaiInfo& info) {

@@ -1,5 +1,6 @@
 #include "colossalai/ssh/connect.hpp"
 
+#include "libssh.hpp"
 #include "session.hpp"
 
 #include "colossalai/util/error.hpp"
@@ -26,17 +27,17 @@ struct Target {
 Target target_of(ssh_session session) {
     Target target;
     char* value = nullptr;
-    if (ssh_options_get(session, SSH_OPTIONS_HOST, &value) == SSH_OK && value != nullptr) {
+    if (lib::ssh_options_get(session, SSH_OPTIONS_HOST, &value) == SSH_OK && value != nullptr) {
         target.host = value;
-        ssh_string_free_char(value);
+        lib::ssh_string_free_char(value);
     }
     value = nullptr;
-    if (ssh_options_get(session, SSH_OPTIONS_USER, &value) == SSH_OK && value != nullptr) {
+    if (lib::ssh_options_get(session, SSH_OPTIONS_USER, &value) == SSH_OK && value != nullptr) {
         target.user = value;
-        ssh_string_free_char(value);
+        lib::ssh_string_free_char(value);
     }
     unsigned port = 0;
-    if (ssh_options_get_port(session, &port) == SSH_OK && port != 0) {
+    if (lib::ssh_options_get_port(session, &port) == SSH_OK && port != 0) {
         target.port = port;
     }
     return target;
@@ -70,7 +71,7 @@ std::string keyscan_hint(const Target& target) {
 }
 
 void verify_host_key(ssh_session session, const Target& target) {
-    switch (ssh_session_is_known_server(session)) {
+    switch (lib::ssh_session_is_known_server(session)) {
     case SSH_KNOWN_HOSTS_OK:
         return;
     case SSH_KNOWN_HOSTS_CHANGED:
@@ -95,10 +96,10 @@ void verify_host_key(ssh_session session, const Target& target) {
 }
 
 void authenticate(ssh_session session, const Target& target) {
-    if (ssh_userauth_none(session, nullptr) == SSH_AUTH_SUCCESS) {
+    if (lib::ssh_userauth_none(session, nullptr) == SSH_AUTH_SUCCESS) {
         return;
     }
-    int rc = ssh_userauth_publickey_auto(session, nullptr, nullptr);
+    int rc = lib::ssh_userauth_publickey_auto(session, nullptr, nullptr);
     if (rc == SSH_AUTH_SUCCESS) {
         return;
     }
@@ -110,7 +111,7 @@ void authenticate(ssh_session session, const Target& target) {
 
 // Detects a peer that vanished without closing the connection (powered off, network cut).
 void enable_keepalive(ssh_session session) {
-    int fd = ssh_get_fd(session);
+    int fd = lib::ssh_get_fd(session);
     if (fd < 0) {
         return;
     }
@@ -133,7 +134,7 @@ void on_exit_signal(ssh_session, ssh_channel, const char* signal, int, const cha
 } // namespace
 
 std::string last_error(ssh_session session) {
-    const char* text = ssh_get_error(session);
+    const char* text = lib::ssh_get_error(session);
     return text != nullptr && *text != '\0' ? text : "unknown libssh error";
 }
 
@@ -145,11 +146,11 @@ void check(int rc, ssh_session session, const char* what) {
 
 Session::~Session() {
     if (channel != nullptr) {
-        ssh_channel_free(channel);
+        lib::ssh_channel_free(channel);
     }
     if (session != nullptr) {
-        ssh_disconnect(session);
-        ssh_free(session);
+        lib::ssh_disconnect(session);
+        lib::ssh_free(session);
     }
 }
 
@@ -160,54 +161,55 @@ void SessionDeleter::operator()(Session* session) const {
 SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_command,
                         const std::string& stdin_prefix, const ConnectSettings& settings) {
     SessionPtr owned(new Session);
-    ssh_session session = ssh_new();
+    ssh_session session = lib::ssh_new();
     if (session == nullptr) {
         throw runtime_error("cannot create an SSH session");
     }
     owned->session = session;
 
     const std::string& address = node.address.empty() ? node.host : node.address;
-    check(ssh_options_set(session, SSH_OPTIONS_HOST, address.c_str()), session, "bad host name");
+    check(lib::ssh_options_set(session, SSH_OPTIONS_HOST, address.c_str()), session,
+          "bad host name");
     // ~/.ssh/config and /etc/ssh/ssh_config, for this host (aliases, HostName, User, Port...).
-    if (ssh_options_parse_config(session, nullptr) < 0) {
+    if (lib::ssh_options_parse_config(session, nullptr) < 0) {
         throw runtime_error("cannot read the ssh configuration: {}", last_error(session));
     }
     // What the command line says wins over the configuration.
     if (node.user) {
-        check(ssh_options_set(session, SSH_OPTIONS_USER, node.user->c_str()), session,
+        check(lib::ssh_options_set(session, SSH_OPTIONS_USER, node.user->c_str()), session,
               "bad user name");
     }
     if (node.ssh_port) {
         unsigned port = static_cast<unsigned>(*node.ssh_port);
-        check(ssh_options_set(session, SSH_OPTIONS_PORT, &port), session, "bad port");
+        check(lib::ssh_options_set(session, SSH_OPTIONS_PORT, &port), session, "bad port");
     }
     long seconds = static_cast<long>(settings.timeout.count() / 1000);
     long usec = static_cast<long>(settings.timeout.count() % 1000) * 1000;
-    ssh_options_set(session, SSH_OPTIONS_TIMEOUT, &seconds);
-    ssh_options_set(session, SSH_OPTIONS_TIMEOUT_USEC, &usec);
+    lib::ssh_options_set(session, SSH_OPTIONS_TIMEOUT, &seconds);
+    lib::ssh_options_set(session, SSH_OPTIONS_TIMEOUT_USEC, &usec);
     Target target = target_of(session);
 
-    if (ssh_connect(session) != SSH_OK) {
+    if (lib::ssh_connect(session) != SSH_OK) {
         connect_failed(session, target, settings);
     }
     verify_host_key(session, target);
     authenticate(session, target);
     enable_keepalive(session);
 
-    owned->channel = ssh_channel_new(session);
+    owned->channel = lib::ssh_channel_new(session);
     if (owned->channel == nullptr) {
         throw runtime_error("cannot open a channel: {}", last_error(session));
     }
-    check(ssh_channel_open_session(owned->channel), session, "cannot open a session channel");
+    check(lib::ssh_channel_open_session(owned->channel), session, "cannot open a session channel");
     ssh_callbacks_init(&owned->callbacks);
     owned->callbacks.userdata = owned.get();
     owned->callbacks.channel_exit_status_function = on_exit_status;
     owned->callbacks.channel_exit_signal_function = on_exit_signal;
-    ssh_set_channel_callbacks(owned->channel, &owned->callbacks);
-    check(ssh_channel_request_exec(owned->channel, remote_command.c_str()), session,
+    lib::ssh_set_channel_callbacks(owned->channel, &owned->callbacks);
+    check(lib::ssh_channel_request_exec(owned->channel, remote_command.c_str()), session,
           "cannot start the remote command");
-    int written = ssh_channel_write(owned->channel, stdin_prefix.data(),
-                                    static_cast<uint32_t>(stdin_prefix.size()));
+    int written = lib::ssh_channel_write(owned->channel, stdin_prefix.data(),
+                                         static_cast<uint32_t>(stdin_prefix.size()));
     if (written != static_cast<int>(stdin_prefix.size())) {
         throw runtime_error("cannot send the environment: {}", last_error(session));
     }

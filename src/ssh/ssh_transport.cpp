@@ -1,5 +1,6 @@
 #include "colossalai/ssh/ssh_transport.hpp"
 
+#include "libssh.hpp"
 #include "session.hpp"
 
 #include "colossalai/ssh/remote_command.hpp"
@@ -67,11 +68,11 @@ public:
         if (wants_input()) {
             events |= POLLIN;
         }
-        if ((ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0 ||
+        if ((lib::ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0 ||
             !m_outbox.empty()) {
             events |= POLLOUT;
         }
-        fds.push_back({ssh_get_fd(m_session->session), events, 0});
+        fds.push_back({lib::ssh_get_fd(m_session->session), events, 0});
     }
 
     bool has_work() const override {
@@ -148,7 +149,7 @@ private:
             return;
         }
         m_session = std::move(m_attempt->session);
-        ssh_set_blocking(m_session->session, 0);
+        lib::ssh_set_blocking(m_session->session, 0);
         if (m_pending_signal != 0) {
             signal(m_pending_signal);
         }
@@ -156,8 +157,8 @@ private:
 
     void flush_outbox() {
         while (!m_outbox.empty()) {
-            int n = ssh_channel_write(m_session->channel, m_outbox.data(),
-                                      static_cast<uint32_t>(m_outbox.size()));
+            int n = lib::ssh_channel_write(m_session->channel, m_outbox.data(),
+                                           static_cast<uint32_t>(m_outbox.size()));
             if (n == SSH_ERROR) {
                 lost();
                 return;
@@ -167,8 +168,8 @@ private:
             }
             m_outbox.erase(0, static_cast<size_t>(n));
         }
-        if ((ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0) {
-            ssh_blocking_flush(m_session->session, 0);
+        if ((lib::ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0) {
+            lib::ssh_blocking_flush(m_session->session, 0);
         }
     }
 
@@ -183,7 +184,7 @@ private:
                     break;
                 }
                 m_held[is_err] = false;
-                int available = ssh_channel_poll(m_session->channel, is_err);
+                int available = lib::ssh_channel_poll(m_session->channel, is_err);
                 if (available == SSH_ERROR) {
                     lost();
                     return;
@@ -196,7 +197,7 @@ private:
                 if (available == 0) {
                     break;
                 }
-                int n = ssh_channel_read_nonblocking(
+                int n = lib::ssh_channel_read_nonblocking(
                     m_session->channel, buffer,
                     static_cast<uint32_t>(std::min<size_t>(sizeof buffer, available)), is_err);
                 if (n == SSH_ERROR) {
@@ -219,10 +220,10 @@ private:
         // After EOF nothing else reads packets: this handles what arrived (exit-status,
         // exit-signal, close) without blocking, the session being non-blocking. Its result is
         // useless: -1 means both "no status yet" and SSH_ERROR; the callbacks tell.
-        ssh_channel_get_exit_status(s.channel);
+        lib::ssh_channel_get_exit_status(s.channel);
         if (s.exit_signal || s.exit_status) {
             finish_with_status();
-        } else if (ssh_channel_is_closed(s.channel) || !ssh_is_connected(s.session)) {
+        } else if (lib::ssh_channel_is_closed(s.channel) || !lib::ssh_is_connected(s.session)) {
             finish(ExitInfo{-1, 0, "connection closed without an exit status"});
         }
     }
@@ -271,7 +272,9 @@ private:
 } // namespace
 
 SshTransport::SshTransport(SshSettings settings)
-    : m_settings(settings), m_pool(settings.max_connecting) {}
+    : m_settings(settings), m_pool(settings.max_connecting) {
+    lib::load(); // here, on the launcher's thread, before any worker runs
+}
 
 SshTransport::~SshTransport() = default;
 

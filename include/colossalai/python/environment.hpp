@@ -23,10 +23,16 @@ struct Discovery {
     std::optional<std::string> warning;               // one line: why it did not answer
 };
 
-// Finds the interpreter (`explicit_interpreter`, else the first `python3`, then `python`, in
-// `path_env`) and runs it once, with `timeout`, to read its version and sys.path. Never imports
-// torch. A hung, crashing or silent interpreter yields an empty environment and a warning.
-// Throws a usage error when `explicit_interpreter` is not an executable file.
+// The interpreter to use: `explicit_interpreter` (a bare name is looked up in `path_env`), else
+// the first `python3`, then `python`, in `path_env`; nullopt when there is none. Throws a usage
+// error when `explicit_interpreter` is not an executable file or a name not found in `path_env`.
+std::optional<std::filesystem::path>
+resolve_interpreter(const std::optional<std::string>& explicit_interpreter,
+                    const std::string& path_env);
+
+// Finds the interpreter as resolve_interpreter() does and runs it once, with `timeout`, to read its
+// version and sys.path. Never imports torch. A hung, crashing or silent interpreter yields an empty
+// environment and a warning. Throws resolve_interpreter()'s usage errors.
 Discovery discover(const std::optional<std::string>& explicit_interpreter,
                    const std::string& path_env,
                    std::chrono::milliseconds timeout = std::chrono::seconds(10));

@@ -11,6 +11,7 @@ namespace colossalai::python {
 struct Assignment {
     bool found = false;               // the name is assigned at top level
     std::optional<std::string> value; // the string literal; nullopt for `None` or non-literals
+    bool none = false;                // the value is the literal `None`
 };
 
 // Finds the last top-level `name = '...'` (or `name: Type = "..."`, or `= None`) in `source`.
@@ -21,6 +22,7 @@ Assignment find_assignment(std::string_view source, std::string_view name);
 struct TorchInfo {
     std::optional<std::string> version; // __version__, raw ("2.1.0+cu121")
     std::optional<std::string> cuda;    // cuda, nullopt for a CPU build (`cuda = None`)
+    bool cpu_only = false;              // `cuda = None` was read: a CPU-only build
 };
 TorchInfo parse_torch_version_py(std::string_view source);
 

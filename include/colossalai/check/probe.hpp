@@ -1,0 +1,32 @@
+#pragma once
+
+#include "colossalai/check/cuda.hpp"
+#include "colossalai/check/facts.hpp"
+#include "colossalai/check/options.hpp"
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace colossalai::check {
+
+// Everything the probes need from the command line and the environment.
+struct ProbeSettings {
+    std::optional<std::string> python; // --python
+    CudaHomeInputs cuda;
+    std::string driver_library = "libcuda.so.1"; // COLOSSALAI_CUDA_DRIVER_LIBRARY
+    std::chrono::milliseconds timeout{10000};    // COLOSSALAI_PROBE_TIMEOUT_MS, per probe
+};
+
+using GetEnv = std::function<std::optional<std::string>(const std::string& name)>;
+
+// Reads the settings from the options and the environment (`getenv`). Throws a usage error for a
+// COLOSSALAI_PROBE_TIMEOUT_MS that is not a positive whole number of milliseconds.
+ProbeSettings read_settings(const Options& options, const GetEnv& getenv);
+
+// Runs every probe (driver, nvcc and the Python interpreter concurrently, then file reads) and
+// returns the facts. Throws a usage error for a --python that is not an executable.
+Facts gather_facts(const ProbeSettings& settings);
+
+} // namespace colossalai::check

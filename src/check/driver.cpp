@@ -1,0 +1,192 @@
+#include "colossalai/check/driver.hpp"
+
+#include "driver_child.hpp"
+
+#include "colossalai/util/strings.hpp"
+
+#include <fmt/core.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+namespace colossalai::check {
+
+namespace {
+
+std::optional<int> to_int(std::string_view text) {
+    int value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+using Clock = std::chrono::steady_clock;
+
+} // namespace
+
+std::optional<std::string> format_driver_version(int version) {
+    if (version <= 0) {
+        return std::nullopt;
+    }
+    return fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
+}
+
+bool is_stub_library(std::string_view path) {
+    for (const auto& part : std::filesystem::path(path).parent_path()) {
+        if (part == "stubs") {
+            return true;
+        }
+    }
+    return false;
+}
+
+DriverFacts parse_driver_answer(std::string_view answer) {
+    DriverFacts facts;
+    std::vector<Gpu> gpus;
+    for (std::string_view line : util::split_lines(answer)) {
+        size_t space = line.find(' ');
+        std::string_view key = line.substr(0, space);
+        std::string_view value = space == std::string_view::npos ? "" : line.substr(space + 1);
+        if (key == "library") {
+            facts.library = std::string(value);
+        } else if (key == "stub") {
+            DriverFacts stub;
+            stub.warnings.push_back(
+                fmt::format("{} is the CUDA stub library, not a driver (is a 'stubs' directory in "
+                            "LD_LIBRARY_PATH?); driver values are N/A",
+                            facts.library.value_or("libcuda.so.1")));
+            return stub;
+        } else if (key == "version") {
+            if (auto number = to_int(value)) {
+                facts.cuda_version = format_driver_version(*number);
+            }
+        } else if (key == "error") {
+            facts.warnings.push_back(fmt::format("CUDA driver: {}", value));
+        } else if (key == "gpu") {
+            size_t gap = value.find(' ');
+            if (gap == std::string_view::npos) {
+                continue;
+            }
+            std::string_view cc = value.substr(0, gap);
+            gpus.push_back(Gpu{std::string(value.substr(gap + 1)),
+                               cc == "-" ? std::nullopt : std::optional<std::string>(cc)});
+        } else if (key == "end") {
+            facts.gpus = std::move(gpus);
+            gpus.clear();
+        }
+    }
+    return facts;
+}
+
+DriverProbe::DriverProbe(const std::string& library) : m_library(library) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+        return;
+    }
+    const pid_t parent = ::getpid();
+    m_pid = ::fork();
+    if (m_pid == 0) {
+        ::close(fds[0]);
+        // A driver hung in cuInit must not outlive a check that was killed.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) {
+            ::_exit(0); // the check died before prctl took effect
+        }
+        // A driver may print or read: keep it off the report's streams.
+        int null_fd = ::open("/dev/null", O_RDWR);
+        if (null_fd >= 0) {
+            ::dup2(null_fd, STDIN_FILENO);
+            ::dup2(null_fd, STDOUT_FILENO);
+            ::dup2(null_fd, STDERR_FILENO);
+        }
+        run_driver_probe_child(m_library.c_str(), fds[1]);
+    }
+    ::close(fds[1]);
+    if (m_pid < 0) {
+        ::close(fds[0]);
+        return;
+    }
+    m_fd = fds[0];
+}
+
+DriverProbe::~DriverProbe() {
+    if (m_fd >= 0) {
+        ::close(m_fd);
+    }
+    if (m_pid > 0) {
+        ::kill(m_pid, SIGKILL);
+        while (::waitpid(m_pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+    }
+}
+
+DriverFacts DriverProbe::finish(std::chrono::milliseconds timeout) {
+    if (m_pid <= 0 || m_fd < 0) {
+        DriverFacts facts;
+        facts.warnings.push_back("CUDA driver: cannot start the driver probe");
+        return facts;
+    }
+    std::string answer;
+    bool timed_out = false;
+    const Clock::time_point deadline = Clock::now() + timeout;
+    while (true) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        pollfd pfd{m_fd, POLLIN, 0};
+        int ready = ::poll(&pfd, 1, static_cast<int>(std::max<long long>(0, left.count())));
+        if (ready < 0 && errno == EINTR) {
+            continue;
+        }
+        if (ready <= 0) {
+            timed_out = true;
+            break;
+        }
+        char buffer[4096];
+        ssize_t n = ::read(m_fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0 || answer.size() > 64 * 1024) {
+            break;
+        }
+        answer.append(buffer, static_cast<size_t>(n));
+    }
+    ::close(m_fd);
+    m_fd = -1;
+    if (timed_out) {
+        ::kill(m_pid, SIGKILL);
+    }
+    int status = 0;
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    m_pid = -1;
+
+    DriverFacts facts = parse_driver_answer(answer);
+    std::string library = facts.library.value_or(m_library);
+    if (timed_out) {
+        facts.warnings.push_back(
+            fmt::format("CUDA driver {}: no answer within {} s, probe killed; GPUs are N/A",
+                        library, static_cast<double>(timeout.count()) / 1000.0));
+    } else if (WIFSIGNALED(status)) {
+        facts.warnings.push_back(fmt::format("CUDA driver {}: the probe died of signal {} ({})",
+                                             library, WTERMSIG(status),
+                                             ::strsignal(WTERMSIG(status))));
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        // The probe itself always ends with status 0: the driver called exit().
+        facts.warnings.push_back(fmt::format("CUDA driver {}: the probe exited with status {}",
+                                             library, WEXITSTATUS(status)));
+    }
+    return facts;
+}
+
+} // namespace colossalai::check

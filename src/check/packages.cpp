@@ -1,0 +1,58 @@
+#include "colossalai/check/packages.hpp"
+
+#include "colossalai/util/version.hpp"
+
+#include <system_error>
+
+namespace colossalai::check {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> non_empty(std::optional<std::string> text) {
+    if (text && text->empty()) {
+        return std::nullopt;
+    }
+    return text;
+}
+
+} // namespace
+
+void apply_torch_info(const python::TorchInfo& info, Facts& facts) {
+    facts.torch_version =
+        info.version ? non_empty(util::normalize_release(*info.version)) : std::nullopt;
+    facts.torch_cuda = non_empty(info.cuda);
+    facts.torch_cpu_only = info.cpu_only;
+}
+
+void apply_colossalai_info(const python::ColossalaiInfo& info, bool has_extension, Facts& facts) {
+    if (info.version) {
+        facts.colossalai_version = non_empty(info.version->substr(0, info.version->find('+')));
+    }
+    facts.aot_torch = non_empty(info.aot_torch);
+    facts.aot_cuda = non_empty(info.aot_cuda);
+    facts.aot_extension = has_extension;
+}
+
+bool has_compiled_extension(const fs::path& dir) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        if (entry.path().extension() == ".so" && entry.is_regular_file(ec)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void read_packages(const python::Environment& environment, Facts& facts) {
+    if (auto torch = python::find_package(environment, "torch")) {
+        apply_torch_info(python::read_torch_info(*torch), facts);
+    }
+    if (auto colossalai = python::find_package(environment, "colossalai")) {
+        apply_colossalai_info(python::read_colossalai_info(*colossalai),
+                              has_compiled_extension(*colossalai / "_C"), facts);
+    }
+}
+
+} // namespace colossalai::check

@@ -1,0 +1,104 @@
+#include "colossalai/check/probe.hpp"
+
+#include "colossalai/check/driver.hpp"
+#include "colossalai/check/packages.hpp"
+#include "colossalai/python/environment.hpp"
+#include "colossalai/util/error.hpp"
+
+#include <fmt/core.h>
+
+#include <charconv>
+#include <future>
+#include <system_error>
+
+namespace colossalai::check {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// What execvp uses when PATH is unset.
+constexpr const char* default_path = "/bin:/usr/bin";
+
+std::chrono::milliseconds parse_timeout(const std::string& text) {
+    long long value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value <= 0 ||
+        value > 24LL * 3600 * 1000) {
+        throw usage_error("COLOSSALAI_PROBE_TIMEOUT_MS='{}': expected a whole number of "
+                          "milliseconds between 1 and 86400000",
+                          text);
+    }
+    return std::chrono::milliseconds(value);
+}
+
+void probe_python(const ProbeSettings& settings, Facts& facts) {
+    python::Discovery discovery =
+        python::discover(settings.python, settings.cuda.path_env, settings.timeout);
+    if (discovery.interpreter) {
+        facts.python = discovery.interpreter->string();
+    } else {
+        facts.warnings.push_back(
+            "no python3 or python in PATH (use --python PATH); Python values are N/A");
+    }
+    if (discovery.warning) {
+        facts.warnings.push_back(*discovery.warning);
+    }
+    if (discovery.environment) {
+        facts.python_version = discovery.environment->version;
+        read_packages(*discovery.environment, facts);
+    }
+}
+
+} // namespace
+
+ProbeSettings read_settings(const Options& options, const GetEnv& getenv) {
+    ProbeSettings settings;
+    settings.python = options.python;
+    settings.cuda.cuda_home_env = getenv("CUDA_HOME");
+    settings.cuda.cuda_path_env = getenv("CUDA_PATH");
+    settings.cuda.path_env = getenv("PATH").value_or(default_path);
+    settings.cuda.default_home = getenv("COLOSSALAI_CUDA_DEFAULT_HOME").value_or("/usr/local/cuda");
+    if (auto library = getenv("COLOSSALAI_CUDA_DRIVER_LIBRARY"); library && !library->empty()) {
+        settings.driver_library = *library;
+    }
+    if (auto timeout = getenv("COLOSSALAI_PROBE_TIMEOUT_MS")) {
+        settings.timeout = parse_timeout(*timeout);
+    }
+    return settings;
+}
+
+Facts gather_facts(const ProbeSettings& settings) {
+    Facts facts;
+    // A bad --python is a usage error: refuse it before anything is started.
+    python::resolve_interpreter(settings.python, settings.cuda.path_env);
+    // The driver child is forked first, while this process still has a single thread.
+    DriverProbe driver(settings.driver_library);
+    std::optional<fs::path> home = find_cuda_home(settings.cuda, [](const fs::path& path) {
+        std::error_code ec;
+        return fs::is_directory(path, ec);
+    });
+    std::future<SystemCuda> cuda = std::async(std::launch::async, [&home, &settings] {
+        return probe_system_cuda(home, settings.timeout);
+    });
+
+    probe_python(settings, facts);
+
+    SystemCuda system = cuda.get();
+    if (system.home) {
+        facts.cuda_home = system.home->string();
+    }
+    facts.system_cuda = system.version;
+    if (system.warning) {
+        facts.warnings.push_back(*system.warning);
+    }
+
+    DriverFacts driver_facts = driver.finish(settings.timeout);
+    facts.driver_cuda = driver_facts.cuda_version;
+    facts.gpus = driver_facts.gpus;
+    facts.warnings.insert(facts.warnings.end(), driver_facts.warnings.begin(),
+                          driver_facts.warnings.end());
+    return facts;
+}
+
+} // namespace colossalai::check

@@ -1,0 +1,47 @@
+#include "libssh.hpp"
+
+#include "colossalai/util/error.hpp"
+
+#include <dlfcn.h>
+
+namespace colossalai::ssh::lib {
+
+#define COLOSSALAI_LIBSSH_DEFINE(name) decltype(&::name) name = nullptr;
+COLOSSALAI_LIBSSH_FUNCTIONS(COLOSSALAI_LIBSSH_DEFINE)
+#undef COLOSSALAI_LIBSSH_DEFINE
+
+namespace {
+
+// Below this, known_hosts checks can loop forever (see NOTES).
+constexpr int minimum_version = SSH_VERSION_INT(0, 10, 3);
+
+} // namespace
+
+void load() {
+    static void* handle = nullptr;
+    if (handle != nullptr) {
+        return;
+    }
+    void* library = ::dlopen(COLOSSALAI_LIBSSH_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+        throw runtime_error("SSH needs libssh ({}), which cannot be loaded: {}",
+                            COLOSSALAI_LIBSSH_SONAME, ::dlerror());
+    }
+    std::string missing;
+#define COLOSSALAI_LIBSSH_RESOLVE(name)                                                            \
+    name = reinterpret_cast<decltype(name)>(::dlsym(library, #name));                              \
+    if (name == nullptr) {                                                                         \
+        missing = #name;                                                                           \
+    }
+    COLOSSALAI_LIBSSH_FUNCTIONS(COLOSSALAI_LIBSSH_RESOLVE)
+#undef COLOSSALAI_LIBSSH_RESOLVE
+    if (!missing.empty()) {
+        throw runtime_error("{} lacks the function {}", COLOSSALAI_LIBSSH_SONAME, missing);
+    }
+    if (ssh_version(minimum_version) == nullptr) {
+        throw runtime_error("libssh {} is too old: 0.10.3 or newer is needed", ssh_version(0));
+    }
+    handle = library;
+}
+
+} // namespace colossalai::ssh::lib

@@ -1,0 +1,105 @@
+// Exit statuses and usage errors of `colossalai check`.
+
+#include "check_fixture.hpp"
+
+namespace colossalai::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CheckUsage : public CheckTest {};
+
+TEST_F(CheckUsage, BadPythonIsAUsageError) {
+    for (const std::string& bad :
+         {(scratch() / "missing" / "python3").string(), scratch().string()}) {
+        RunResult result = check({"-i", "--python", bad});
+        EXPECT_EQ(result.exit_code, 2) << bad;
+        EXPECT_EQ(result.out, "");
+        EXPECT_EQ(result.err, "Error: --python '" + bad +
+                                  "': not an executable file\n"
+                                  "Run 'colossalai check --help' for more information.\n");
+    }
+    RunResult result = check({"--json", "--python", "python9.9"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.err, "Error: --python 'python9.9': not found in PATH\n"
+                          "Run 'colossalai check --help' for more information.\n");
+}
+
+TEST_F(CheckUsage, PythonByNameIsLookedUpInPath) {
+    RunResult result = check({"-i", "--python", "python3"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    std::vector<std::string> lines = report_lines(result.out);
+    ASSERT_EQ(lines.size(), 19u) << result.out;
+    EXPECT_EQ(lines[8], venv_python_line());
+}
+
+TEST_F(CheckUsage, BadProbeTimeoutIsAUsageError) {
+    m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "soon";
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.err, "Error: COLOSSALAI_PROBE_TIMEOUT_MS='soon': expected a whole number of "
+                          "milliseconds between 1 and 86400000\n"
+                          "Run 'colossalai check --help' for more information.\n");
+}
+
+TEST_F(CheckUsage, NoOptionPrintsTheHelpAndExits2) {
+    RunResult result = check({});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.out, "");
+    std::vector<std::string> lines = lines_of(result.err);
+    ASSERT_GE(lines.size(), 4u) << result.err;
+    EXPECT_EQ(lines[0], "Error: no option given to 'colossalai check'");
+    EXPECT_EQ(lines[2], "Usage: colossalai check [OPTIONS]");
+    EXPECT_EQ(lines.back(), "Run 'colossalai check --help' for more information.");
+}
+
+TEST_F(CheckUsage, HelpNamesTheWholeCommand) {
+    RunResult result = check({"--help"});
+    EXPECT_EQ(result.exit_code, 0);
+    std::vector<std::string> lines = lines_of(result.out);
+    ASSERT_GE(lines.size(), 2u) << result.out;
+    EXPECT_EQ(lines[1], "Usage: colossalai check [OPTIONS]");
+}
+
+TEST_F(CheckUsage, UnknownOptionOrArgumentIsAUsageError) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"-i", "--bogus"}, std::vector<std::string>{"-i", "extra"},
+          std::vector<std::string>{"--python"}}) {
+        RunResult result = check(args);
+        EXPECT_EQ(result.exit_code, 2) << args.back();
+        EXPECT_EQ(result.out, "");
+        std::vector<std::string> lines = lines_of(result.err);
+        ASSERT_EQ(lines.size(), 2u) << result.err;
+        EXPECT_EQ(lines[0].rfind("Error: ", 0), 0u) << lines[0];
+        EXPECT_EQ(lines[1], "Run 'colossalai check --help' for more information.");
+    }
+}
+
+TEST_F(CheckUsage, JsonImpliesInstallationAndLongFormWorks) {
+    RunResult text = check({"--installation"});
+    EXPECT_EQ(text.exit_code, 0);
+    EXPECT_EQ(report_lines(text.out).front(), "#### Installation Report ####");
+
+    RunResult json_result;
+    nlohmann::json report = check_json({"-i"}, &json_result);
+    EXPECT_EQ(json_result.exit_code, 0);
+    EXPECT_EQ(report["schema_version"], 1);
+}
+
+TEST_F(CheckUsage, ExitStatusFollowsTheChecks) {
+    install_torch("__version__ = '2.1.0+cu121'\ncuda = '12.1'\n");
+    m_env["CUDA_HOME"] = cuda_home("cuda-12.1", nvcc_script("12.1")).string();
+    EXPECT_EQ(check({"-i"}).exit_code, 0);
+
+    m_env["CUDA_HOME"] = cuda_home("cuda-11.8", nvcc_script("11.8")).string();
+    EXPECT_EQ(check({"-i"}).exit_code, 1);
+    RunResult json_result;
+    nlohmann::json report = check_json({}, &json_result);
+    EXPECT_EQ(json_result.exit_code, 1);
+    EXPECT_EQ(report["ok"], false);
+}
+
+} // namespace
+} // namespace colossalai::test

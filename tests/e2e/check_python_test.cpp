@@ -1,0 +1,295 @@
+// `colossalai check -i` against a real venv with hand-written torch and colossalai packages.
+
+#include "check_fixture.hpp"
+
+namespace colossalai::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* const torch_2_1 = "from typing import Optional\n\n"
+                              "__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
+                              "__version__ = '2.1.0+cu121'\n"
+                              "debug = False\n"
+                              "cuda: Optional[str] = '12.1'\n"
+                              "git_version = '7bcf7da3a268b435777fe87c7794c382f444e86d'\n"
+                              "hip: Optional[str] = None\n";
+
+const char* const torch_cpu = "__version__ = '1.13.0a0'\n"
+                              "debug = False\n"
+                              "cuda = None\n"
+                              "git_version = 'Unknown'\n"
+                              "hip = None\n";
+
+const char* const extension = "fused_optim.cpython-311-x86_64-linux-gnu.so";
+
+class CheckPython : public CheckTest {};
+
+TEST_F(CheckPython, EverythingCompatible) {
+    install_torch(torch_2_1);
+    install_colossalai("__version__ = '0.2.5'\ntorch = \"2.1\"\ncuda = \"12.1\"\n", {extension});
+    std::string home = cuda_home("cuda-12.1", nvcc_script("12.1")).string();
+    m_env["CUDA_HOME"] = home;
+    m_env["COLOSSALAI_CUDA_DRIVER_LIBRARY"] = fake_driver("driver/libcuda.so.1").string();
+    m_env["FAKE_CUDA_VERSION"] = "12040";
+    m_env["FAKE_CUDA_GPUS"] = "NVIDIA H100 80GB HBM3@9.0;NVIDIA H100 80GB HBM3@9.0";
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err, "");
+    EXPECT_EQ(
+        report_lines(result.out),
+        expected_report(
+            {"Colossal-AI version: 0.2.5", "PyTorch version: 2.1.0", "System CUDA version: 12.1",
+             "CUDA version required by PyTorch: 12.1", "Driver CUDA version: 12.4", "GPUs: 2",
+             "GPU 0: NVIDIA H100 80GB HBM3 (compute capability 9.0)",
+             "GPU 1: NVIDIA H100 80GB HBM3 (compute capability 9.0)", venv_python_line(),
+             "CUDA home: " + home},
+            {"Found AOT CUDA Extension: \u2713", "PyTorch version used for AOT compilation: 2.1",
+             "CUDA version used for AOT compilation: 12.1"},
+            {"PyTorch version match: \u2713", "System and PyTorch CUDA version match: \u2713",
+             "System and Colossal-AI CUDA version match: \u2713",
+             "Driver supports PyTorch CUDA version: \u2713"}));
+
+    RunResult json_result;
+    json report = check_json({}, &json_result);
+    EXPECT_EQ(json_result.exit_code, 0);
+    json gpu = {{"name", "NVIDIA H100 80GB HBM3"}, {"compute_capability", "9.0"}};
+    EXPECT_EQ(
+        report,
+        json({{"schema_version", 1},
+              {"environment",
+               {{"colossalai_version", "0.2.5"},
+                {"torch_version", "2.1.0"},
+                {"system_cuda_version", "12.1"},
+                {"torch_cuda_version", "12.1"},
+                {"driver_cuda_version", "12.4"},
+                {"gpu_count", "2"},
+                {"gpus", json::array({gpu, gpu})},
+                {"python", venv().python.string()},
+                {"python_version", venv().python_version},
+                {"cuda_home", home}}},
+              {"aot",
+               {{"extension_found", true}, {"torch_version", "2.1"}, {"cuda_version", "12.1"}}},
+              {"compatibility",
+               {{"torch_version_match", true},
+                {"system_torch_cuda_match", true},
+                {"system_colossalai_cuda_match", true},
+                {"driver_supports_torch_cuda", true}}},
+              {"ok", true},
+              {"warnings", json::array()}}));
+}
+
+TEST_F(CheckPython, CpuOnlyPyTorchIsAMismatchWithTheSystemCuda) {
+    install_torch(torch_cpu);
+    m_env["CUDA_HOME"] = cuda_home("cuda", nvcc_script("13.0")).string();
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_EQ(result.err, "");
+    EXPECT_EQ(
+        report_lines(result.out),
+        expected_report(
+            {"Colossal-AI version: N/A", "PyTorch version: 1.13.0a0", "System CUDA version: 13.0",
+             "CUDA version required by PyTorch: N/A", "Driver CUDA version: N/A", "GPUs: N/A",
+             venv_python_line(), "CUDA home: " + (scratch() / "cuda").string()},
+            {"Found AOT CUDA Extension: N/A", "PyTorch version used for AOT compilation: N/A",
+             "CUDA version used for AOT compilation: N/A"},
+            {"PyTorch version match: N/A", "System and PyTorch CUDA version match: x",
+             "System and Colossal-AI CUDA version match: N/A",
+             "Driver supports PyTorch CUDA version: N/A"}));
+
+    RunResult json_result;
+    json report = check_json({}, &json_result);
+    EXPECT_EQ(json_result.exit_code, 1);
+    EXPECT_EQ(report["environment"], json({{"colossalai_version", nullptr},
+                                           {"torch_version", "1.13.0a0"},
+                                           {"system_cuda_version", "13.0"},
+                                           {"torch_cuda_version", nullptr},
+                                           {"driver_cuda_version", nullptr},
+                                           {"gpu_count", nullptr},
+                                           {"gpus", nullptr},
+                                           {"python", venv().python.string()},
+                                           {"python_version", venv().python_version},
+                                           {"cuda_home", (scratch() / "cuda").string()}}));
+    EXPECT_EQ(report["aot"], json({{"extension_found", nullptr},
+                                   {"torch_version", nullptr},
+                                   {"cuda_version", nullptr}}));
+    EXPECT_EQ(report["compatibility"], json({{"torch_version_match", nullptr},
+                                             {"system_torch_cuda_match", false},
+                                             {"system_colossalai_cuda_match", nullptr},
+                                             {"driver_supports_torch_cuda", nullptr}}));
+    EXPECT_EQ(report["ok"], false);
+}
+
+TEST_F(CheckPython, AotVersionsFromTheLocalLabel) {
+    install_torch("__version__ = '1.11.0+cu113'\ncuda = '11.3'\n");
+    install_colossalai("__version__ = '0.1.5+torch1.11cu11.3'\n",
+                       {"colossal_C.cpython-38-x86_64-linux-gnu.so"});
+    m_env["CUDA_HOME"] = cuda_home("cuda-11.3", nvcc_script("11.3")).string();
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    std::vector<std::string> lines = report_lines(result.out);
+    ASSERT_EQ(lines.size(), 19u) << result.out;
+    EXPECT_EQ(lines[2], "Colossal-AI version: 0.1.5");
+    EXPECT_EQ(lines[3], "PyTorch version: 1.11.0");
+    EXPECT_EQ(lines[11], "Found AOT CUDA Extension: \u2713");
+    EXPECT_EQ(lines[12], "PyTorch version used for AOT compilation: 1.11");
+    EXPECT_EQ(lines[13], "CUDA version used for AOT compilation: 11.3");
+    EXPECT_EQ(lines[15], "PyTorch version match: \u2713");
+    EXPECT_EQ(lines[16], "System and PyTorch CUDA version match: \u2713");
+    EXPECT_EQ(lines[17], "System and Colossal-AI CUDA version match: \u2713");
+
+    RunResult json_result;
+    json report = check_json({}, &json_result);
+    EXPECT_EQ(report["environment"]["colossalai_version"], "0.1.5");
+    EXPECT_EQ(
+        report["aot"],
+        json({{"extension_found", true}, {"torch_version", "1.11"}, {"cuda_version", "11.3"}}));
+}
+
+TEST_F(CheckPython, AotVersionsFromSeparateAssignmentsMismatch) {
+    install_torch(torch_2_1);
+    install_colossalai("__version__ = '0.2.0'\ntorch = \"1.13\"\ncuda = \"11.7\"\n", {extension});
+    m_env["CUDA_HOME"] = cuda_home("cuda-12.1", nvcc_script("12.1")).string();
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 1);
+    std::vector<std::string> lines = report_lines(result.out);
+    ASSERT_EQ(lines.size(), 19u) << result.out;
+    EXPECT_EQ(lines[12], "PyTorch version used for AOT compilation: 1.13");
+    EXPECT_EQ(lines[13], "CUDA version used for AOT compilation: 11.7");
+    EXPECT_EQ(lines[15], "PyTorch version match: x");
+    EXPECT_EQ(lines[16], "System and PyTorch CUDA version match: \u2713");
+    EXPECT_EQ(lines[17], "System and Colossal-AI CUDA version match: x");
+
+    RunResult json_result;
+    json report = check_json({}, &json_result);
+    EXPECT_EQ(json_result.exit_code, 1);
+    EXPECT_EQ(report["compatibility"], json({{"torch_version_match", false},
+                                             {"system_torch_cuda_match", true},
+                                             {"system_colossalai_cuda_match", false},
+                                             {"driver_supports_torch_cuda", nullptr}}));
+}
+
+TEST_F(CheckPython, ColossalaiWithoutCompiledExtension) {
+    install_torch(torch_2_1);
+    install_colossalai("__version__ = \"0.4.2\"\n", {"fused_optim.cpp", "README.md"});
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 0);
+    std::vector<std::string> lines = report_lines(result.out);
+    ASSERT_EQ(lines.size(), 19u) << result.out;
+    EXPECT_EQ(lines[2], "Colossal-AI version: 0.4.2");
+    EXPECT_EQ(lines[11], "Found AOT CUDA Extension: x");
+    EXPECT_EQ(lines[12], "PyTorch version used for AOT compilation: N/A");
+    EXPECT_EQ(lines[13], "CUDA version used for AOT compilation: N/A");
+
+    RunResult json_result;
+    json report = check_json({}, &json_result);
+    EXPECT_EQ(json_result.exit_code, 0);
+    EXPECT_EQ(
+        report["aot"],
+        json({{"extension_found", false}, {"torch_version", nullptr}, {"cuda_version", nullptr}}));
+}
+
+TEST_F(CheckPython, ColossalaiVersionFromDistInfoMetadata) {
+    install_colossalai("", {extension}); // no version.py
+    write_file(venv().site_packages / "colossalai-0.3.6.dist-info" / "METADATA",
+               "Metadata-Version: 2.1\nName: colossalai\nVersion: 0.3.6\n\nVersion: 1.0\n");
+
+    RunResult result = check({"-i"});
+    std::vector<std::string> lines = report_lines(result.out);
+    ASSERT_EQ(lines.size(), 19u) << result.out;
+    EXPECT_EQ(lines[2], "Colossal-AI version: 0.3.6");
+    EXPECT_EQ(lines[11], "Found AOT CUDA Extension: \u2713");
+}
+
+TEST_F(CheckPython, ColossalaiNotInstalled) {
+    install_torch(torch_2_1);
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 0);
+    std::vector<std::string> lines = report_lines(result.out);
+    ASSERT_EQ(lines.size(), 19u) << result.out;
+    EXPECT_EQ(lines[2], "Colossal-AI version: N/A");
+    EXPECT_EQ(lines[11], "Found AOT CUDA Extension: N/A");
+
+    RunResult json_result;
+    json report = check_json({}, &json_result);
+    EXPECT_EQ(report["environment"]["colossalai_version"], nullptr);
+    EXPECT_EQ(report["aot"]["extension_found"], nullptr);
+}
+
+TEST_F(CheckPython, NoPythonInPath) {
+    m_env["PATH"] = (scratch() / "empty-bin").string();
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(lines_of(result.err),
+              std::vector<std::string>{"colossalai: warning: no python3 or python in PATH (use "
+                                       "--python PATH); Python values are N/A"});
+    EXPECT_EQ(report_lines(result.out),
+              expected_report(
+                  {"Colossal-AI version: N/A", "PyTorch version: N/A", "System CUDA version: N/A",
+                   "CUDA version required by PyTorch: N/A", "Driver CUDA version: N/A", "GPUs: N/A",
+                   "Python: N/A", "CUDA home: N/A"},
+                  {"Found AOT CUDA Extension: N/A", "PyTorch version used for AOT compilation: N/A",
+                   "CUDA version used for AOT compilation: N/A"},
+                  {"PyTorch version match: N/A", "System and PyTorch CUDA version match: N/A",
+                   "System and Colossal-AI CUDA version match: N/A",
+                   "Driver supports PyTorch CUDA version: N/A"}));
+
+    RunResult json_result;
+    json report = check_json({}, &json_result);
+    EXPECT_EQ(json_result.exit_code, 0);
+    EXPECT_EQ(report["environment"]["python"], nullptr);
+    EXPECT_EQ(report["environment"]["python_version"], nullptr);
+    EXPECT_EQ(report["ok"], true);
+    EXPECT_EQ(report["warnings"], json::array({"no python3 or python in PATH (use --python PATH); "
+                                               "Python values are N/A"}));
+}
+
+TEST_F(CheckPython, PythonThatHangsIsKilledAtTheTimeout) {
+    fs::path fake = scratch() / "bin" / "python3";
+    write_file(fake, "#!/bin/sh\n" + hang_command(), 0755);
+    install_torch(torch_2_1); // present in the venv, but this python never says where
+    m_env["PATH"] = (scratch() / "bin").string() + ":" + m_env["PATH"];
+    m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "300";
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(lines_of(result.err),
+              std::vector<std::string>{"colossalai: warning: " + fake.string() +
+                                       ": no answer within 0.3 s, killed; Python values are N/A"});
+    std::vector<std::string> lines = report_lines(result.out);
+    ASSERT_EQ(lines.size(), 19u) << result.out;
+    EXPECT_EQ(lines[3], "PyTorch version: N/A");
+    EXPECT_EQ(lines[8], "Python: " + fake.string());
+
+    RunResult json_result;
+    json report = check_json({}, &json_result);
+    EXPECT_EQ(report["environment"]["python"], fake.string());
+    EXPECT_EQ(report["environment"]["python_version"], nullptr);
+    EXPECT_EQ(report["environment"]["torch_version"], nullptr);
+    EXPECT_EQ(report["warnings"].size(), 1u);
+}
+
+TEST_F(CheckPython, ExplicitPythonWinsOverPath) {
+    install_torch(torch_2_1);
+    m_env["PATH"] = (scratch() / "empty-bin").string();
+
+    RunResult result = check({"-i", "--python", venv().python.string()});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err, "");
+    std::vector<std::string> lines = report_lines(result.out);
+    ASSERT_EQ(lines.size(), 19u) << result.out;
+    EXPECT_EQ(lines[3], "PyTorch version: 2.1.0");
+    EXPECT_EQ(lines[5], "CUDA version required by PyTorch: 12.1");
+    EXPECT_EQ(lines[8], venv_python_line());
+}
+
+} // namespace
+} // namespace colossalai::test
