@@ -38,6 +38,15 @@ bool RunLaunch::wait_for(int rank, const std::string& what) const {
     return eventually([&] { return std::filesystem::exists(recorded(rank, what)); }, 20s);
 }
 
+bool RunLaunch::all_wait_for(int count, const std::string& what) const {
+    for (int rank = 0; rank < count; ++rank) {
+        if (!wait_for(rank, what)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 std::unique_ptr<Background> RunLaunch::start_launcher(const Words& args) const {
     RunOptions options;
     options.cwd = job();

@@ -39,6 +39,8 @@ protected:
     std::vector<pid_t> job_pids(int rank) const;
     // Waits (up to 20 s) for node `rank` to record `what` ("ready", "catching").
     bool wait_for(int rank, const std::string& what = "ready") const;
+    // Waits for nodes 0..count-1 to record `what`.
+    bool all_wait_for(int count, const std::string& what = "ready") const;
 
     // The launcher in job() with launcher_env(), output in m_dir/launcher.{out,err}.
     std::unique_ptr<Background> start_launcher(const Words& args) const;

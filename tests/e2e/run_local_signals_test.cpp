@@ -43,10 +43,7 @@ TEST_F(RunSignals, SigintReachesEveryNodesWholeGroupAndNothingIsLeft) {
     // A background child starts with SIGINT ignored (POSIX sh): the guardian must stop it.
     behave("all", "spawn\nready\ncatch INT\n");
     auto launcher = start_launcher({"--hostfile", "hosts", "--nproc_per_node", "1", "train.py"});
-    for (int rank : {0, 1}) {
-        ASSERT_TRUE(wait_for(rank, "ready")) << launcher_err();
-        ASSERT_TRUE(wait_for(rank, "catching")) << launcher_err();
-    }
+    ASSERT_TRUE(all_wait_for(2) && all_wait_for(2, "catching")) << launcher_err();
     launcher->signal(SIGINT);
     EXPECT_EQ(exit_status(*launcher), 130);
     EXPECT_EQ(launcher_out(), "");
@@ -76,8 +73,7 @@ TEST_F(RunSignals, SigtermAndSighupArePassedOnAndSetTheExitStatus) {
         std::filesystem::create_directories(m_dir / "record");
         behave("all", "spawn\nready\ncatch " + c.name.substr(3) + "\n");
         auto launcher = start_launcher({"--nproc_per_node", "1", "train.py"});
-        ASSERT_TRUE(wait_for(0, "ready")) << launcher_err();
-        ASSERT_TRUE(wait_for(0, "catching")) << launcher_err();
+        ASSERT_TRUE(wait_for(0) && wait_for(0, "catching")) << launcher_err();
         launcher->signal(c.signo);
         EXPECT_EQ(exit_status(*launcher), c.exit_code);
         EXPECT_EQ(launcher_err(), "colossalai: received " + c.name +
@@ -112,8 +108,7 @@ TEST_F(RunSignals, ASecondSigintKillsAtOnce) {
     // A grace far beyond the test's patience: only the second SIGINT can end the job in time.
     auto launcher = start_launcher(
         {"--hostfile", "hosts", "--kill-grace", "600", "--nproc_per_node", "1", "train.py"});
-    ASSERT_TRUE(wait_for(0)) << launcher_err();
-    ASSERT_TRUE(wait_for(1)) << launcher_err();
+    ASSERT_TRUE(all_wait_for(2)) << launcher_err();
     launcher->signal(SIGINT);
     // Two SIGINTs pending at once would be one: wait until the first one was taken.
     ASSERT_TRUE(launcher_said("received SIGINT;")) << launcher_err();
@@ -138,8 +133,7 @@ TEST_F(RunSignals, ASigkilledLauncherLeavesNoProcessOfTheJob) {
     behave("1", "trap '' TERM\nspawn\nready\nwait\n");
     auto launcher = start_launcher(
         {"--hostfile", "hosts", "--kill-grace", "1", "--nproc_per_node", "1", "train.py"});
-    ASSERT_TRUE(wait_for(0)) << launcher_err();
-    ASSERT_TRUE(wait_for(1)) << launcher_err();
+    ASSERT_TRUE(all_wait_for(2)) << launcher_err();
     launcher->signal(SIGKILL);
     std::optional<int> status = launcher->wait(20s);
     ASSERT_TRUE(status.has_value());
