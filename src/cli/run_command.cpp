@@ -11,6 +11,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 namespace colossalai::cli {
 
@@ -144,6 +145,10 @@ run::Options finish_run_command(const RunArguments& arguments) {
 }
 
 int execute_run_command(const run::Options& options, std::ostream& out, std::ostream& err) {
+    // Node output reaches the launcher through a pipe (an SSH channel remotely), where Python
+    // buffers stdout in 8 KiB blocks: training lines would come in bursts, or only at the end.
+    // torchrun on a terminal shows each line at once; so do we, unless the user decided.
+    ::setenv("PYTHONUNBUFFERED", "1", 0);
     run::Plan plan = run::prepare(options);
     for (const std::string& warning : plan.warnings) {
         fmt::print(err, "colossalai: warning: {}\n", warning);

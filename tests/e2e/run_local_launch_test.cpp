@@ -100,11 +100,26 @@ TEST_F(RunLaunch, RunsInTheLaunchersDirectoryWithItsWholeEnvironment) {
     EXPECT_EQ(result.exit_code, 0) << result.err;
 
     EXPECT_EQ(read_file(recorded(0, "cwd")), std::filesystem::canonical(cwd).string() + "\n");
+    // The launcher's environment, plus PYTHONUNBUFFERED=1 so that output streams through the
+    // pipe line by line.
+    env["PYTHONUNBUFFERED"] = "1";
     Words expected;
     for (const auto& [name, value] : env) {
         expected.push_back(name + "=" + value);
     }
     EXPECT_EQ(sorted(recorded_words(0, "env")), expected);
+}
+
+TEST_F(RunLaunch, APythonUnbufferedOfTheUserIsKept) {
+    Env env = launcher_env();
+    env["PYTHONUNBUFFERED"] = "";
+    RunOptions options;
+    options.cwd = job();
+    options.env = env;
+    RunResult result = run_colossalai({"run", "--nproc_per_node", "1", "t.py"}, options);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    Words recorded = recorded_words(0, "env");
+    EXPECT_NE(std::find(recorded.begin(), recorded.end(), "PYTHONUNBUFFERED="), recorded.end());
 }
 
 TEST_F(RunLaunch, TwoLocalNodesGetTheirRanksAndPrefixedOutput) {

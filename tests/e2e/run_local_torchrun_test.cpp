@@ -225,13 +225,10 @@ TEST_F(SignalledTorchrun, ASigkilledLauncherLeavesNoWorker) {
     expect_nothing_left();
 }
 
-// BUG (not fixed here, needs a decision; see the report of branch run-local-e2e): torchrun's
-// tee thread writes the workers' lines to its own stdout without flushing, and Python buffers a
-// pipe's stdout in 8 KiB blocks. Through `colossalai run` (a pipe, locally and over SSH without
-// a pty) a training's stdout therefore arrives only per 8 KiB or when torchrun exits, while in
-// a terminal torchrun shows every line at once. Exporting PYTHONUNBUFFERED=1 to the nodes
-// (unless the user set it) would make this test pass.
-TEST_F(RealTorchrun, DISABLED_TeedStdoutArrivesWhileTheJobRuns) {
+// torchrun's tee thread writes the workers' lines to its own stdout without flushing, and Python
+// buffers a pipe's stdout in 8 KiB blocks: without PYTHONUNBUFFERED=1, which the launcher sets
+// unless the user did, a training's stdout would arrive per 8 KiB or only when torchrun exits.
+TEST_F(RealTorchrun, TeedStdoutArrivesWhileTheJobRuns) {
     Background background(command({"--nproc_per_node", "1"}, {"--sleep", "300"}), options(),
                           m_dir / "out", m_dir / "err");
     EXPECT_TRUE(eventually(
