@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <regex>
 
 namespace colossalai::test {
 namespace {
@@ -41,10 +40,12 @@ TEST(CheckRealMachine, AgreesWithTorchAndNvcc) {
     std::string cuda = answer.substr(answer.find(' ') + 1);
     // Expected forms: `+local` dropped, at most three components; `None` is N/A.
     version = version.substr(0, version.find('+'));
-    std::smatch three;
-    if (std::regex_search(version, three, std::regex(R"(^[^.]*\.[^.]*\.[^.]*)"))) {
-        version = three.str(0);
-    }
+    std::size_t first_dot = version.find('.');
+    std::size_t second_dot =
+        first_dot == std::string::npos ? first_dot : version.find('.', first_dot + 1);
+    std::size_t third_dot =
+        second_dot == std::string::npos ? second_dot : version.find('.', second_dot + 1);
+    version = version.substr(0, third_dot);
     std::string torch_cuda = cuda == "None" ? "N/A" : cuda;
     std::string python_version = first_line(
         run({"/usr/bin/python3", "-c", "import sys; print(sys.version.split()[0])"}).out);
@@ -53,10 +54,11 @@ TEST(CheckRealMachine, AgreesWithTorchAndNvcc) {
     std::optional<fs::path> home = expected_cuda_home();
     if (home) {
         RunResult nvcc = run({(*home / "bin" / "nvcc").string(), "-V"});
-        std::smatch release;
-        if (nvcc.exit_code == 0 &&
-            std::regex_search(nvcc.out, release, std::regex(R"(release ([0-9]+\.[0-9]+),)"))) {
-            system_cuda = release.str(1);
+        // "Cuda compilation tools, release 12.4, V12.4.131"
+        std::size_t start = nvcc.out.find("release ");
+        std::size_t end = start == std::string::npos ? start : nvcc.out.find(',', start);
+        if (nvcc.exit_code == 0 && end != std::string::npos) {
+            system_cuda = nvcc.out.substr(start + 8, end - start - 8);
         }
     }
 
