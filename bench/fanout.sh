@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Fan-out: wall time and peak RSS to start a trivial command on N hosts, for `colossalai run`,
+# `pdsh -R ssh -f N` and a parallel `ssh` loop (`ssh host cmd &` per host, then `wait`), all in
+# the same run, interleaved, on the SSH test hosts of tests/e2e/ssh/cluster.sh: N ssh-config
+# aliases a001..aN of one host whose sshd accepts them all (MaxStartups 1024). The three tools
+# pay the same server side (one sshd fork, key exchange and session per host); what differs is the
+# client. Each host runs the same fake torchrun (`echo started`); a run counts only when it
+# exits 0 and all N hosts printed their line.
+#
+# Usage: bench/fanout.sh [path/to/colossalai]     (as root; default build/colossalai)
+# Environment: SIZES (default "1 8 32 64 128"), RUNS per size and tool (default 7),
+# PLOT=file.png to draw wall times with gnuplot, DATA=file to keep the table.
+# Needs: pdsh, time, openssh-client, openssh-server, iproute2 (`.ci/install-deps test bench`).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+binary=$(realpath "${1:-build/colossalai}")
+sizes=${SIZES:-1 8 32 64 128}
+runs=${RUNS:-7}
+[[ -x $binary ]] || { echo "fanout.sh: no executable $binary (build first)" >&2; exit 1; }
+((EUID == 0)) || { echo "fanout.sh: must run as root (network namespaces, sshd)" >&2; exit 1; }
+for tool in pdsh ssh sshd ip /usr/bin/time; do
+    command -v "$tool" >/dev/null || [[ -x /usr/sbin/$tool ]] ||
+        { echo "fanout.sh: $tool not found (.ci/install-deps test bench)" >&2; exit 1; }
+done
+largest=0
+for n in $sizes; do ((n > largest)) && largest=$n; done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/colossalai-fanout-XXXXXX")
+chmod 755 "$tmp"
+cluster="$here/../tests/e2e/ssh/cluster.sh"
+cleanup() {
+    "$cluster" down "$tmp/cluster" >/dev/null 2>&1 || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+"$cluster" up "$tmp/cluster" 1 --aliases "$largest" --owner $$ >/dev/null
+
+# The job: a venv whose torch says 2.1.0 (the launcher picks the torchrun form without importing
+# anything) and a fake torchrun that every host finds through the exported PATH.
+/usr/bin/python3 -m venv --without-pip "$tmp/venv"
+site=$(echo "$tmp"/venv/lib/python3*/site-packages)
+mkdir -p "$site/torch" "$tmp/bin" "$tmp/job"
+printf "__version__ = '2.1.0'\ncuda = None\n" >"$site/torch/version.py"
+printf '#!/bin/sh\necho started\n' >"$tmp/bin/torchrun"
+chmod +x "$tmp/bin/torchrun"
+for n in $sizes; do
+    for ((i = 1; i <= n; i++)); do printf 'a%03d\n' "$i"; done >"$tmp/hosts_$n"
+done
+
+# The measuring loop runs inside the client namespace. GNU time reports each tool's peak RSS
+# (ru_maxrss, taken by a small parent, so no Python pages count): the largest of the process and
+# the children it waited for — for pdsh and the loop, one ssh process; they run N of them at once.
+"$cluster" exec "$tmp/cluster" -- env -i "PATH=$tmp/venv/bin:$tmp/bin:/usr/bin:/bin" \
+    "HOME=$tmp/cluster/home" LANG=C.UTF-8 XDG_CACHE_HOME="$tmp/cache" \
+    /usr/bin/python3 - "$binary" "$tmp" "$runs" "${DATA:-$tmp/fanout.dat}" $sizes <<'EOF'
+import os, statistics, subprocess, sys, time
+
+binary, tmp, runs, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+sizes = [int(n) for n in sys.argv[5:]]
+# ssh does not carry PATH over as the launcher does: the full path of the same fake torchrun.
+remote = f"cd {tmp}/job && exec {tmp}/bin/torchrun --nproc_per_node=1 x.py"
+os.chdir(f"{tmp}/job")
+
+def commands(n):
+    hosts = f"{tmp}/hosts_{n}"
+    return {
+        "colossalai": [binary, "run", "--hostfile", hosts, "--nproc_per_node", "1", "x.py"],
+        "pdsh": ["pdsh", "-S", "-R", "ssh", "-f", str(n), "-w", "^" + hosts, remote],
+        "ssh loop": ["bash", "-c", 'while read -r h; do ssh -o BatchMode=yes "$h" "$1" & done <"$0"; wait',
+                     hosts, remote],
+    }
+
+def measure(argv, n):
+    start = time.perf_counter()
+    child = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", f"{tmp}/maxrss", "--"] + argv,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    wall = (time.perf_counter() - start) * 1000
+    started = child.stdout.count(b"started\n")
+    if child.returncode != 0 or started != n:
+        sys.exit(f"fanout.sh: {argv[0]} on {n} hosts: exit {child.returncode}, "
+                 f"{started} of {n} hosts started")
+    with open(f"{tmp}/maxrss") as maxrss:
+        return wall, int(maxrss.read().split()[-1]) / 1024
+
+names = list(commands(1))
+rows = []
+header = (f"{'N':>4} " + "".join(f"{name + ' ms':>15}" for name in names) +
+          f"{'c/pdsh':>8}{'c/loop':>8}" + "".join(f"{name + ' MiB':>16}" for name in names))
+print(f"median wall time and peak RSS (largest process) over {runs} runs per tool and size")
+print(header)
+for n in sizes:
+    argvs = commands(n)
+    walls = {name: [] for name in names}
+    rss = {name: [] for name in names}
+    for round in range(1 + runs):  # round 0 warms caches (and the sshd) up
+        for name in names:
+            wall, peak = measure(argvs[name], n)
+            if round:
+                walls[name].append(wall)
+                rss[name].append(peak)
+    wall = {name: statistics.median(walls[name]) for name in names}
+    peak = {name: max(rss[name]) for name in names}
+    rows.append((n, wall, peak))
+    print(f"{n:>4} " + "".join(f"{wall[name]:>15.1f}" for name in names) +
+          f"{wall['colossalai'] / wall['pdsh']:>8.2f}{wall['colossalai'] / wall['ssh loop']:>8.2f}" +
+          "".join(f"{peak[name]:>16.1f}" for name in names), flush=True)
+with open(data, "w") as out:
+    out.write("# N " + " ".join(f'"{name} ms"' for name in names) +
+              " " + " ".join(f'"{name} MiB"' for name in names) + "\n")
+    for n, wall, peak in rows:
+        out.write(f"{n} " + " ".join(f"{wall[name]:.1f}" for name in names) + " " +
+                  " ".join(f"{peak[name]:.1f}" for name in names) + "\n")
+EOF
+
+if [[ -n ${PLOT:-} ]]; then
+    command -v gnuplot >/dev/null || { echo "fanout.sh: gnuplot not found" >&2; exit 1; }
+    gnuplot <<EOF
+set terminal pngcairo size 800,480 font ",11"
+set output "${PLOT}"
+set title "Start a trivial command on N hosts (median wall time)"
+set xlabel "hosts (N)"
+set ylabel "wall time (ms)"
+set key top left
+set grid
+set logscale x 2
+plot "${DATA:-$tmp/fanout.dat}" using 1:2 with linespoints lw 2 title "colossalai run", \
+     "" using 1:3 with linespoints lw 2 title "pdsh -R ssh -f N", \
+     "" using 1:4 with linespoints lw 2 title "ssh loop (N ssh processes)"
+EOF
+    echo "plot: $PLOT"
+fi
