@@ -124,6 +124,7 @@ set ylabel "wall time (ms)"
 set key top left
 set grid
 set logscale x 2
+set logscale y 10
 plot "${DATA:-$tmp/fanout.dat}" using 1:2 with linespoints lw 2 title "colossalai run", \
      "" using 1:3 with linespoints lw 2 title "pdsh -R ssh -f N", \
      "" using 1:4 with linespoints lw 2 title "ssh loop (N ssh processes)"
