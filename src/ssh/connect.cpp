@@ -183,6 +183,14 @@ SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_
         unsigned port = static_cast<unsigned>(*node.ssh_port);
         check(lib::ssh_options_set(session, SSH_OPTIONS_PORT, &port), session, "bad port");
     }
+    // Neither the command line nor the configuration names the login: libssh would log in as
+    // the local user, but only fills the option in later. Set it now, so that an
+    // authentication error can name the login (`root@node1`).
+    Target configured = target_of(session);
+    if (configured.user.empty()) {
+        check(lib::ssh_options_set(session, SSH_OPTIONS_USER, nullptr), session,
+              "cannot find the local user name");
+    }
     long seconds = static_cast<long>(settings.timeout.count() / 1000);
     long usec = static_cast<long>(settings.timeout.count() % 1000) * 1000;
     lib::ssh_options_set(session, SSH_OPTIONS_TIMEOUT, &seconds);
