@@ -181,5 +181,32 @@ TEST_F(LaunchSshConfig, OtherPortNeedsItsBracketedKnownHostsEntry) {
     EXPECT_EQ(trusted.err, summary_block({"node2: success"}));
 }
 
+TEST_F(LaunchSshConfig, ChangedKeyOnOtherPortIsRefusedWithAdviceThatWorks) {
+    auto home = cluster().make_home("changed-other-port");
+    append_file(home / ".ssh/known_hosts",
+                "[node2]:2222 " + read_file(cluster().spare_host_key().string() + ".pub"));
+    const std::string forget = "ssh-keygen -R '[node2]:2222'";
+
+    RunResult changed = launch({"-H", "node2", "--ssh-port", "2222"}, home);
+    EXPECT_EQ(changed.exit_code, 255) << describe(changed);
+    EXPECT_EQ(changed.err,
+              summary_block({"node2: failure (REMOTE HOST KEY HAS CHANGED for node2 port 2222 — "
+                             "refusing to connect (someone may be intercepting the connection); "
+                             "if the change is expected, remove the old key with: " +
+                             forget + ")"}))
+        << describe(changed);
+    EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{});
+
+    // Following the advice (then the unknown host's) leads to a working job.
+    RunResult forgot = cluster().run_on_client({"sh", "-c", forget + " 2>/dev/null"}, {}, home);
+    ASSERT_EQ(forgot.exit_code, 0) << forgot.err;
+    RunResult scanned = cluster().run_on_client(
+        {"sh", "-c", "ssh-keyscan -p 2222 node2 >> ~/.ssh/known_hosts 2>/dev/null"}, {}, home);
+    ASSERT_EQ(scanned.exit_code, 0) << scanned.err;
+    RunResult trusted = launch({"-H", "node2", "--ssh-port", "2222"}, home);
+    EXPECT_EQ(trusted.exit_code, 0) << describe(trusted);
+    EXPECT_EQ(trusted.out, "rank 0 on node2 port 2222\n") << describe(trusted);
+}
+
 } // namespace
 } // namespace colossalai::test
