@@ -56,9 +56,16 @@ TEST_F(LaunchAtScaleOverSsh, SixtyFourHostsEachRunTheirNode) {
     std::string block = summary_block(summary);
     ASSERT_GE(result.err.size(), block.size()) << describe(result);
     EXPECT_EQ(result.err.substr(result.err.size() - block.size()), block) << describe(result);
-    EXPECT_EQ(sorted(lines_of(result.err.substr(0, result.err.size() - block.size()))),
-              sorted(err_lines))
-        << describe(result);
+    // On a very busy machine an exit status may reach the launcher after a064's failure: it
+    // then says so and stops nodes that have in fact ended (their summary stays "success").
+    Words node_err;
+    for (const std::string& line :
+         lines_of(result.err.substr(0, result.err.size() - block.size()))) {
+        if (line != "colossalai: a064 failed (exit code 7); stopping the other nodes") {
+            node_err.push_back(line);
+        }
+    }
+    EXPECT_EQ(sorted(node_err), sorted(err_lines)) << describe(result);
     EXPECT_EQ(fake.ranks_started(), ranks);
     EXPECT_EQ(fake.argv(17), (Words{"--nproc_per_node=1", "--nnodes=64", "--node_rank=17",
                                     "--master_addr=a001", "--master_port=29500", "train.py"}));
