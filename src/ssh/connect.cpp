@@ -3,6 +3,7 @@
 #include "libssh.hpp"
 #include "session.hpp"
 
+#include "colossalai/ssh/host_key_advice.hpp"
 #include "colossalai/util/error.hpp"
 
 #include <fmt/core.h>
@@ -63,13 +64,6 @@ bool contains(const std::string& text, const char* part) {
     throw runtime_error("cannot connect ({} port {}): {}", target.host, target.port, reason);
 }
 
-std::string keyscan_hint(const Target& target) {
-    if (target.port == 22) {
-        return fmt::format("ssh-keyscan {} >> ~/.ssh/known_hosts", target.host);
-    }
-    return fmt::format("ssh-keyscan -p {} {} >> ~/.ssh/known_hosts", target.port, target.host);
-}
-
 void verify_host_key(ssh_session session, const Target& target) {
     switch (lib::ssh_session_is_known_server(session)) {
     case SSH_KNOWN_HOSTS_OK:
@@ -77,8 +71,8 @@ void verify_host_key(ssh_session session, const Target& target) {
     case SSH_KNOWN_HOSTS_CHANGED:
         throw runtime_error("REMOTE HOST KEY HAS CHANGED for {} port {} — refusing to "
                             "connect (someone may be intercepting the connection); if the change "
-                            "is expected, remove the old key with: ssh-keygen -R {}",
-                            target.host, target.port, target.host);
+                            "is expected, remove the old key with: {}",
+                            target.host, target.port, forget_key_command(target.host, target.port));
     case SSH_KNOWN_HOSTS_OTHER:
         throw runtime_error("the host key of {} port {} is of another type than the one in "
                             "known_hosts — refusing to connect (possible attack); check it and "
@@ -88,7 +82,7 @@ void verify_host_key(ssh_session session, const Target& target) {
     case SSH_KNOWN_HOSTS_NOT_FOUND:
         throw runtime_error("unknown host {} port {} (not in known_hosts); after checking its "
                             "key, trust it with: {}",
-                            target.host, target.port, keyscan_hint(target));
+                            target.host, target.port, keyscan_command(target.host, target.port));
     case SSH_KNOWN_HOSTS_ERROR:
     default:
         throw runtime_error("cannot check the host key: {}", last_error(session));
@@ -182,6 +176,14 @@ SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_
     if (node.ssh_port) {
         unsigned port = static_cast<unsigned>(*node.ssh_port);
         check(lib::ssh_options_set(session, SSH_OPTIONS_PORT, &port), session, "bad port");
+    }
+    // Neither the command line nor the configuration names the login: libssh would log in as
+    // the local user, but only fills the option in later. Set it now, so that an
+    // authentication error can name the login (`root@node1`).
+    Target configured = target_of(session);
+    if (configured.user.empty()) {
+        check(lib::ssh_options_set(session, SSH_OPTIONS_USER, nullptr), session,
+              "cannot find the local user name");
     }
     long seconds = static_cast<long>(settings.timeout.count() / 1000);
     long usec = static_cast<long>(settings.timeout.count() % 1000) * 1000;

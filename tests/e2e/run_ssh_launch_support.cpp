@@ -1,0 +1,125 @@
+#include "run_ssh_launch_support.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace colossalai::test {
+
+namespace fs = std::filesystem;
+
+Words lines_of(const std::string& text) {
+    Words lines;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+Words sorted(Words words) {
+    std::sort(words.begin(), words.end());
+    return words;
+}
+
+Words lines_starting_with(const std::string& text, const std::string& prefix) {
+    Words found;
+    for (const std::string& line : lines_of(text)) {
+        if (line.rfind(prefix, 0) == 0) {
+            found.push_back(line);
+        }
+    }
+    return found;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+    return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+std::string summary_block(const Words& host_results) {
+    std::string text = "====== Training on All Nodes =====\n";
+    for (const std::string& result : host_results) {
+        text += result + "\n";
+    }
+    return text;
+}
+
+std::string json_string(const std::string& text) {
+    std::string quoted = "\"";
+    for (char c : text) {
+        if (c == '"' || c == '\\') {
+            quoted += '\\';
+        }
+        quoted += c;
+    }
+    return quoted + "\"";
+}
+
+FakeTorchrun::FakeTorchrun() {
+    write_file(bin() / "torchrun", read_file(fixtures_dir() / "fake_torchrun.sh"), 0755);
+    fs::create_directories(m_dir / "record");
+    fs::create_directories(m_dir / "behave");
+}
+
+fs::path FakeTorchrun::recorded(int rank, const std::string& what) const {
+    return m_dir / "record" / (std::to_string(rank) + "." + what);
+}
+
+std::vector<int> FakeTorchrun::ranks_started() const {
+    std::vector<int> ranks;
+    for (const auto& entry : fs::directory_iterator(m_dir / "record")) {
+        std::string name = entry.path().filename().string();
+        if (entry.path().extension() == ".argv") {
+            ranks.push_back(std::stoi(name.substr(0, name.find('.'))));
+        }
+    }
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+}
+
+Words FakeTorchrun::argv(int rank) const {
+    Words words;
+    std::string text = read_file(recorded(rank, "argv"));
+    size_t start = 0;
+    for (size_t end = text.find('\0'); end != std::string::npos; end = text.find('\0', start)) {
+        words.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return words;
+}
+
+void FakeTorchrun::behave(const std::string& script, std::optional<int> rank) const {
+    std::string name = rank ? std::to_string(*rank) : "all";
+    write_file(m_dir / "behave" / (name + ".sh"), script);
+}
+
+Env launcher_environment(const SshCluster& cluster, const fs::path& bin, const Env& extra) {
+    Env env = cluster.client_environment();
+    if (!bin.empty()) {
+        env["PATH"] = bin.string() + ":" + env["PATH"];
+    }
+    for (const auto& [name, value] : extra) {
+        env[name] = value;
+    }
+    return env;
+}
+
+RunResult run_launcher(const SshCluster& cluster, const Words& args, const LaunchOptions& options) {
+    Words argv = {binary().string(), "run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunOptions run_options;
+    run_options.env = options.env ? *options.env : launcher_environment(cluster);
+    if (!options.cwd.empty()) {
+        run_options.cwd = options.cwd;
+    }
+    run_options.timeout = options.timeout;
+    return cluster.run_on_client(argv, run_options, options.home);
+}
+
+std::string describe(const RunResult& result) {
+    return "exit code " + std::to_string(result.exit_code) + ", signal " +
+           std::to_string(result.signal) + (result.timed_out ? " (timed out)" : "") +
+           "\n--- stdout:\n" + result.out + "--- stderr:\n" + result.err;
+}
+
+} // namespace colossalai::test

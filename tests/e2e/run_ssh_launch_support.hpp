@@ -1,0 +1,96 @@
+#pragma once
+
+// Helpers for the end-to-end tests of `colossalai run` over SSH (tests/e2e/run_ssh_launch_*):
+// the launcher run inside a test cluster's client namespace, a recording fake torchrun that the
+// hosts find first on the PATH the launcher exports, and line-exact output checks.
+
+#include "run_ssh_cluster.hpp"
+#include "support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace colossalai::test {
+
+using Words = std::vector<std::string>;
+using Env = std::map<std::string, std::string>;
+
+// The lines of `text`, without their '\n' (a last line without one counts too).
+Words lines_of(const std::string& text);
+Words sorted(Words words);
+// The lines of `text` that start with `prefix`, in order.
+Words lines_starting_with(const std::string& text, const std::string& prefix);
+bool has_line(const std::string& text, const std::string& line);
+
+// The summary block the launcher prints last on stderr, for HOST_RESULTS ("node1: success"...).
+std::string summary_block(const Words& host_results);
+
+// `text` as a JSON string literal, as Python's json.dumps writes ASCII text.
+std::string json_string(const std::string& text);
+
+// Runs `undo` when the scope ends, also after a failed ASSERT; a failing undo fails the test.
+template <typename Undo>
+class Finally {
+public:
+    explicit Finally(Undo undo) : m_undo(std::move(undo)) {}
+    ~Finally() {
+        try {
+            m_undo();
+        } catch (const std::exception& error) {
+            ADD_FAILURE() << "restoring the cluster failed: " << error.what();
+        }
+    }
+    Finally(const Finally&) = delete;
+    Finally& operator=(const Finally&) = delete;
+
+private:
+    Undo m_undo;
+};
+
+// tests/fixtures/fake_torchrun.sh installed as DIR/bin/torchrun in a directory every host sees
+// (the hosts share the file system); it records node rank R's argv, cwd and environment in
+// DIR/record/R.* and then sources DIR/behave/{R,all}.sh.
+class FakeTorchrun {
+public:
+    FakeTorchrun();
+
+    std::filesystem::path bin() const { return m_dir / "bin"; }
+    std::filesystem::path recorded(int rank, const std::string& what) const;
+    // The node ranks that started (have a record), sorted.
+    std::vector<int> ranks_started() const;
+    // Its arguments as node `rank` recorded them; empty when that rank never started.
+    Words argv(int rank) const;
+    // The behaviour script of every node (rank nullopt) or of one node.
+    void behave(const std::string& script, std::optional<int> rank = std::nullopt) const;
+
+private:
+    TempDir m_dir{"colossalai-ssh-fake"};
+};
+
+// The launcher's environment: the client's plain one (cluster.client_environment()), `bin`
+// first on PATH when given, plus `extra`.
+Env launcher_environment(const SshCluster& cluster, const std::filesystem::path& bin = {},
+                         const Env& extra = {});
+
+struct LaunchOptions {
+    std::optional<Env> env; // default: launcher_environment(cluster)
+    std::filesystem::path cwd;
+    std::filesystem::path home; // default: the cluster's shared client home
+    std::chrono::milliseconds timeout{120000};
+};
+
+// `colossalai run ARGS...` (the built binary) in the cluster's client namespace.
+RunResult run_launcher(const SshCluster& cluster, const Words& args,
+                       const LaunchOptions& options = {});
+
+// A readable dump of a launcher result for assertion messages.
+std::string describe(const RunResult& result);
+
+} // namespace colossalai::test
