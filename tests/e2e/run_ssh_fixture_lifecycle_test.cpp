@@ -114,7 +114,8 @@ TEST_F(SshClusterLifecycle, CleanupRemovesClustersOfDeadOwnersOnly) {
     ASSERT_TRUE(owner.wait(10s).has_value());
     RunResult cleanup = cluster_sh({"cleanup-stale"});
     EXPECT_EQ(cleanup.exit_code, 0) << cleanup.err;
-    EXPECT_NE(cleanup.err.find("removing stale cluster"), std::string::npos) << cleanup.err;
+    // Usually this call says "removing stale cluster"; under `ctest -j` another test's bring-up
+    // (which cleans up stale clusters first) may have done it already: what counts is the end.
     EXPECT_FALSE(namespace_exists(stale_ns));
     EXPECT_FALSE(process_alive(stale_sshd));
 
