@@ -152,8 +152,7 @@ void SessionDeleter::operator()(Session* session) const {
     delete session;
 }
 
-SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_command,
-                        const std::string& stdin_prefix, const ConnectSettings& settings) {
+SessionPtr connect_session(const run::NodeCommand& node, const ConnectSettings& settings) {
     SessionPtr owned(new Session);
     ssh_session session = lib::ssh_new();
     if (session == nullptr) {
@@ -197,25 +196,36 @@ SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_
     verify_host_key(session, target);
     authenticate(session, target);
     enable_keepalive(session);
+    return owned;
+}
 
-    owned->channel = lib::ssh_channel_new(session);
-    if (owned->channel == nullptr) {
+void start_command(Session& owned, const std::string& remote_command,
+                   const std::string& stdin_prefix) {
+    ssh_session session = owned.session;
+    owned.channel = lib::ssh_channel_new(session);
+    if (owned.channel == nullptr) {
         throw runtime_error("cannot open a channel: {}", last_error(session));
     }
-    check(lib::ssh_channel_open_session(owned->channel), session, "cannot open a session channel");
-    ssh_callbacks_init(&owned->callbacks);
-    owned->callbacks.userdata = owned.get();
-    owned->callbacks.channel_exit_status_function = on_exit_status;
-    owned->callbacks.channel_exit_signal_function = on_exit_signal;
-    lib::ssh_set_channel_callbacks(owned->channel, &owned->callbacks);
-    check(lib::ssh_channel_request_exec(owned->channel, remote_command.c_str()), session,
+    check(lib::ssh_channel_open_session(owned.channel), session, "cannot open a session channel");
+    ssh_callbacks_init(&owned.callbacks);
+    owned.callbacks.userdata = &owned;
+    owned.callbacks.channel_exit_status_function = on_exit_status;
+    owned.callbacks.channel_exit_signal_function = on_exit_signal;
+    lib::ssh_set_channel_callbacks(owned.channel, &owned.callbacks);
+    check(lib::ssh_channel_request_exec(owned.channel, remote_command.c_str()), session,
           "cannot start the remote command");
-    int written = lib::ssh_channel_write(owned->channel, stdin_prefix.data(),
+    int written = lib::ssh_channel_write(owned.channel, stdin_prefix.data(),
                                          static_cast<uint32_t>(stdin_prefix.size()));
     if (written != static_cast<int>(stdin_prefix.size())) {
         throw runtime_error("cannot send the environment: {}", last_error(session));
     }
-    return owned;
+}
+
+SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_command,
+                        const std::string& stdin_prefix, const ConnectSettings& settings) {
+    SessionPtr session = connect_session(node, settings);
+    start_command(*session, remote_command, stdin_prefix);
+    return session;
 }
 
 } // namespace colossalai::ssh

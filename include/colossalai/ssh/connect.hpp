@@ -22,10 +22,18 @@ struct SessionDeleter {
 };
 using SessionPtr = std::unique_ptr<Session, SessionDeleter>;
 
-// Connects to the node (ssh config, --ssh-port, known_hosts, agent and identities), starts the
-// remote command on a channel and sends `stdin_prefix` on it. Blocking; runs on a worker thread.
+// Connects to the node (ssh config, --ssh-port, known_hosts, agent and identities), verifies its
+// host key and logs in; nothing runs on the node yet. Blocking; runs on a worker thread.
 // Throws colossalai::Error with one line saying what failed (the caller names the node): DNS,
 // refused, timeout, unknown or changed host key (with how to fix it), authentication.
+SessionPtr connect_session(const run::NodeCommand& node, const ConnectSettings& settings);
+
+// Starts the remote command on a new channel of a connected session and sends `stdin_prefix` on
+// it. Blocking (a few round trips); throws colossalai::Error with one line.
+void start_command(Session& session, const std::string& remote_command,
+                   const std::string& stdin_prefix);
+
+// connect_session() then start_command().
 SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_command,
                         const std::string& stdin_prefix, const ConnectSettings& settings);
 
