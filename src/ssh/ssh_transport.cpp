@@ -289,7 +289,7 @@ std::unique_ptr<launch::Process> SshTransport::start(const run::NodeCommand& com
         SessionPtr session;
         std::string error;
         if (attempt->cancelled) {
-            error = "not started: stopped by the launcher";
+            error = "not started"; // the summary adds ", stopped by the launcher"
         } else {
             try {
                 session = open_session(node, remote, prefix, connect);
