@@ -37,10 +37,7 @@ int execute(const run::Plan& plan, const run::Options& options) {
     exec::LocalTransport local(settings.kill_grace);
     std::optional<ssh::SshTransport> ssh;
     if (remote) {
-        ssh::SshSettings ssh_settings;
-        ssh_settings.connect.timeout = to_ms(options.ssh_timeout);
-        ssh_settings.kill_grace = settings.kill_grace;
-        ssh.emplace(ssh_settings);
+        ssh.emplace(ssh::ssh_settings(to_ms(options.ssh_timeout), settings.kill_grace));
     }
     output::Multiplexer output({STDOUT_FILENO, STDERR_FILENO, plan.nodes.size() > 1});
     SignalSource source{signals.fd(), [&signals] { return signals.take(); }};

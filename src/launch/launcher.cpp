@@ -66,14 +66,15 @@ private:
                 failed_now = i;
             }
         }
-        if (failed_now && !m_first_failure && m_launcher_signal == 0 && !m_kill_deadline) {
+        if (failed_now && !m_first_failure && m_launcher_signal == 0 && !m_kill_deadline &&
+            !m_abandon_deadline) {
             m_first_failure = failed_now;
             if (running) {
                 Node& failed = m_nodes[*failed_now];
                 notice("{} failed ({}); stopping the other nodes", failed.command->host,
                        short_reason(*failed.exit));
                 signal_all(SIGTERM);
-                m_kill_deadline = Clock::now() + m_settings.kill_grace;
+                arm_grace(SIGTERM);
             }
         }
         return running;
@@ -125,7 +126,9 @@ private:
             notice("received {}; stopping all nodes ({} again kills them at once)",
                    signal_name(signo), signo == SIGINT ? "Ctrl-C" : "the same signal");
             signal_all(signo);
-            m_kill_deadline = earliest(m_kill_deadline, Clock::now() + m_settings.kill_grace);
+            if (!m_kill_deadline && !m_abandon_deadline) {
+                arm_grace(signo);
+            }
             return;
         }
         if (!m_abandon_deadline) {
@@ -136,10 +139,10 @@ private:
 
     void check_timers() {
         Clock::time_point now = Clock::now();
-        if (m_kill_deadline && now >= *m_kill_deadline && !m_abandon_deadline) {
+        if (m_kill_deadline && now >= *m_kill_deadline) {
             if (any_running()) {
-                notice("nodes still running {} ms after SIGTERM; killing them",
-                       m_settings.kill_grace.count());
+                notice("nodes still running {} ms after {}; sending SIGKILL",
+                       m_settings.kill_grace.count(), signal_name(m_grace_signal));
             }
             kill_all();
         }
@@ -155,8 +158,17 @@ private:
         }
     }
 
+    // The grace period after `signo` was sent to the nodes: SIGKILL when it ends.
+    void arm_grace(int signo) {
+        m_grace_signal = signo;
+        m_kill_deadline = Clock::now() + m_settings.kill_grace;
+    }
+
     void kill_all() {
         signal_all(SIGKILL);
+        // The grace timer is spent: left armed, its past deadline would make every poll()
+        // return at once until the abandon timer fires (a busy loop).
+        m_kill_deadline.reset();
         m_abandon_deadline = Clock::now() + m_settings.abandon_after;
     }
 
@@ -211,6 +223,7 @@ private:
     std::optional<size_t> m_first_failure;
     int m_launcher_signal = 0;
     std::optional<Clock::time_point> m_kill_deadline;
+    int m_grace_signal = SIGTERM; // what the nodes were sent when the grace timer was armed
     std::optional<Clock::time_point> m_abandon_deadline;
 };
 

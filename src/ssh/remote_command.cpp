@@ -13,26 +13,36 @@ namespace {
 // Kept on few lines and free of `'` so that it can be single-quoted for any POSIX login shell.
 // Names start with `cai_` and are set after the environment is evaluated, so that no exported
 // variable can change them.
+// - cai_k signals the job's group, or the job's own PID while it has not yet made itself a
+//   group leader: a control line (or EOF) that arrives right after the start would otherwise
+//   find no group and be lost, and the job would run on unstopped.
+// - `wait` with stderr on /dev/null: sh reports a job killed by a signal ("Terminated",
+//   "Killed") on its stderr, which is the node's stderr; the status says it already.
+// - With a silence limit (cai_h seconds, 0 = none), each line is read under coreutils'
+//   `timeout` (dash's `read` has no timeout); running out of time counts as EOF. A cut network
+//   never delivers EOF, but it stops the launcher's heartbeats.
 constexpr std::string_view wrapper_text =
     R"sh(while :; do IFS= read -r cai_l || exit 125; [ "$cai_l" = . ] && break; eval "$cai_l"; done
-cai_g=$1 cai_d=$2
-shift 2
+cai_g=$1 cai_h=$2 cai_d=$3
+shift 3
 cd "$cai_d" || exit 126
+command -v timeout >/dev/null || cai_h=0
 exec 3<&0 </dev/null
 setsid "$@" 3<&- &
 cai_p=$!
 (
-while IFS= read -r cai_s; do
-case $cai_s in INT|TERM|HUP|QUIT|USR1|USR2|KILL) kill -s "$cai_s" -- "-$cai_p";; esac
+cai_k() { kill -s "$1" -- "-$cai_p" || kill -s "$1" "$cai_p"; }
+while if [ "$cai_h" = 0 ]; then IFS= read -r cai_s; else cai_s=$(timeout "$cai_h" /bin/sh -c "IFS= read -r cai_s && printf %s \"\$cai_s\""); fi; do
+case $cai_s in INT|TERM|HUP|QUIT|USR1|USR2|KILL) cai_k "$cai_s";; esac
 done
-kill -s TERM -- "-$cai_p" || exit 0
+cai_k TERM || exit 0
 cai_n=0
-while [ "$cai_n" -lt "$cai_g" ] && kill -s 0 -- "-$cai_p"; do sleep 0.1; cai_n=$((cai_n+1)); done
-kill -s KILL -- "-$cai_p"
+while [ "$cai_n" -lt "$cai_g" ] && cai_k 0; do sleep 0.1; cai_n=$((cai_n+1)); done
+cai_k KILL
 ) <&3 >/dev/null 2>&1 &
 cai_w=$!
 exec 3<&-
-wait "$cai_p"
+wait "$cai_p" 2>/dev/null
 cai_r=$?
 kill -s KILL -- "-$cai_p" 2>/dev/null
 kill -s KILL "$cai_w" 2>/dev/null
@@ -45,13 +55,17 @@ std::string_view node_wrapper() {
     return wrapper_text;
 }
 
-std::string remote_command(const run::NodeCommand& command, std::chrono::milliseconds kill_grace) {
+std::string remote_command(const run::NodeCommand& command, std::chrono::milliseconds kill_grace,
+                           std::chrono::milliseconds silence_limit) {
     long long tenths = (kill_grace.count() + 99) / 100;
+    long long silence = silence_limit.count() > 0 ? (silence_limit.count() + 99) / 100 : 0;
     std::vector<std::string> words{"/bin/sh",
                                    "-c",
                                    std::string(wrapper_text),
                                    "colossalai-node",
                                    std::to_string(tenths),
+                                   silence == 0 ? std::string("0")
+                                                : fmt::format("{}.{}", silence / 10, silence % 10),
                                    command.working_directory};
     words.insert(words.end(), command.argv.begin(), command.argv.end());
     return "exec " + run::shell_join(words);

@@ -6,7 +6,10 @@
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/error.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -49,8 +52,10 @@ int signal_number(const std::string& name) {
 
 class SshProcess : public launch::Process {
 public:
-    SshProcess(std::shared_ptr<Attempt> attempt, output::NodeOutput& output)
-        : m_attempt(std::move(attempt)), m_output(output) {}
+    SshProcess(std::shared_ptr<Attempt> attempt, output::NodeOutput& output,
+               const SshSettings& settings)
+        : m_attempt(std::move(attempt)), m_output(output), m_heartbeat(settings.heartbeat),
+          m_unacked_limit(settings.unacked_limit) {}
 
     ~SshProcess() override {
         m_attempt->cancelled = true; // a worker still connecting drops its session
@@ -83,6 +88,13 @@ public:
                 (m_held[1] && m_output.accepting(Stream::err)));
     }
 
+    std::optional<launch::Clock::time_point> deadline() const override {
+        if (m_session && !m_result) {
+            return m_next_heartbeat;
+        }
+        return std::nullopt;
+    }
+
     void process_events(std::span<const pollfd> fds) override {
         if (m_result) {
             return;
@@ -95,6 +107,7 @@ public:
             }
             return;
         }
+        heartbeat();
         flush_outbox();
         if (m_session && !m_result) {
             pump();
@@ -150,8 +163,32 @@ private:
         }
         m_session = std::move(m_attempt->session);
         lib::ssh_set_blocking(m_session->session, 0);
+        limit_unacknowledged_time();
+        m_next_heartbeat = launch::Clock::now() + m_heartbeat;
         if (m_pending_signal != 0) {
             signal(m_pending_signal);
+        }
+    }
+
+    // An empty line now and then: the node wrapper stops the job when they stop coming.
+    void heartbeat() {
+        launch::Clock::time_point now = launch::Clock::now();
+        if (now < m_next_heartbeat) {
+            return;
+        }
+        if (m_outbox.empty()) {
+            m_outbox = "\n";
+        }
+        m_next_heartbeat = now + m_heartbeat;
+    }
+
+    // A peer cut off by the network neither answers nor resets: without this, TCP would keep
+    // retransmitting the heartbeats for some 15 minutes before reporting the connection dead.
+    void limit_unacknowledged_time() {
+        int fd = lib::ssh_get_fd(m_session->session);
+        auto ms = static_cast<unsigned>(m_unacked_limit.count());
+        if (fd >= 0 && ms > 0) {
+            ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
         }
     }
 
@@ -261,6 +298,9 @@ private:
 
     std::shared_ptr<Attempt> m_attempt;
     output::NodeOutput& m_output;
+    std::chrono::milliseconds m_heartbeat;
+    std::chrono::milliseconds m_unacked_limit;
+    launch::Clock::time_point m_next_heartbeat{};
     SessionPtr m_session;
     std::string m_outbox; // control lines not yet written
     int m_pending_signal = 0;
@@ -284,12 +324,13 @@ std::unique_ptr<launch::Process> SshTransport::start(const run::NodeCommand& com
     if (attempt->event_fd < 0) {
         throw runtime_error("eventfd: {}", std::strerror(errno));
     }
-    m_pool.submit([attempt, node = command, remote = remote_command(command, m_settings.kill_grace),
+    std::string remote = remote_command(command, m_settings.kill_grace, m_settings.silence_limit);
+    m_pool.submit([attempt, node = command, remote = std::move(remote),
                    prefix = environment_block(command), connect = m_settings.connect] {
         SessionPtr session;
         std::string error;
         if (attempt->cancelled) {
-            error = "not started: stopped by the launcher";
+            error = "not started"; // the summary adds ", stopped by the launcher"
         } else {
             try {
                 session = open_session(node, remote, prefix, connect);
@@ -306,7 +347,7 @@ std::unique_ptr<launch::Process> SshTransport::start(const run::NodeCommand& com
         ssize_t ignored = ::write(attempt->event_fd, &one, sizeof one);
         (void)ignored;
     });
-    return std::make_unique<SshProcess>(std::move(attempt), output);
+    return std::make_unique<SshProcess>(std::move(attempt), output, m_settings);
 }
 
 } // namespace colossalai::ssh

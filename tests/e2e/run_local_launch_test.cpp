@@ -220,7 +220,7 @@ TEST_F(RunLaunch, ANodeIgnoringSigtermIsKilledAfterTheGrace) {
     EXPECT_EQ(result.exit_code, 3);
     EXPECT_EQ(result.err,
               "colossalai: localhost failed (exit code 3); stopping the other nodes\n"
-              "colossalai: nodes still running 1000 ms after SIGTERM; killing them\n" +
+              "colossalai: nodes still running 1000 ms after SIGTERM; sending SIGKILL\n" +
                   summary({"localhost: failure (exit code 3)",
                            "127.0.0.1: failure (killed by SIGKILL, stopped by the launcher)"}));
     expect_job_gone(1, 3);

@@ -10,7 +10,7 @@
 // What runs on a remote node, and what the launcher says to it. Pure: no libssh here.
 //
 // The remote command is a small POSIX sh program (the "node wrapper") given to the login shell:
-//   exec /bin/sh -c '<wrapper>' colossalai-node <grace-tenths> <cwd> <argv...>
+//   exec /bin/sh -c '<wrapper>' colossalai-node <grace-tenths> <silence> <cwd> <argv...>
 // Over the channel's stdin the launcher first sends the environment block — one
 // `export NAME='value'` line per variable, then a line `.` — so that no value ever appears in a
 // process list. The wrapper then starts the job with `setsid` (its own session and process
@@ -20,13 +20,19 @@
 // the grace period for it to empty and SIGKILLs what is left. When the job ends, the wrapper
 // kills what the job left in its group and exits with the job's status; a job killed by signal
 // N makes the wrapper kill itself with N, so that sshd reports the signal.
+//
+// Heartbeat: any other line (the launcher sends an empty one every few seconds) only proves
+// that the launcher and the network are alive. With a silence limit, a watcher that reads no
+// line for that long acts as at EOF: a host cut off by the network gets no EOF, ever, and its
+// job must not run on.
 namespace colossalai::ssh {
 
 // The wrapper program (text of `sh -c`).
 std::string_view node_wrapper();
 
-// The command line for the remote login shell.
-std::string remote_command(const run::NodeCommand& command, std::chrono::milliseconds kill_grace);
+// The command line for the remote login shell. `silence_limit` 0: no limit (EOF only).
+std::string remote_command(const run::NodeCommand& command, std::chrono::milliseconds kill_grace,
+                           std::chrono::milliseconds silence_limit);
 
 // The environment block: what the launcher writes first on the channel's stdin.
 std::string environment_block(const run::NodeCommand& command);

@@ -13,7 +13,22 @@ struct SshSettings {
     ConnectSettings connect;
     std::chrono::milliseconds kill_grace{10000}; // the remote wrapper's TERM -> KILL grace
     std::size_t max_connecting = 32;             // connections set up at the same time
+    // Liveness of a running node's connection, both ways (a cut network sends no EOF and no
+    // reset): the launcher writes an empty line on each channel every `heartbeat`; the node
+    // wrapper stops its job after `silence_limit` without a line (0: never); the launcher's
+    // TCP drops a connection whose data stays unacknowledged for `unacked_limit`
+    // (TCP_USER_TIMEOUT; the heartbeats keep data in flight, so plain keepalive would not
+    // fire).
+    std::chrono::milliseconds heartbeat{5000};
+    std::chrono::milliseconds silence_limit{60000};
+    std::chrono::milliseconds unacked_limit{30000};
 };
+
+// The settings for `--ssh-timeout` (connect timeout per host) and `--kill-grace`: unacked
+// limit = the timeout, silence limit = twice the timeout, a heartbeat every sixth of it
+// (at least 100 ms).
+SshSettings ssh_settings(std::chrono::milliseconds ssh_timeout,
+                         std::chrono::milliseconds kill_grace);
 
 // Runs nodes' jobs over libssh, all from the launcher's one thread once connected: sessions
 // are opened on a small worker pool (a slow or failing host never delays the others), then

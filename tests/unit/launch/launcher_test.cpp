@@ -23,6 +23,7 @@ struct Script {
 struct Shared {
     int signal_pipe = -1;
     std::vector<std::vector<int>> received; // signals each node got, in order
+    std::vector<size_t> steps;              // process_events() calls each node got
 };
 
 Script exits(int code, std::string output = "") {
@@ -46,6 +47,7 @@ public:
     void collect_fds(std::vector<pollfd>&) override {}
     bool has_work() const override { return !m_started; }
     void process_events(std::span<const pollfd>) override {
+        ++m_shared.steps[m_index];
         if (m_started) {
             return;
         }
@@ -96,6 +98,7 @@ public:
     FakeTransport(std::vector<Script> scripts, Shared& shared)
         : m_scripts(std::move(scripts)), m_shared(shared) {
         m_shared.received.resize(m_scripts.size());
+        m_shared.steps.resize(m_scripts.size());
     }
     std::unique_ptr<Process> start(const run::NodeCommand& command,
                                    output::NodeOutput& output) override {
@@ -205,6 +208,36 @@ TEST_F(LauncherTest, GivesUpOnANodeThatSurvivesSigkill) {
     LaunchResult result = launch({hung, exits(2)}, settings);
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_EQ(result.outcomes[0].exit.error, "abandoned");
+}
+
+TEST_F(LauncherTest, WaitsWithoutSpinningBetweenSigkillAndGivingUp) {
+    Settings settings;
+    settings.kill_grace = std::chrono::milliseconds(10);
+    settings.abandon_after = std::chrono::milliseconds(300);
+    Script hung = runs({SIGTERM});
+    hung.hangs_after_kill = true;
+    LaunchResult result = launch({hung, exits(2)}, settings);
+    EXPECT_EQ(result.outcomes[0].exit.error, "abandoned");
+    // A few wake-ups (start, the grace timer, the abandon timer), not one per spin of a loop
+    // whose spent grace deadline made every poll() return at once.
+    EXPECT_LT(m_shared.steps[0], 10u);
+    EXPECT_EQ(read_all(m_err), "colossalai: node1 failed (exit code 2); stopping the other nodes\n"
+                               "colossalai: nodes still running 10 ms after SIGTERM; sending "
+                               "SIGKILL\n"
+                               "colossalai: node0 did not end after SIGKILL; giving up on it\n");
+}
+
+TEST_F(LauncherTest, TheKillNoticeNamesTheSignalThatWasNotEnough) {
+    Settings settings;
+    settings.kill_grace = std::chrono::milliseconds(10);
+    Script stubborn = runs({SIGINT});
+    stubborn.raise_in_launcher = SIGINT;
+    LaunchResult result = launch({stubborn}, settings);
+    EXPECT_EQ(result.exit_code, 130);
+    EXPECT_EQ(m_shared.received[0], (std::vector<int>{SIGINT, SIGKILL}));
+    EXPECT_EQ(read_all(m_err),
+              "colossalai: received SIGINT; stopping all nodes (Ctrl-C again kills them at once)\n"
+              "colossalai: nodes still running 10 ms after SIGINT; sending SIGKILL\n");
 }
 
 TEST_F(LauncherTest, ForwardsTheLaunchersSignalAndExits128PlusIt) {

@@ -31,6 +31,16 @@ TEST(Summary, RendersOneLinePerHost) {
                                         "by the launcher)\n");
 }
 
+TEST(Summary, ANodeNeverStartedBecauseOfFailFast) {
+    // What the SSH transport reports for a node whose connection had not begun when the
+    // launcher stopped the job.
+    std::vector<NodeOutcome> outcomes{{"node1", exited(3), false},
+                                      {"node2", broken("not started"), true}};
+    EXPECT_EQ(render_summary(outcomes), "====== Training on All Nodes =====\n"
+                                        "node1: failure (exit code 3)\n"
+                                        "node2: failure (not started, stopped by the launcher)\n");
+}
+
 TEST(Summary, StatusOfAnEnd) {
     EXPECT_EQ(status_of(exited(0)), 0);
     EXPECT_EQ(status_of(exited(3)), 3);

@@ -29,16 +29,18 @@ run::NodeCommand node(std::vector<std::string> argv, std::string cwd = "/tmp") {
 // Runs the remote command with its stdin on a FIFO that the test script holds open as fd 4,
 // like the launcher holds the channel: the environment block is written first, then `actions`
 // (a shell snippet that may write control lines to fd 4 or close it), then the script waits for
-// the wrapper and prints its status.
+// the wrapper and prints its status. The script's own report of a wrapper killed by a signal
+// ("Terminated") goes to /dev/null: the stderr the tests see is the wrapper's alone.
 RunResult run_wrapper(const run::NodeCommand& command, const std::string& actions,
                       std::chrono::milliseconds grace = 2000ms,
-                      const std::string& block = "\"$BLOCK\"") {
+                      const std::string& block = "\"$BLOCK\"",
+                      std::chrono::milliseconds silence_limit = 0ms) {
     test::TempDir dir("colossalai-wrapper");
     std::string fifo = run::shell_quote((dir.path() / "stdin").string());
     std::string script = "mkfifo " + fifo + " || exit 1; /bin/sh -c " +
-                         run::shell_quote(remote_command(command, grace)) + " < " + fifo +
-                         " & w=$!; exec 4> " + fifo + "; printf %s " + block + " >&4; " + actions +
-                         "\nwait $w; echo \"status=$?\"";
+                         run::shell_quote(remote_command(command, grace, silence_limit)) + " < " +
+                         fifo + " & w=$!; exec 4> " + fifo + "; printf %s " + block + " >&4; " +
+                         actions + "\nwait $w 2>/dev/null; echo \"status=$?\"";
     test::RunOptions options;
     options.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"},
                                                      {"BLOCK", environment_block(command)}};
@@ -80,6 +82,26 @@ TEST(RemoteCommand, ControlLinesSignalTheJobsGroup) {
     run::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30; echo never"});
     RunResult result = run_wrapper(command, "sleep 0.5; echo TERM >&4");
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
+    EXPECT_EQ(result.err, ""); // no "Terminated" from sh: the status says it
+}
+
+TEST(RemoteCommand, AStopLineRightAfterTheEnvironmentIsNotLost) {
+    // The launcher stopped the job while it was connecting: TERM follows the block at once,
+    // before the job has made itself a process group leader. Several times, as it is a race.
+    for (int i = 0; i < 5; ++i) {
+        RunResult result =
+            run_wrapper(node({"/bin/sh", "-c", "sleep 30; echo never"}), "echo TERM >&4");
+        EXPECT_EQ(result.out, "status=" + std::to_string(128 + SIGTERM) + "\n") << i;
+        EXPECT_EQ(result.err, "") << i;
+    }
+}
+
+TEST(RemoteCommand, EndOfInputRightAfterTheEnvironmentStopsTheJob) {
+    for (int i = 0; i < 5; ++i) {
+        RunResult result =
+            run_wrapper(node({"/bin/sh", "-c", "sleep 30; echo never"}), "exec 4>&-");
+        EXPECT_EQ(result.out, "status=" + std::to_string(128 + SIGTERM) + "\n") << i;
+    }
 }
 
 TEST(RemoteCommand, EndOfInputStopsTheWholeJob) {
@@ -98,6 +120,38 @@ TEST(RemoteCommand, KillsAJobThatIgnoresSigtermAfterTheGrace) {
         node({"/bin/sh", "-c", "trap '' TERM; echo started; sleep 30; sleep 30"});
     RunResult result = run_wrapper(command, "sleep 1; exec 4>&-", 300ms);
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGKILL) + "\n");
+    EXPECT_EQ(result.err, ""); // no "Killed" from sh
+}
+
+TEST(RemoteCommand, SilenceStopsTheWholeJobLikeEndOfInput) {
+    // A host cut off by the network: the channel stays open, nothing more arrives.
+    std::string marker = "colossalai-wrapper-silence-" + std::to_string(::getpid());
+    run::NodeCommand command =
+        node({"/bin/sh", "-c", "sh -c 'sleep 30; : " + marker + "' & echo started; wait"});
+    RunResult result = run_wrapper(command, "", 2000ms, "\"$BLOCK\"", 1000ms);
+    EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
+    EXPECT_EQ(result.err, "");
+    EXPECT_TRUE(
+        test::eventually([&] { return test::processes_with_marker(marker).empty(); }, 3000ms));
+}
+
+TEST(RemoteCommand, HeartbeatsKeepTheJobRunning) {
+    // Empty lines every 0.2 s for longer than the silence limit; the job ends by itself. PIPE
+    // ignored: a heartbeat may still go out after the wrapper is gone.
+    run::NodeCommand command = node({"/bin/sh", "-c", "sleep 3; echo done"});
+    RunResult result = run_wrapper(command,
+                                   "trap '' PIPE; i=0; while [ $i -lt 20 ]; do echo >&4; "
+                                   "sleep 0.2; i=$((i+1)); done 2>/dev/null",
+                                   2000ms, "\"$BLOCK\"", 2000ms);
+    EXPECT_EQ(result.out, "done\nstatus=0\n");
+    EXPECT_EQ(result.err, "");
+}
+
+TEST(RemoteCommand, ControlLinesStillWorkUnderASilenceLimit) {
+    RunResult result =
+        run_wrapper(node({"/bin/sh", "-c", "echo started; sleep 30"}),
+                    "sleep 0.3; echo >&4; echo HUP >&4", 2000ms, "\"$BLOCK\"", 5000ms);
+    EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGHUP) + "\n");
 }
 
 TEST(RemoteCommand, StartsNothingWithoutTheWholeEnvironment) {
@@ -113,11 +167,18 @@ TEST(RemoteCommand, ReportsAMissingDirectory) {
 }
 
 TEST(RemoteCommand, ShapeOfTheCommandLine) {
-    std::string text = remote_command(node({"torchrun", "--nproc_per_node=2", "train.py"}), 1500ms);
+    run::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
+    std::string text = remote_command(command, 1500ms, 0ms);
     EXPECT_EQ(text.rfind("exec /bin/sh -c '", 0), 0u);
-    EXPECT_NE(text.find("' colossalai-node 15 /tmp torchrun --nproc_per_node=2 train.py"),
+    EXPECT_NE(text.find("' colossalai-node 15 0 /tmp torchrun --nproc_per_node=2 train.py"),
               std::string::npos)
         << text;
+    // The silence limit in seconds with one decimal, as coreutils' timeout takes it.
+    EXPECT_NE(
+        remote_command(command, 1500ms, 60000ms).find("' colossalai-node 15 60.0 /tmp torchrun"),
+        std::string::npos);
+    EXPECT_NE(remote_command(command, 1500ms, 2250ms).find("' colossalai-node 15 2.3 /tmp"),
+              std::string::npos);
     EXPECT_EQ(node_wrapper().find('\''), std::string_view::npos);
 }
 

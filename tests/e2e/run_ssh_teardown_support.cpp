@@ -1,0 +1,142 @@
+#include "run_ssh_teardown_support.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+namespace colossalai::test {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// Installed as DIR/bin/torchrun. Its state directory is DIR (from $0); the marker is its last
+// argument. Children get the marker as their $0, so that their command lines carry it too.
+constexpr const char* fake_torchrun = R"sh(#!/bin/sh
+state=${0%/bin/*}
+rank=0
+marker=
+for word in "$@"; do
+    case $word in
+    --node_rank=*) rank=${word#--node_rank=} ;;
+    esac
+    marker=$word
+done
+echo "$$" >"$state/record/$rank.pid"
+ready() { : >"$state/record/$rank.ready"; }
+spawn() { sh -c 'while :; do sleep 0.1; done' "$marker-child" & }
+hold() { while :; do sleep 0.1; done; }
+await() { while [ ! -e "$state/release/$1" ]; do sleep 0.05; done; }
+if [ -e "$state/behave/$rank.sh" ]; then
+    . "$state/behave/$rank.sh"
+elif [ -e "$state/behave/all.sh" ]; then
+    . "$state/behave/all.sh"
+fi
+exit 0
+)sh";
+
+} // namespace
+
+void SshTeardown::SetUp() {
+    SharedSshCluster<2>::SetUp();
+    if (IsSkipped() || HasFatalFailure()) {
+        return;
+    }
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    m_marker = std::string("cai-teardown-") + info->name() + "-" + std::to_string(::getpid());
+    write_file(m_dir / "bin/torchrun", fake_torchrun, 0755);
+    for (const char* sub : {"record", "behave", "release", "job"}) {
+        std::filesystem::create_directories(m_dir / sub);
+    }
+    write_file(m_dir / "job/train.py", "");
+}
+
+void SshTeardown::TearDown() {
+    if (m_marker.empty()) {
+        return;
+    }
+    for (const auto& [host, pid] : job_processes()) {
+        ::kill(pid, SIGKILL);
+    }
+}
+
+void SshTeardown::behave(const std::string& rank, const std::string& script) const {
+    write_file(m_dir / "behave" / (rank + ".sh"), script);
+}
+
+void SshTeardown::release(const std::string& name) const {
+    write_file(m_dir / "release" / name, "");
+}
+
+bool SshTeardown::ready(int rank) const {
+    return eventually(
+        [&] {
+            return std::filesystem::exists(m_dir / "record" / (std::to_string(rank) + ".ready"));
+        },
+        30s);
+}
+
+std::unique_ptr<Background> SshTeardown::start_launcher(const Words& args) const {
+    Words argv{binary().string(), "run", "--host", "node1,node2", "--nproc_per_node", "1"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"train.py", m_marker});
+    RunOptions options = cluster().client_options();
+    (*options.env)["PATH"] = (m_dir / "bin").string() + ":" + (*options.env)["PATH"];
+    options.cwd = m_dir / "job";
+    return std::make_unique<Background>(cluster().client_command(argv), options,
+                                        m_dir / "launcher.out", m_dir / "launcher.err");
+}
+
+bool SshTeardown::launcher_said(const std::string& text, std::chrono::milliseconds timeout) const {
+    return eventually([&] { return launcher_err().find(text) != std::string::npos; }, timeout);
+}
+
+int SshTeardown::exit_status(Background& launcher, std::chrono::milliseconds timeout) {
+    std::optional<int> status = launcher.wait(timeout);
+    if (!status) {
+        ADD_FAILURE() << "the launcher still runs";
+        return -1;
+    }
+    if (!WIFEXITED(*status)) {
+        ADD_FAILURE() << "the launcher died of signal " << WTERMSIG(*status);
+        return -1;
+    }
+    return WEXITSTATUS(*status);
+}
+
+std::vector<std::pair<int, pid_t>> SshTeardown::job_processes() const {
+    std::vector<std::pair<int, pid_t>> found;
+    for (int host = 0; host <= cluster().hosts(); ++host) {
+        for (pid_t pid : cluster().processes_with_marker_on_host(host, m_marker)) {
+            found.emplace_back(host, pid);
+        }
+    }
+    return found;
+}
+
+void SshTeardown::expect_no_job_left(std::chrono::milliseconds timeout) const {
+    if (eventually([&] { return job_processes().empty(); }, timeout)) {
+        return;
+    }
+    for (const auto& [host, pid] : job_processes()) {
+        std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+        ADD_FAILURE() << "left on "
+                      << (host == 0 ? std::string("the client") : cluster().host(host)) << ": "
+                      << pid << " " << cmdline;
+    }
+}
+
+std::string summary_block(const std::vector<std::string>& lines) {
+    std::string text = "====== Training on All Nodes =====\n";
+    for (const std::string& line : lines) {
+        text += line + "\n";
+    }
+    return text;
+}
+
+} // namespace colossalai::test
