@@ -18,6 +18,9 @@ namespace {
 //   find no group and be lost, and the job would run on unstopped.
 // - `wait` with stderr on /dev/null: sh reports a job killed by a signal ("Terminated",
 //   "Killed") on its stderr, which is the node's stderr; the status says it already.
+// - sh starts a background job with SIGINT and SIGQUIT ignored (no job control), and an
+//   ignored signal stays ignored across exec: coreutils' env (8.31 and later) restores the
+//   defaults, so that INT stops a plain program as it does on a local node.
 // - With a silence limit (cai_h seconds, 0 = none), each line is read under coreutils'
 //   `timeout` (dash's `read` has no timeout); running out of time counts as EOF. A cut network
 //   never delivers EOF, but it stops the launcher's heartbeats.
@@ -27,8 +30,10 @@ cai_g=$1 cai_h=$2 cai_d=$3
 shift 3
 cd "$cai_d" || exit 126
 command -v timeout >/dev/null || cai_h=0
+cai_e=
+env --default-signal=INT true 2>/dev/null && cai_e="env --default-signal=INT,QUIT"
 exec 3<&0 </dev/null
-setsid "$@" 3<&- &
+setsid $cai_e "$@" 3<&- &
 cai_p=$!
 (
 cai_k() { kill -s "$1" -- "-$cai_p" || kill -s "$1" "$cai_p"; }

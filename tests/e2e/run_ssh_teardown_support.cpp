@@ -131,12 +131,4 @@ void SshTeardown::expect_no_job_left(std::chrono::milliseconds timeout) const {
     }
 }
 
-std::string summary_block(const std::vector<std::string>& lines) {
-    std::string text = "====== Training on All Nodes =====\n";
-    for (const std::string& line : lines) {
-        text += line + "\n";
-    }
-    return text;
-}
-
 } // namespace colossalai::test

@@ -9,6 +9,7 @@
 // wrapper, the fake torchrun and every child it spawns carry it in their command lines.
 
 #include "run_ssh_cluster.hpp"
+#include "run_ssh_launch_support.hpp" // summary_block
 #include "support.hpp"
 
 #include <gtest/gtest.h>
@@ -70,9 +71,6 @@ protected:
 private:
     std::string m_marker;
 };
-
-// The summary block for `lines` ("host: outcome").
-std::string summary_block(const std::vector<std::string>& lines);
 
 // Runs `undo` when the scope ends, also after a failed ASSERT; a failing undo fails the test.
 template <typename Undo>

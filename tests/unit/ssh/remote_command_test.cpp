@@ -85,6 +85,15 @@ TEST(RemoteCommand, ControlLinesSignalTheJobsGroup) {
     EXPECT_EQ(result.err, ""); // no "Terminated" from sh: the status says it
 }
 
+TEST(RemoteCommand, InterruptStopsAProgramWithoutItsOwnHandler) {
+    // As on a local node: SIGINT's default action, although sh starts background jobs with it
+    // ignored.
+    RunResult result = run_wrapper(node({"/bin/sh", "-c", "echo started; exec sleep 30"}),
+                                   "sleep 0.5; echo INT >&4");
+    EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGINT) + "\n");
+    EXPECT_EQ(result.err, "");
+}
+
 TEST(RemoteCommand, AStopLineRightAfterTheEnvironmentIsNotLost) {
     // The launcher stopped the job while it was connecting: TERM follows the block at once,
     // before the job has made itself a process group leader. Several times, as it is a race.
