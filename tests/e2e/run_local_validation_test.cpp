@@ -145,6 +145,8 @@ TEST_F(RunValidation, HostileInputsGetOneEscapedLine) {
     write_file(job() / "latin1", "localhost\nn\xf6"
                                  "de2\n");
     write_file(job() / "backtick", "`reboot`\n");
+    write_file(job() / "bom", "\xef\xbb\xbflocalhost\n\xef\xbb\xbf"
+                              "127.0.0.1\n");
     write_file(job() / "pipe", "a|b\n");
     write_file(job() / "port", "node1:2222\n");
     write_file(job() / "users", "a@b@c\n");
@@ -174,6 +176,8 @@ TEST_F(RunValidation, HostileInputsGetOneEscapedLine) {
         {with({"--hostfile", "crlf"}), "crlf:3: duplicate host 'localhost' (first at line 1)"},
         {with({"--hostfile", "latin1"}),
          "latin1:2: invalid host 'n\\xf6de2': contains a non-ASCII byte"},
+        {with({"--hostfile", "bom"}),
+         "bom:2: invalid host '\\xef\\xbb\\xbf127.0.0.1': contains a non-ASCII byte"},
         {with({"--hostfile", "backtick"}), "backtick:1: invalid host '`reboot`': contains '`'"},
         {with({"--hostfile", "pipe"}), "pipe:1: invalid host 'a|b': contains '|'"},
         {with({"--hostfile", "port"}), "port:1: invalid host 'node1:2222': not an IPv6 address (an "
