@@ -4,6 +4,7 @@
 #include "colossalai/check/packages.hpp"
 #include "colossalai/python/environment.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -27,7 +28,7 @@ std::chrono::milliseconds parse_timeout(const std::string& text) {
         value > 24LL * 3600 * 1000) {
         throw usage_error("COLOSSALAI_PROBE_TIMEOUT_MS='{}': expected a whole number of "
                           "milliseconds between 1 and 86400000",
-                          text);
+                          util::escape_for_message(text));
     }
     return std::chrono::milliseconds(value);
 }

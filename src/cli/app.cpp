@@ -5,6 +5,7 @@
 #include "colossalai/check/command.hpp"
 #include "colossalai/config.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -62,7 +63,8 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
         std::ostringstream ignored;
         return Done{app.exit(e, out, ignored)};
     } catch (const CLI::ParseError& e) {
-        throw usage_error("{}", e.what());
+        // CLI11 quotes the words it rejects as they are: escaped, the message stays one line.
+        throw usage_error("{}", util::escape_for_message(e.what()));
     }
 
     if (check_command->parsed()) {

@@ -33,6 +33,17 @@ void close_pair(int fds[2]) {
     ::close(fds[1]);
 }
 
+// Makes `fd` the child's descriptor `target`, inherited by the program it execs. dup2 clears
+// close-on-exec on the copy but does nothing when both are the same descriptor (a launcher
+// started with that standard stream closed): the flag is cleared by hand then.
+void become(int fd, int target) {
+    if (fd == target) {
+        ::fcntl(fd, F_SETFD, 0);
+    } else {
+        ::dup2(fd, target);
+    }
+}
+
 // What the child reports through the close-on-exec pipe when it cannot exec.
 struct ChildFailure {
     int step; // 0: chdir, 1: exec
@@ -106,10 +117,12 @@ SpawnedJob spawn_job(const SpawnRequest& request) {
             ::_exit(128 + SIGTERM);
         }
         reset_signals_for_exec();
-        int null_fd = ::open("/dev/null", O_RDONLY);
-        ::dup2(null_fd, STDIN_FILENO);
-        ::dup2(out_pipe[1], STDOUT_FILENO);
-        ::dup2(err_pipe[1], STDERR_FILENO);
+        // Close-on-exec like the pipes: only the copies on 0, 1 and 2 reach the program (the
+        // descriptor itself used to leak into every node).
+        int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        become(null_fd, STDIN_FILENO);
+        become(out_pipe[1], STDOUT_FILENO);
+        become(err_pipe[1], STDERR_FILENO);
         if (::chdir(directory) != 0) {
             child_fail(report_pipe[1], 0);
         }

@@ -3,6 +3,7 @@
 #include "colossalai/exec/capture.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/file.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -68,10 +69,10 @@ std::optional<fs::path> resolve_interpreter(const std::optional<std::string>& ex
         if (auto found = util::find_in_path(given, path_env)) {
             return found;
         }
-        throw usage_error("--python '{}': not found in PATH", given);
+        throw usage_error("--python '{}': not found in PATH", util::escape_for_message(given));
     }
     if (!util::is_executable_file(given)) {
-        throw usage_error("--python '{}': not an executable file", given);
+        throw usage_error("--python '{}': not an executable file", util::escape_for_message(given));
     }
     return fs::path(given);
 }

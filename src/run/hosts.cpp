@@ -109,7 +109,10 @@ Host parse_host(std::string_view text, std::string_view where) {
     return host;
 }
 
-std::vector<Host> parse_hostfile(std::string_view text, std::string_view path) {
+std::vector<Host> parse_hostfile(std::string_view text, std::string_view file) {
+    // The name as the messages show it: a file name may hold a newline or bytes that are not
+    // UTF-8, and each error must stay one printable line.
+    const std::string path = util::escape_for_message(file);
     constexpr std::string_view bom = "\xEF\xBB\xBF";
     if (util::starts_with(text, bom)) {
         text.remove_prefix(bom.size());

@@ -7,6 +7,7 @@
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/file.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,10 +31,11 @@ std::string read_hostfile(const std::string& path) {
     std::string error;
     std::optional<std::string> text = util::read_file(path, max_hostfile_bytes, &error);
     if (!text) {
+        std::string shown = util::escape_for_message(path);
         if (error == "file too large") {
-            throw usage_error("--hostfile '{}': larger than 1 MiB, not a hostfile", path);
+            throw usage_error("--hostfile '{}': larger than 1 MiB, not a hostfile", shown);
         }
-        throw usage_error("--hostfile '{}': {}", path, error);
+        throw usage_error("--hostfile '{}': {}", shown, error);
     }
     return *text;
 }

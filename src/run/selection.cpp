@@ -1,6 +1,7 @@
 #include "colossalai/run/selection.hpp"
 
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <algorithm>
 
@@ -28,7 +29,8 @@ std::vector<Host> named_hosts(const std::vector<Host>& pool, const std::string& 
 } // namespace
 
 std::vector<Host> select_hosts(const std::vector<Host>& pool, const Options& options) {
-    std::string path = options.hostfile.value_or("");
+    // Escaped: a file name may hold a newline, and each error is one printable line.
+    std::string path = util::escape_for_message(options.hostfile.value_or(""));
     std::vector<Host> selected;
     if (options.include) {
         selected = named_hosts(pool, *options.include, "--include", path);

@@ -101,5 +101,51 @@ TEST_F(CheckUsage, ExitStatusFollowsTheChecks) {
     EXPECT_EQ(report["ok"], false);
 }
 
+// Words with a newline or bytes that are not UTF-8 are escaped as \xNN: every usage error of
+// docs/reliability.md stays exactly one line, then the hint.
+TEST_F(CheckUsage, HostileArgumentsGetOneEscapedLine) {
+    struct Case {
+        std::vector<std::string> args;
+        std::string error;
+        std::string command;
+    };
+    const std::vector<Case> cases = {
+        {{"check", "-i", "--python", "python\n3"},
+         "--python 'python\\x0a3': not found in PATH",
+         "colossalai check"},
+        {{"check", "-i", "--python", "/no/py\xff"},
+         "--python '/no/py\\xff': not an executable file",
+         "colossalai check"},
+        {{"check", "-i", "--python", ""},
+         "--python '': not an executable file",
+         "colossalai check"},
+        {{"check", "-i", "\xff"},
+         "The following argument was not expected: \\xff",
+         "colossalai check"},
+        {{"check", "-x"}, "The following argument was not expected: -x", "colossalai check"},
+        {{"check", "--bogus"},
+         "The following argument was not expected: --bogus",
+         "colossalai check"},
+        {{"ch\neck"}, "The following argument was not expected: ch\\x0aeck", "colossalai"},
+        {{"bogus"}, "The following argument was not expected: bogus", "colossalai"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.error);
+        RunOptions options;
+        options.env = m_env;
+        RunResult result = run_colossalai(c.args, options);
+        EXPECT_EQ(result.exit_code, 2);
+        EXPECT_EQ(result.out, "");
+        EXPECT_EQ(result.err,
+                  "Error: " + c.error + "\nRun '" + c.command + " --help' for more information.\n");
+    }
+    m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "10\n20";
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err, "Error: COLOSSALAI_PROBE_TIMEOUT_MS='10\\x0a20': expected a whole number "
+                          "of milliseconds between 1 and 86400000\n"
+                          "Run 'colossalai check --help' for more information.\n");
+}
+
 } // namespace
 } // namespace colossalai::test

@@ -133,5 +133,107 @@ TEST_F(RunValidation, ModuleNeedsPyTorch2) {
                        "-m needs PyTorch 2.0 or newer (found 1.13.1)");
 }
 
+// The hostile inputs of docs/reliability.md that the tests above do not cover: each is one line,
+// bytes that could break the line or the terminal escaped as \xNN, exit 2, nothing started.
+TEST_F(RunValidation, HostileInputsGetOneEscapedLine) {
+    write_file(job() / "hosts", "localhost\n127.0.0.1\n");
+    write_file(job() / "zero", "");
+    write_file(job() / "option", "localhost\n-oProxyCommand=id\n");
+    write_file(job() / "deepspeed", "node1 slots=8\nnode2 slots=8\n");
+    write_file(job() / "tab", "localhost\nnode\t2\n");
+    write_file(job() / "crlf", "localhost\r\n# spare\r\nlocalhost\r\n");
+    write_file(job() / "latin1", "localhost\nn\xf6"
+                                 "de2\n");
+    write_file(job() / "backtick", "`reboot`\n");
+    write_file(job() / "bom", "\xef\xbb\xbflocalhost\n\xef\xbb\xbf"
+                              "127.0.0.1\n");
+    write_file(job() / "pipe", "a|b\n");
+    write_file(job() / "port", "node1:2222\n");
+    write_file(job() / "users", "a@b@c\n");
+    write_file(job() / "my\nhosts", "localhost\nx&y\n");
+    write_file(job() / "good\nhosts", "localhost\n");
+    Words base = {"--nproc_per_node", "2"};
+    auto with = [&](Words more, const std::string& script = "train.py") {
+        Words args = base;
+        args.insert(args.end(), more.begin(), more.end());
+        if (!script.empty()) {
+            args.push_back(script);
+        }
+        return args;
+    };
+    const std::string whitespace =
+        "contains whitespace (one host per line or per comma-separated item)";
+    const std::vector<Case> cases = {
+        {with({"--hostfile", "zero"}), "zero: no hosts in the hostfile"},
+        {with({"--hostfile", "/dev/zero"}),
+         "--hostfile '/dev/zero': larger than 1 MiB, not a hostfile"},
+        {with({"--hostfile", "/proc/self/mem"}), "--hostfile '/proc/self/mem': Input/output error"},
+        {with({"--hostfile", "option"}),
+         "option:2: invalid host '-oProxyCommand=id': starts with '-'"},
+        {with({"--hostfile", "deepspeed"}),
+         "deepspeed:1: invalid host 'node1 slots=8': " + whitespace},
+        {with({"--hostfile", "tab"}), "tab:2: invalid host 'node\\x092': " + whitespace},
+        {with({"--hostfile", "crlf"}), "crlf:3: duplicate host 'localhost' (first at line 1)"},
+        {with({"--hostfile", "latin1"}),
+         "latin1:2: invalid host 'n\\xf6de2': contains a non-ASCII byte"},
+        {with({"--hostfile", "bom"}),
+         "bom:2: invalid host '\\xef\\xbb\\xbf127.0.0.1': contains a non-ASCII byte"},
+        {with({"--hostfile", "backtick"}), "backtick:1: invalid host '`reboot`': contains '`'"},
+        {with({"--hostfile", "pipe"}), "pipe:1: invalid host 'a|b': contains '|'"},
+        {with({"--hostfile", "port"}), "port:1: invalid host 'node1:2222': not an IPv6 address (an "
+                                       "SSH port goes in --ssh-port or "
+                                       "~/.ssh/config)"},
+        {with({"--hostfile", "users"}), "users:1: invalid host 'a@b@c': contains '@'"},
+        {with({"--hostfile", "my\nhosts"}), "my\\x0ahosts:2: invalid host 'x&y': contains '&'"},
+        {with({"--hostfile", "no\nsuch"}), "--hostfile 'no\\x0asuch': No such file or directory"},
+        {with({"--hostfile", "good\nhosts", "--include", "node9"}),
+         "--include: host 'node9' is not in the hostfile good\\x0ahosts"},
+        {with({"--hostfile", "hosts", "--include", "localhost,localhost"}),
+         "--include: duplicate host 'localhost'"},
+        {with({"--hostfile", "hosts", "--num_nodes", "-2"}),
+         "--num_nodes '-2': not a positive number of nodes (or -1 for all)"},
+        {with({"--hostfile", ""}), "--hostfile '': empty file name"},
+        {with({"-H", "a\tb"}), "--host: invalid host 'a\\x09b': " + whitespace},
+        {with({"-H", "a\nb"}), "--host: invalid host 'a\\x0ab': contains a control character"},
+        {with({"-H", "n\xc3\xb6"
+                     "de"}),
+         "--host: invalid host 'n\\xc3\\xb6de': contains a non-ASCII byte"},
+        {with({"-H", "alice@-oProxyCommand=id"}),
+         "--host: invalid host 'alice@-oProxyCommand=id': host starts with '-'"},
+        {with({"-H", "a,a"}), "--host: duplicate host 'a'"},
+        {with({"--master_addr", "-oProxyCommand=id"}),
+         "--master_addr: invalid host '-oProxyCommand=id': starts with '-'"},
+        {with({"--master_port", "http"}), "--master_port 'http': not a port number (1..65535)"},
+        {with({"--master_port", "-5"}), "--master_port '-5': not a port number (1..65535)"},
+        {with({"--master_port", "99999999999999999999"}),
+         "--master_port '99999999999999999999': not a port number (1..65535)"},
+        {with({"--extra_launch_args", ""}), "--extra_launch_args '': item 1 has an empty name"},
+        {with({"--extra_launch_args", "nnodes=3"}),
+         "--extra_launch_args: 'nnodes' is set by colossalai run itself"},
+        {with({"--master_port", "1234", "--extra_launch_args", "master_port=2"}),
+         "master_port is given both by --master_port and by --extra_launch_args: keep one"},
+        {with({"--kill-grace", "nan"}), "--kill-grace 'nan': not a number of seconds"},
+        {with({"--ssh-timeout", "inf"}), "--ssh-timeout 'inf': not a number of seconds"},
+        {with({"--dry-run=yes"}), "option '--dry-run' takes no value"},
+        {with({"--lr\n1"}),
+         "unknown option '--lr\\x0a1' (options for the script go after the script)"},
+        {with({"--\xff"}), "unknown option '--\\xff' (options for the script go after the script)"},
+        {with({"--nproc_per_node", "1\n2"}), "--nproc_per_node '1\\x0a2': not a positive integer"},
+        {with({}, "train\n.sh"),
+         "script 'train\\x0a.sh' does not end in .py (use -m MODULE to run a module)"},
+        {with({}, "TRAIN.PY"),
+         "script 'TRAIN.PY' does not end in .py (use -m MODULE to run a module)"},
+        {with({"--"}, "-x.py"), "script '-x.py' starts with '-', which the launcher would take for "
+                                "an option (write ./-x.py)"},
+        {with({"-m", "my-pkg"}, ""),
+         "-m 'my-pkg': not a module name (dotted Python identifiers, such as pkg.train)"},
+        {with({"-m", "a\nb"}, ""),
+         "-m 'a\\x0ab': not a module name (dotted Python identifiers, such as pkg.train)"},
+    };
+    for (const Case& c : cases) {
+        expect_usage_error(c.args, c.message);
+    }
+}
+
 } // namespace
 } // namespace colossalai::test

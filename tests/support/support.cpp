@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -252,11 +253,12 @@ void Background::signal(int signo) const {
     ::kill(m_pid, signo);
 }
 
-std::optional<int> Background::wait(std::chrono::milliseconds timeout) {
+std::optional<int> Background::wait(std::chrono::milliseconds timeout, struct rusage* usage) {
     int status = 0;
+    struct rusage ignored {};
     bool done = eventually(
         [&] {
-            pid_t r = ::waitpid(m_pid, &status, WNOHANG);
+            pid_t r = ::wait4(m_pid, &status, WNOHANG, usage != nullptr ? usage : &ignored);
             return r == m_pid;
         },
         timeout);

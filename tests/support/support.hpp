@@ -2,6 +2,7 @@
 
 // Shared helpers for the end-to-end tests: temporary trees, files, and running the real binary.
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -76,8 +77,10 @@ public:
 
     pid_t pid() const { return m_pid; }
     void signal(int signo) const;
-    // Waits for the child to end; nullopt at the timeout. Returns the raw wait status.
-    std::optional<int> wait(std::chrono::milliseconds timeout);
+    // Waits for the child to end; nullopt at the timeout. Returns the raw wait status, and in
+    // `usage` what wait4 reports: the child's resource use, ru_maxrss the largest peak RSS of the
+    // child and of the descendants it waited for.
+    std::optional<int> wait(std::chrono::milliseconds timeout, struct rusage* usage = nullptr);
 
 private:
     pid_t m_pid = -1;

@@ -67,6 +67,17 @@ TEST_P(BadTimeout, IsAUsageError) {
     }
 }
 
+TEST(ReadSettings, ABadTimeoutIsEscapedInTheMessage) {
+    try {
+        read_settings(Options{}, from({{"COLOSSALAI_PROBE_TIMEOUT_MS", "10\n20"}}));
+        ADD_FAILURE() << "accepted a value with a newline";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), Error::Kind::usage);
+        EXPECT_STREQ(e.what(), "COLOSSALAI_PROBE_TIMEOUT_MS='10\\x0a20': expected a whole number "
+                               "of milliseconds between 1 and 86400000");
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Table, BadTimeout,
                          ::testing::Values("", "abc", "0", "-5", "1.5", "100ms", " 100", "86400001",
                                            "99999999999999999999"),

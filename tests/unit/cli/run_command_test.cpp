@@ -223,5 +223,24 @@ TEST(RunCommand, MainPrintsOneErrorLineAndTheHint) {
                          "Run 'colossalai run --help' for more information.\n");
 }
 
+// CLI11 quotes what it rejects as given; the message is escaped so that it stays one line.
+TEST(RunCommand, MainEscapesTheWordsTheParserRejects) {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"colossalai", "ch\neck"},
+         "Error: The following argument was not expected: ch\\x0aeck\n"
+         "Run 'colossalai --help' for more information.\n"},
+        {{"colossalai", "check", "-i", "\xff"},
+         "Error: The following argument was not expected: \\xff\n"
+         "Run 'colossalai check --help' for more information.\n"},
+    };
+    for (const auto& [args, message] : cases) {
+        std::ostringstream out;
+        std::ostringstream err;
+        EXPECT_EQ(main(args, out, err), 2);
+        EXPECT_EQ(out.str(), "");
+        EXPECT_EQ(err.str(), message);
+    }
+}
+
 } // namespace
 } // namespace colossalai::cli

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -11,6 +12,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
 #include <thread>
 
 namespace colossalai::exec {
@@ -73,6 +78,49 @@ TEST(SpawnJob, RunsWithTheGivenEnvironmentDirectoryAndNoStdin) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     ::close(job.out_fd);
     ::close(job.err_fd);
+}
+
+// The descriptors of this process that a child inherits (no close-on-exec flag), but 0, 1 and 2.
+std::set<int> inheritable_fds() {
+    std::set<int> fds;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        int fd = std::stoi(entry.path().filename().string());
+        int flags = ::fcntl(fd, F_GETFD);
+        if (fd > 2 && flags >= 0 && (flags & FD_CLOEXEC) == 0) {
+            fds.insert(fd);
+        }
+    }
+    return fds;
+}
+
+// The program gets stdin, stdout and stderr, and nothing of the launcher's own: only what the
+// launcher itself inherited may pass through (a test runner's descriptors, say).
+TEST(SpawnJob, HandsTheProgramOnlyItsStandardStreams) {
+    const std::set<int> allowed = inheritable_fds();
+    SpawnedJob job = spawn_job(shell("exec ls -l /proc/self/fd"));
+    std::string listing = read_to_end(job.out_fd);
+    int status = wait_status(job.pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_to_end(job.err_fd);
+    ::close(job.out_fd);
+    ::close(job.err_fd);
+    std::istringstream lines(listing);
+    std::string line;
+    int standard = 0;
+    while (std::getline(lines, line)) {
+        size_t arrow = line.find(" -> ");
+        if (arrow == std::string::npos) {
+            continue; // "total 0"
+        }
+        std::string left = line.substr(0, arrow);
+        int fd = std::stoi(left.substr(left.rfind(' ') + 1));
+        std::string target = line.substr(arrow + 4);
+        if (fd <= 2) {
+            ++standard;
+        } else if (!(target.rfind("/proc/", 0) == 0 && target.ends_with("/fd"))) { // ls's own
+            EXPECT_TRUE(allowed.count(fd) == 1) << "leaked: " << line;
+        }
+    }
+    EXPECT_EQ(standard, 3) << listing;
 }
 
 TEST(SpawnJob, LeadsItsOwnProcessGroup) {

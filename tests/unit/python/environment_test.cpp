@@ -131,6 +131,25 @@ TEST(ResolveInterpreter, ExplicitPathMustBeExecutable) {
     }
 }
 
+// A name with a newline or bytes that are not UTF-8 is escaped: the error stays one line.
+TEST(ResolveInterpreter, EscapesTheNameInMessages) {
+    ScratchDir root;
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"python\n3", "--python 'python\\x0a3': not found in PATH"},
+        {(root.path() / "py\xff").string(),
+         "--python '" + (root.path() / "py\\xff").string() + "': not an executable file"},
+    };
+    for (const auto& [given, message] : cases) {
+        try {
+            resolve_interpreter(given, (root.path() / "bin").string());
+            ADD_FAILURE() << "accepted " << given;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), Error::Kind::usage);
+            EXPECT_EQ(std::string(e.what()), message);
+        }
+    }
+}
+
 TEST(Discover, NoInterpreterMeansNoEnvironmentAndNoProcess) {
     ScratchDir empty;
     Discovery discovery = discover(std::nullopt, empty.path().string());

@@ -129,6 +129,16 @@ TEST(ParseHostfile, ReportsFileAndLine) {
     }
 }
 
+// A file name with a newline or bytes that are not UTF-8 must not break the one-line message.
+TEST(ParseHostfile, EscapesTheFileNameInMessages) {
+    EXPECT_EQ(usage_message([] { parse_hostfile("a\nb;c\n", "my\nhosts"); }),
+              "my\\x0ahosts:2: invalid host 'b;c': contains ';'");
+    EXPECT_EQ(usage_message([] { parse_hostfile("# none\n", "h\xff"); }),
+              "h\\xff: no hosts in the hostfile");
+    EXPECT_EQ(usage_message([] { parse_hostfile(std::string("\0", 1), "a\rb"); }),
+              "a\\x0db:1: NUL byte: not a text file");
+}
+
 TEST(ParseHostList, SplitsAtCommasAndTrims) {
     EXPECT_EQ(names(parse_host_list("a,b,c", "--host")), (std::vector<std::string>{"a", "b", "c"}));
     EXPECT_EQ(names(parse_host_list(" a , b@c ", "--host")),

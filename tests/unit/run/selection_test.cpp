@@ -83,5 +83,16 @@ TEST(SelectHosts, RejectsUnknownNamesEmptyResultsAndTooManyNodes) {
     }
 }
 
+TEST(SelectHosts, EscapesTheHostfileNameInMessages) {
+    Options include = with("n9", std::nullopt, std::nullopt);
+    include.hostfile = "my\nhosts";
+    EXPECT_EQ(test::usage_message([&] { select(pool, include); }),
+              "--include: host 'n9' is not in the hostfile my\\x0ahosts");
+    Options exclude = with(std::nullopt, "n1,n2,n3,n4,n5", std::nullopt);
+    exclude.hostfile = "h\xff";
+    EXPECT_EQ(test::usage_message([&] { select(pool, exclude); }),
+              "--exclude: no host of the hostfile h\\xff is left");
+}
+
 } // namespace
 } // namespace colossalai::run
