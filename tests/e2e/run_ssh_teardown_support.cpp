@@ -14,9 +14,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
+} // namespace
+
 // Installed as DIR/bin/torchrun. Its state directory is DIR (from $0); the marker is its last
 // argument. Children get the marker as their $0, so that their command lines carry it too.
-constexpr const char* fake_torchrun = R"sh(#!/bin/sh
+const char* const teardown_fake_torchrun = R"sh(#!/bin/sh
 state=${0%/bin/*}
 rank=0
 marker=
@@ -39,8 +41,6 @@ fi
 exit 0
 )sh";
 
-} // namespace
-
 void SshTeardown::SetUp() {
     SharedSshCluster<2>::SetUp();
     if (IsSkipped() || HasFatalFailure()) {
@@ -48,7 +48,7 @@ void SshTeardown::SetUp() {
     }
     const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
     m_marker = std::string("cai-teardown-") + info->name() + "-" + std::to_string(::getpid());
-    write_file(m_dir / "bin/torchrun", fake_torchrun, 0755);
+    write_file(m_dir / "bin/torchrun", teardown_fake_torchrun, 0755);
     for (const char* sub : {"record", "behave", "release", "job"}) {
         std::filesystem::create_directories(m_dir / sub);
     }

@@ -23,6 +23,10 @@
 
 namespace colossalai::test {
 
+// The fake torchrun SshTeardown installs as DIR/bin/torchrun (state in DIR/record, DIR/behave,
+// DIR/release; marker = its last argument; see behave() below). Other fixtures reuse it.
+extern const char* const teardown_fake_torchrun;
+
 class SshTeardown : public SharedSshCluster<2> {
 protected:
     using Words = std::vector<std::string>;

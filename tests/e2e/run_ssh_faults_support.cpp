@@ -1,0 +1,116 @@
+#include "run_ssh_faults_support.hpp"
+
+#include "run_ssh_teardown_support.hpp" // teardown_fake_torchrun
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace colossalai::test {
+
+namespace fs = std::filesystem;
+
+FaultJob::FaultJob(const SshCluster& cluster, const std::string& name)
+    : m_cluster(cluster), m_marker("cai-fault-" + name + "-" + std::to_string(::getpid())) {
+    write_file(m_dir / "bin/torchrun", teardown_fake_torchrun, 0755);
+    for (const char* sub : {"record", "behave", "release", "job"}) {
+        fs::create_directories(m_dir / sub);
+    }
+    write_file(m_dir / "job/train.py", "");
+}
+
+FaultJob::~FaultJob() {
+    for (const auto& [host, pid] : processes()) {
+        ::kill(pid, SIGKILL);
+    }
+}
+
+void FaultJob::behave(const std::string& rank, const std::string& script) const {
+    write_file(m_dir / "behave" / (rank + ".sh"), script);
+}
+
+void FaultJob::release(const std::string& name) const {
+    write_file(m_dir / "release" / name, "");
+}
+
+bool FaultJob::ready(int rank, std::chrono::milliseconds timeout) const {
+    return eventually(
+        [&] { return fs::exists(m_dir / "record" / (std::to_string(rank) + ".ready")); }, timeout);
+}
+
+pid_t FaultJob::recorded_pid(int rank) const {
+    std::string text = read_file(m_dir / "record" / (std::to_string(rank) + ".pid"));
+    return text.empty() ? 0 : static_cast<pid_t>(std::stol(text));
+}
+
+Words FaultJob::command(const std::string& hosts, const Words& args) const {
+    Words argv{binary().string(), "run", "--host", hosts, "--nproc_per_node", "1"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"train.py", m_marker});
+    return m_cluster.client_command(argv);
+}
+
+RunOptions FaultJob::options() const {
+    RunOptions options = m_cluster.client_options();
+    (*options.env)["PATH"] = (m_dir / "bin").string() + ":" + (*options.env)["PATH"];
+    options.cwd = m_dir / "job";
+    return options;
+}
+
+std::unique_ptr<Background> FaultJob::start(const std::string& hosts, const Words& args) const {
+    return std::make_unique<Background>(command(hosts, args), options(), out_file(), err_file());
+}
+
+RunResult FaultJob::run(const std::string& hosts, const Words& args) const {
+    return colossalai::test::run(command(hosts, args), options());
+}
+
+std::vector<std::pair<int, pid_t>> FaultJob::processes() const {
+    std::vector<std::pair<int, pid_t>> found;
+    for (int host = 0; host <= m_cluster.hosts(); ++host) {
+        for (pid_t pid : m_cluster.processes_with_marker_on_host(host, m_marker)) {
+            found.emplace_back(host, pid);
+        }
+    }
+    return found;
+}
+
+void FaultJob::expect_none_left(std::chrono::milliseconds timeout) const {
+    if (eventually([&] { return processes().empty(); }, timeout)) {
+        return;
+    }
+    for (const auto& [host, pid] : processes()) {
+        std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+        ADD_FAILURE() << "left on "
+                      << (host == 0 ? std::string("the client") : m_cluster.host(host)) << ": "
+                      << pid << " " << cmdline;
+    }
+}
+
+int exit_code_of(Background& launcher, std::chrono::milliseconds timeout, struct rusage* usage) {
+    std::optional<int> status = launcher.wait(timeout, usage);
+    if (!status) {
+        ADD_FAILURE() << "the launcher still runs";
+        return -1;
+    }
+    if (!WIFEXITED(*status)) {
+        ADD_FAILURE() << "the launcher died of signal " << WTERMSIG(*status);
+        return -1;
+    }
+    return WEXITSTATUS(*status);
+}
+
+std::vector<pid_t> extra_processes_on_host(const SshCluster& cluster, int k) {
+    std::vector<pid_t> pids = cluster.pids_on_host(k);
+    pid_t listener = cluster.sshd_pid(k);
+    pids.erase(std::remove(pids.begin(), pids.end(), listener), pids.end());
+    return pids;
+}
+
+} // namespace colossalai::test
