@@ -191,6 +191,64 @@ private:
     std::optional<Clock::time_point> m_streams_deadline;
 };
 
+// A local job is ready at once but starts only at go(), with the remote ones.
+class PendingLocalProcess : public launch::Process {
+public:
+    PendingLocalProcess(SpawnRequest request, output::NodeOutput& output,
+                        std::chrono::milliseconds grace)
+        : m_request(std::move(request)), m_output(output), m_grace(grace) {}
+
+    void go() override {
+        try {
+            m_job = std::make_unique<LocalProcess>(spawn_job(m_request), m_output, m_grace);
+        } catch (const Error& e) {
+            m_job = std::make_unique<FailedProcess>(e.what());
+        }
+    }
+    void collect_fds(std::vector<pollfd>& fds) override {
+        if (m_job) {
+            m_job->collect_fds(fds);
+        }
+    }
+    void process_events(std::span<const pollfd> fds) override {
+        if (m_job) {
+            m_job->process_events(fds);
+        }
+    }
+    bool has_work() const override { return m_job && m_job->has_work(); }
+    std::optional<Clock::time_point> deadline() const override {
+        return m_job ? m_job->deadline() : std::nullopt;
+    }
+    void signal(int signo) override {
+        if (m_job) {
+            m_job->signal(signo);
+        } else if (!m_result) {
+            not_started();
+        }
+    }
+    void abandon() override {
+        if (m_job) {
+            m_job->abandon();
+        } else if (!m_result) {
+            not_started();
+        }
+    }
+    std::optional<ExitInfo> result() const override { return m_job ? m_job->result() : m_result; }
+
+private:
+    void not_started() {
+        m_output.close(Stream::out);
+        m_output.close(Stream::err);
+        m_result = ExitInfo{-1, 0, "not started: stopped by the launcher"};
+    }
+
+    SpawnRequest m_request;
+    output::NodeOutput& m_output;
+    std::chrono::milliseconds m_grace;
+    std::unique_ptr<launch::Process> m_job;
+    std::optional<ExitInfo> m_result;
+};
+
 } // namespace
 
 std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& command,
@@ -204,11 +262,7 @@ std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& c
     for (char** entry = environ; *entry != nullptr; ++entry) {
         request.environment.emplace_back(*entry);
     }
-    try {
-        return std::make_unique<LocalProcess>(spawn_job(request), output, m_kill_grace);
-    } catch (const Error& e) {
-        return std::make_unique<FailedProcess>(e.what());
-    }
+    return std::make_unique<PendingLocalProcess>(std::move(request), output, m_kill_grace);
 }
 
 } // namespace colossalai::exec

@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,11 +24,28 @@ std::chrono::milliseconds to_ms(double seconds) {
     return std::chrono::milliseconds(static_cast<long long>(std::llround(seconds * 1000.0)));
 }
 
+// A connecting host holds two descriptors (its socket and an eventfd), a running one one: with
+// the usual soft limit of 1024 a job of some 500 hosts would run out. Raised only as far as the
+// hard limit allows, and only when needed, since local jobs inherit it.
+void allow_descriptors_for(std::size_t remote_nodes) {
+    rlimit limit{};
+    rlim_t wanted = static_cast<rlim_t>(remote_nodes) * 2 + 64;
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        limit.rlim_cur < wanted) {
+        limit.rlim_cur =
+            limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
+        ::setrlimit(RLIMIT_NOFILE, &limit);
+    }
+}
+
 } // namespace
 
 int execute(const run::Plan& plan, const run::Options& options) {
-    bool remote = std::any_of(plan.nodes.begin(), plan.nodes.end(),
-                              [](const run::NodeCommand& node) { return !node.local; });
+    auto remote_nodes = static_cast<std::size_t>(
+        std::count_if(plan.nodes.begin(), plan.nodes.end(),
+                      [](const run::NodeCommand& node) { return !node.local; }));
+    bool remote = remote_nodes > 0;
+    allow_descriptors_for(remote_nodes);
     output::FdWriter messages(STDERR_FILENO);
 
     // Blocked before any thread exists, so that every thread inherits the mask.

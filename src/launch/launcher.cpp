@@ -36,6 +36,7 @@ public:
             node.process = transport(*node.command).start(*node.command, sink);
         }
         while (collect_results()) {
+            start_when_all_ready();
             wait_and_dispatch();
             check_timers();
         }
@@ -51,9 +52,11 @@ public:
 
 private:
     // Records nodes that ended; applies fail-fast. Returns true while some node still runs.
+    // Before the jobs start, a failure (a host that cannot be reached) waits for the other
+    // connections to settle, so that the summary names every host that failed, not only the
+    // first; nothing runs anywhere in the meantime.
     bool collect_results() {
         bool running = false;
-        std::optional<size_t> failed_now;
         for (size_t i = 0; i < m_nodes.size(); ++i) {
             Node& node = m_nodes[i];
             if (node.exit) {
@@ -62,22 +65,43 @@ private:
             node.exit = node.process->result();
             if (!node.exit) {
                 running = true;
-            } else if (!node.exit->success() && !failed_now) {
-                failed_now = i;
+            } else if (!node.exit->success() && !m_failed) {
+                m_failed = i;
             }
         }
-        if (failed_now && !m_first_failure && m_launcher_signal == 0 && !m_kill_deadline &&
-            !m_abandon_deadline) {
-            m_first_failure = failed_now;
+        if (m_failed && !m_first_failure && m_launcher_signal == 0 && !m_kill_deadline &&
+            !m_abandon_deadline && (m_started || all_settled())) {
+            m_first_failure = m_failed;
             if (running) {
-                Node& failed = m_nodes[*failed_now];
-                notice("{} failed ({}); stopping the other nodes", failed.command->host,
-                       short_reason(*failed.exit));
+                Node& failed = m_nodes[*m_failed];
+                notice("{} failed ({}); {}", failed.command->host, short_reason(*failed.exit),
+                       m_started ? "stopping the other nodes" : "starting no job");
                 signal_all(SIGTERM);
                 arm_grace(SIGTERM);
             }
         }
         return running;
+    }
+
+    // True when no node is still connecting.
+    bool all_settled() const {
+        return std::all_of(m_nodes.begin(), m_nodes.end(),
+                           [](const Node& node) { return node.exit || node.process->ready(); });
+    }
+
+    // Every job starts once every node is ready, none before: a host that cannot be reached or
+    // logged into must not leave the others' jobs half-launched. A failure or a signal before
+    // that point stops the prepared nodes (signal_all) instead.
+    void start_when_all_ready() {
+        if (m_started || m_failed || m_launcher_signal != 0 || !all_settled()) {
+            return;
+        }
+        m_started = true;
+        for (Node& node : m_nodes) {
+            if (!node.exit) {
+                node.process->go();
+            }
+        }
     }
 
     void wait_and_dispatch() {
@@ -220,8 +244,10 @@ private:
     output::Multiplexer* m_output = nullptr;
     std::vector<Node> m_nodes;
     std::vector<pollfd> m_fds;
-    std::optional<size_t> m_first_failure;
+    std::optional<size_t> m_failed;        // the first node that failed
+    std::optional<size_t> m_first_failure; // that node, once fail-fast acted on it
     int m_launcher_signal = 0;
+    bool m_started = false; // go() was called
     std::optional<Clock::time_point> m_kill_deadline;
     int m_grace_signal = SIGTERM; // what the nodes were sent when the grace timer was armed
     std::optional<Clock::time_point> m_abandon_deadline;

@@ -1,5 +1,6 @@
 #include "colossalai/ssh/ssh_transport.hpp"
 
+#include "attempt.hpp"
 #include "libssh.hpp"
 #include "session.hpp"
 
@@ -8,14 +9,11 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <csignal>
 #include <cstring>
-#include <mutex>
 
 namespace colossalai::ssh {
 
@@ -23,18 +21,6 @@ namespace {
 
 using launch::ExitInfo;
 using output::Stream;
-
-// A connection being set up on a worker thread; handed over through `event_fd`.
-struct Attempt {
-    Attempt() : event_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
-    ~Attempt() { ::close(event_fd); }
-
-    std::mutex mutex;
-    SessionPtr session; // set on success
-    std::string error;  // set on failure
-    std::atomic<bool> cancelled{false};
-    int event_fd;
-};
 
 int signal_number(const std::string& name) {
     static const std::pair<const char*, int> names[] = {
@@ -52,21 +38,37 @@ int signal_number(const std::string& name) {
 
 class SshProcess : public launch::Process {
 public:
-    SshProcess(std::shared_ptr<Attempt> attempt, output::NodeOutput& output,
-               const SshSettings& settings)
-        : m_attempt(std::move(attempt)), m_output(output), m_heartbeat(settings.heartbeat),
-          m_unacked_limit(settings.unacked_limit) {}
+    SshProcess(std::shared_ptr<Attempt> attempt, WorkerPool& pool, std::string remote_command,
+               std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings)
+        : m_attempt(std::move(attempt)), m_pool(pool), m_remote_command(std::move(remote_command)),
+          m_stdin_prefix(std::move(stdin_prefix)), m_output(output),
+          m_heartbeat(settings.heartbeat), m_unacked_limit(settings.unacked_limit) {}
 
     ~SshProcess() override {
-        m_attempt->cancelled = true; // a worker still connecting drops its session
+        if (m_attempt) {
+            m_attempt->cancel(); // a worker still connecting drops its session
+        }
+    }
+
+    bool ready() const override { return m_phase == Phase::connected || m_result; }
+
+    void go() override {
+        if (m_phase != Phase::connected || m_result) {
+            return;
+        }
+        m_phase = Phase::starting;
+        m_attempt->give(std::move(m_session));
+        m_pool.submit([attempt = m_attempt, remote = m_remote_command, prefix = m_stdin_prefix] {
+            attempt->start(remote, prefix);
+        });
     }
 
     void collect_fds(std::vector<pollfd>& fds) override {
-        if (m_result) {
+        if (m_result || m_phase == Phase::connected) {
             return;
         }
-        if (!m_session) {
-            fds.push_back({m_attempt->event_fd, POLLIN, 0});
+        if (m_phase != Phase::running) {
+            fds.push_back({m_attempt->event_fd(), POLLIN, 0});
             return;
         }
         short events = 0;
@@ -83,13 +85,13 @@ public:
     bool has_work() const override {
         // Data libssh already holds for a stream that was not read (backpressure) while the
         // output now accepts it again: no fd will tell.
-        return m_session && !m_result &&
+        return m_phase == Phase::running && !m_result &&
                ((m_held[0] && m_output.accepting(Stream::out)) ||
                 (m_held[1] && m_output.accepting(Stream::err)));
     }
 
     std::optional<launch::Clock::time_point> deadline() const override {
-        if (m_session && !m_result) {
+        if (m_phase == Phase::running && !m_result) {
             return m_next_heartbeat;
         }
         return std::nullopt;
@@ -99,10 +101,10 @@ public:
         if (m_result) {
             return;
         }
-        if (!m_session) {
+        if (m_phase != Phase::running) {
             for (const pollfd& entry : fds) {
                 if (entry.revents != 0) {
-                    take_connection();
+                    take_session();
                 }
             }
             return;
@@ -118,16 +120,22 @@ public:
         if (m_result) {
             return;
         }
-        if (!m_session) {
-            // Not connected yet: a connection that has not started never will; one that
-            // completes gets the signal at once.
-            m_attempt->cancelled = true;
+        switch (m_phase) {
+        case Phase::connecting: // nothing runs on the node yet, and nothing will
+        case Phase::connected:
+            m_attempt->cancel();
+            finish(ExitInfo{-1, 0, "not started"});
+            return;
+        case Phase::starting: // the worker starts nothing now, or the signal follows the start
+            m_attempt->cancel();
             m_pending_signal = signo;
             return;
-        }
-        if (auto line = control_line(signo)) {
-            m_outbox += *line;
-            flush_outbox();
+        case Phase::running:
+            if (auto line = control_line(signo)) {
+                m_outbox += *line;
+                flush_outbox();
+            }
+            return;
         }
     }
 
@@ -135,11 +143,14 @@ public:
         if (m_result) {
             return;
         }
-        m_attempt->cancelled = true;
+        if (m_attempt) {
+            m_attempt->cancel();
+        }
         // Closing the connection is the wrapper's cue: its watcher stops the job.
         finish(ExitInfo{-1, 0,
-                        m_session ? "did not end after SIGKILL; connection closed"
-                                  : "connection not established in time; given up"});
+                        m_phase == Phase::running
+                            ? "did not end after SIGKILL; connection closed"
+                            : "connection not established in time; given up"});
     }
 
     std::optional<ExitInfo> result() const override { return m_result; }
@@ -151,17 +162,23 @@ private:
                (m_closed[1] || m_output.accepting(Stream::err));
     }
 
-    void take_connection() {
-        uint64_t count = 0;
-        if (::read(m_attempt->event_fd, &count, sizeof count) != sizeof count) {
+    // The worker's outcome: a session logged in (connecting), or with the command started.
+    void take_session() {
+        std::optional<Attempt::Outcome> outcome = m_attempt->take();
+        if (!outcome) {
             return;
         }
-        std::lock_guard lock(m_attempt->mutex);
-        if (!m_attempt->session) {
-            finish(ExitInfo{-1, 0, m_attempt->error});
+        if (!outcome->session) {
+            finish(ExitInfo{-1, 0, outcome->error});
             return;
         }
-        m_session = std::move(m_attempt->session);
+        m_session = std::move(outcome->session);
+        if (m_phase == Phase::connecting) {
+            m_phase = Phase::connected;
+            return;
+        }
+        m_phase = Phase::running;
+        m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
         lib::ssh_set_blocking(m_session->session, 0);
         limit_unacknowledged_time();
         m_next_heartbeat = launch::Clock::now() + m_heartbeat;
@@ -296,7 +313,14 @@ private:
         m_session.reset();
     }
 
+    // connecting (worker) -> connected (waits for go) -> starting (worker) -> running (here).
+    enum class Phase { connecting, connected, starting, running };
+
     std::shared_ptr<Attempt> m_attempt;
+    WorkerPool& m_pool;
+    std::string m_remote_command;
+    std::string m_stdin_prefix;
+    Phase m_phase = Phase::connecting;
     output::NodeOutput& m_output;
     std::chrono::milliseconds m_heartbeat;
     std::chrono::milliseconds m_unacked_limit;
@@ -321,33 +345,13 @@ SshTransport::~SshTransport() = default;
 std::unique_ptr<launch::Process> SshTransport::start(const run::NodeCommand& command,
                                                      output::NodeOutput& output) {
     auto attempt = std::make_shared<Attempt>();
-    if (attempt->event_fd < 0) {
-        throw runtime_error("eventfd: {}", std::strerror(errno));
-    }
-    std::string remote = remote_command(command, m_settings.kill_grace, m_settings.silence_limit);
-    m_pool.submit([attempt, node = command, remote = std::move(remote),
-                   prefix = environment_block(command), connect = m_settings.connect] {
-        SessionPtr session;
-        std::string error;
-        if (attempt->cancelled) {
-            error = "not started"; // the summary adds ", stopped by the launcher"
-        } else {
-            try {
-                session = open_session(node, remote, prefix, connect);
-            } catch (const std::exception& e) {
-                error = e.what();
-            }
-        }
-        {
-            std::lock_guard lock(attempt->mutex);
-            attempt->session = std::move(session);
-            attempt->error = std::move(error);
-        }
-        uint64_t one = 1;
-        ssize_t ignored = ::write(attempt->event_fd, &one, sizeof one);
-        (void)ignored;
+    m_pool.submit([attempt, node = command, connect = m_settings.connect] {
+        attempt->connect(node, connect);
     });
-    return std::make_unique<SshProcess>(std::move(attempt), output, m_settings);
+    return std::make_unique<SshProcess>(
+        std::move(attempt), m_pool,
+        remote_command(command, m_settings.kill_grace, m_settings.silence_limit),
+        environment_block(command), output, m_settings);
 }
 
 } // namespace colossalai::ssh

@@ -84,12 +84,9 @@ std::string describe(const std::map<std::string, int>& kinds) {
     return text.empty() ? "none" : text;
 }
 
-// What each host costs the launcher beyond its socket: ssh_transport.cpp hands a connection from
-// the worker thread to the loop through an eventfd (Attempt::event_fd), and the SshProcess keeps
-// it open, unused, until the node has ended. So a running launcher holds two descriptors per host
-// (with the default soft RLIMIT_NOFILE of 1024, about 500 hosts at most). Reported, not fixed
-// here (the transport is being reworked); set this to 0 once the eventfd is closed on hand-over.
-constexpr int eventfds_per_host = 1;
+// What each running host costs the launcher beyond its socket: nothing. (The eventfd that hands a
+// connection from a worker thread to the loop is closed once the command runs.)
+constexpr int eventfds_per_host = 0;
 
 // A launch of N nodes (N = 1, 2, 6) that runs until the test stops it: its descriptors, read while
 // every node runs, are 0-2 (/dev/null, the stdout and stderr files), the signalfd, one socket per

@@ -49,10 +49,17 @@ public:
     virtual void abandon() = 0;
     // Set once the job has ended and its output streams are closed.
     virtual std::optional<ExitInfo> result() const = 0;
+
+    // Two steps, so that nothing is launched half-way: start() only prepares (connects to the
+    // host and logs in); the launcher calls go() on every node once all are ready(), and never
+    // when one failed first. A process stopped (signal()) before go() ends at once with a
+    // "not started" result, and a process that cannot get ready ends with an error result.
+    virtual bool ready() const { return true; }
+    virtual void go() {}
 };
 
-// Starts jobs. start() never blocks for long: a remote connection proceeds in the background,
-// and a failure to start arrives as a result with `error` set.
+// Prepares jobs (see Process::go). start() never blocks for long: a remote connection proceeds
+// in the background, and a failure to connect arrives as a result with `error` set.
 class Transport {
 public:
     virtual ~Transport() = default;

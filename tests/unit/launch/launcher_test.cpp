@@ -17,13 +17,17 @@ struct Script {
     std::optional<int> exit_code;  // ends with this code at the first step
     std::set<int> ignored;         // signals that do not end it
     bool hangs_after_kill = false; // not even SIGKILL ends it (a hung connection)
-    int raise_in_launcher = 0;     // sends this signal to the launcher at the first step
+    int raise_in_launcher = 0;     // sends this signal to the launcher at its first step
+    size_t connect_steps = 0;      // process_events() calls before it is ready (a slow host)
+    std::optional<std::string> connect_error; // fails when it would be ready (host unreachable)
 };
 
 struct Shared {
     int signal_pipe = -1;
     std::vector<std::vector<int>> received; // signals each node got, in order
     std::vector<size_t> steps;              // process_events() calls each node got
+    std::vector<bool> went;                 // go() was called
+    size_t went_while_others_connecting = 0;
 };
 
 Script exits(int code, std::string output = "") {
@@ -46,23 +50,43 @@ public:
 
     void collect_fds(std::vector<pollfd>&) override {}
     bool has_work() const override { return !m_started; }
+    bool ready() const override { return m_connect_steps == 0; }
+    void go() override {
+        m_shared.went[m_index] = true;
+        m_going = true;
+    }
     void process_events(std::span<const pollfd>) override {
         ++m_shared.steps[m_index];
-        if (m_started) {
+        if (m_result) {
+            return;
+        }
+        if (m_script.raise_in_launcher != 0 && !m_raised) {
+            m_raised = true;
+            ssize_t n = ::write(m_shared.signal_pipe, &m_script.raise_in_launcher, sizeof(int));
+            ASSERT_EQ(n, static_cast<ssize_t>(sizeof(int)));
+        }
+        if (m_connect_steps > 0) {
+            if (--m_connect_steps == 0 && m_script.connect_error) {
+                m_connect_steps = 1; // never ready
+                finish(ExitInfo{-1, 0, *m_script.connect_error});
+            }
+            return;
+        }
+        if (!m_going || m_started) {
             return;
         }
         m_started = true;
         m_output.write(output::Stream::out, m_script.output);
-        if (m_script.raise_in_launcher != 0) {
-            ssize_t n = ::write(m_shared.signal_pipe, &m_script.raise_in_launcher, sizeof(int));
-            ASSERT_EQ(n, static_cast<ssize_t>(sizeof(int)));
-        }
         if (m_script.exit_code) {
             finish(ExitInfo{*m_script.exit_code, 0, ""});
         }
     }
     void signal(int signo) override {
         m_shared.received[m_index].push_back(signo);
+        if (!m_result && !m_going) {
+            finish(ExitInfo{-1, 0, "not started"});
+            return;
+        }
         if (m_result || m_script.ignored.count(signo) != 0) {
             return;
         }
@@ -89,6 +113,9 @@ private:
     output::NodeOutput& m_output;
     Shared& m_shared;
     size_t m_index;
+    size_t m_connect_steps = m_script.connect_steps + (m_script.connect_error ? 1 : 0);
+    bool m_going = false;
+    bool m_raised = false;
     bool m_started = false;
     std::optional<ExitInfo> m_result;
 };
@@ -99,6 +126,7 @@ public:
         : m_scripts(std::move(scripts)), m_shared(shared) {
         m_shared.received.resize(m_scripts.size());
         m_shared.steps.resize(m_scripts.size());
+        m_shared.went.resize(m_scripts.size());
     }
     std::unique_ptr<Process> start(const run::NodeCommand& command,
                                    output::NodeOutput& output) override {
@@ -188,6 +216,54 @@ TEST_F(LauncherTest, FailFastStopsTheOthersWithSigterm) {
     EXPECT_EQ(result.outcomes[0].exit.signal, SIGTERM);
     EXPECT_EQ(read_all(m_err),
               "colossalai: node1 failed (exit code 3); stopping the other nodes\n");
+}
+
+Script connects_slowly(size_t steps, Script then) {
+    then.connect_steps = steps;
+    return then;
+}
+
+Script cannot_connect(std::string error, size_t steps = 0) {
+    Script script;
+    script.connect_steps = steps;
+    script.connect_error = std::move(error);
+    return script;
+}
+
+TEST_F(LauncherTest, NoJobStartsBeforeEveryNodeIsReady) {
+    LaunchResult result =
+        launch({exits(0, "a\n"), connects_slowly(5, exits(0, "b\n")), exits(0, "c\n")});
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(m_shared.went, (std::vector<bool>{true, true, true}));
+    // Each node started once the slow one was ready: at least its 5 steps came first.
+    EXPECT_GE(m_shared.steps[0], 5u);
+    EXPECT_EQ(read_all(m_out), "node0: a\nnode1: b\nnode2: c\n");
+}
+
+TEST_F(LauncherTest, AHostThatCannotBeReachedStartsNoJobAnywhere) {
+    LaunchResult result =
+        launch({runs(), cannot_connect("connection refused", 2),
+                cannot_connect("unknown host key", 6), connects_slowly(9, runs())});
+    EXPECT_EQ(result.exit_code, 255);
+    EXPECT_EQ(result.first_failure, 1u);
+    EXPECT_EQ(m_shared.went, (std::vector<bool>{false, false, false, false}));
+    // Every failing host is reported, not only the first: the launcher waited for node3 too.
+    EXPECT_EQ(result.outcomes[1].exit.error, "connection refused");
+    EXPECT_EQ(result.outcomes[2].exit.error, "unknown host key");
+    for (size_t i : {0u, 3u}) {
+        EXPECT_EQ(result.outcomes[i].exit.error, "not started") << i;
+        EXPECT_TRUE(result.outcomes[i].stopped) << i;
+    }
+    EXPECT_EQ(read_all(m_err), "colossalai: node1 failed (connection refused); starting no job\n");
+}
+
+TEST_F(LauncherTest, ASignalWhileConnectingStartsNoJob) {
+    Script interrupts = connects_slowly(1, runs()); // Ctrl-C while connecting
+    interrupts.raise_in_launcher = SIGINT;
+    LaunchResult result = launch({connects_slowly(3, runs()), interrupts});
+    EXPECT_EQ(result.exit_code, 128 + SIGINT);
+    EXPECT_EQ(m_shared.went, (std::vector<bool>{false, false}));
+    EXPECT_EQ(result.outcomes[0].exit.error, "not started");
 }
 
 TEST_F(LauncherTest, SigkillAfterTheGracePeriod) {

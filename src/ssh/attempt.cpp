@@ -1,0 +1,83 @@
+#include "attempt.hpp"
+
+#include "colossalai/util/error.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace colossalai::ssh {
+
+namespace {
+// A stopped node's summary line reads "not started, stopped by the launcher".
+constexpr const char* not_started = "not started";
+} // namespace
+
+Attempt::Attempt() : m_event_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (m_event_fd < 0) {
+        throw runtime_error("eventfd: {}", std::strerror(errno));
+    }
+}
+
+Attempt::~Attempt() {
+    ::close(m_event_fd);
+}
+
+void Attempt::connect(const run::NodeCommand& node, const ConnectSettings& settings) {
+    if (m_cancelled) {
+        post(nullptr, not_started);
+        return;
+    }
+    try {
+        post(connect_session(node, settings), "");
+    } catch (const std::exception& e) {
+        post(nullptr, e.what());
+    }
+}
+
+void Attempt::start(const std::string& remote_command, const std::string& stdin_prefix) {
+    SessionPtr session;
+    {
+        std::lock_guard lock(m_mutex);
+        session = std::move(m_session);
+    }
+    if (m_cancelled || !session) {
+        post(nullptr, not_started); // dropping the session logs out: nothing ran
+        return;
+    }
+    try {
+        start_command(*session, remote_command, stdin_prefix);
+        post(std::move(session), "");
+    } catch (const std::exception& e) {
+        post(nullptr, e.what());
+    }
+}
+
+std::optional<Attempt::Outcome> Attempt::take() {
+    uint64_t count = 0;
+    if (::read(m_event_fd, &count, sizeof count) != sizeof count) {
+        return std::nullopt;
+    }
+    std::lock_guard lock(m_mutex);
+    return Outcome{std::move(m_session), std::move(m_error)};
+}
+
+void Attempt::give(SessionPtr session) {
+    std::lock_guard lock(m_mutex);
+    m_session = std::move(session);
+}
+
+void Attempt::post(SessionPtr session, std::string error) {
+    {
+        std::lock_guard lock(m_mutex);
+        m_session = std::move(session);
+        m_error = std::move(error);
+    }
+    uint64_t one = 1;
+    ssize_t ignored = ::write(m_event_fd, &one, sizeof one);
+    (void)ignored;
+}
+
+} // namespace colossalai::ssh

@@ -1,0 +1,55 @@
+#pragma once
+
+// Private to the ssh module: a node's session on its way between the launcher's thread and the
+// workers that connect it and start its command.
+
+#include "session.hpp"
+
+#include "colossalai/run/plan.hpp"
+#include "colossalai/ssh/connect.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace colossalai::ssh {
+
+// A worker fills in the outcome and writes `event_fd`; the launcher's thread, woken by it, takes
+// the outcome. The mutex hands the session over, so that one thread at a time drives it.
+class Attempt {
+public:
+    Attempt();
+    ~Attempt();
+    Attempt(const Attempt&) = delete;
+    Attempt& operator=(const Attempt&) = delete;
+
+    // Worker side. connect(): connect to the node and log in. start(): start the command on the
+    // session the launcher gave back with give(). Both skip the work once cancelled.
+    void connect(const run::NodeCommand& node, const ConnectSettings& settings);
+    void start(const std::string& remote_command, const std::string& stdin_prefix);
+
+    // Launcher side. take(): after `event_fd` became readable, the session, or an empty pointer
+    // and `error` set; std::nullopt when there was no event. give(): hands the session back for
+    // start().
+    struct Outcome {
+        SessionPtr session;
+        std::string error;
+    };
+    std::optional<Outcome> take();
+    void give(SessionPtr session);
+
+    int event_fd() const { return m_event_fd; }
+    void cancel() { m_cancelled = true; }
+
+private:
+    void post(SessionPtr session, std::string error);
+
+    std::mutex m_mutex;
+    SessionPtr m_session;
+    std::string m_error;
+    std::atomic<bool> m_cancelled{false};
+    int m_event_fd;
+};
+
+} // namespace colossalai::ssh
