@@ -35,7 +35,10 @@ std::string command_path(const std::vector<std::string>& args) {
 Command parse(const std::vector<std::string>& args, std::ostream& out) {
     CLI::App app{"Colossal-AI command line: check the installation, launch distributed training.",
                  "colossalai"};
-    app.set_version_flag("--version", fmt::format("colossalai {}", config::version));
+    // A plain flag rather than CLI11's version flag, which answers as soon as it is seen and so
+    // would let `--version --bogus` exit 0.
+    bool version = false;
+    app.add_flag("--version", version, "Display program version information and exit");
     app.require_subcommand(0, 1);
     app.footer("Run 'colossalai COMMAND --help' for the options of a command.");
 
@@ -59,14 +62,18 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
     } catch (const CLI::CallForAllHelp& e) {
         std::ostringstream ignored;
         return Done{app.exit(e, out, ignored)};
-    } catch (const CLI::CallForVersion& e) {
-        std::ostringstream ignored;
-        return Done{app.exit(e, out, ignored)};
     } catch (const CLI::ParseError& e) {
         // CLI11 quotes the words it rejects as they are: escaped, the message stays one line.
         throw usage_error("{}", util::escape_for_message(e.what()));
     }
 
+    if (version) {
+        if (check_command->parsed() || run_command->parsed()) {
+            throw usage_error("--version takes no command");
+        }
+        fmt::print(out, "colossalai {}\n", config::version);
+        return Done{0};
+    }
     if (check_command->parsed()) {
         return finish_check_command(*check_command, check_options);
     }
