@@ -87,4 +87,16 @@ std::optional<std::filesystem::path> find_in_path(const std::string& name,
     return std::nullopt;
 }
 
+void open_missing_standard_streams() {
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            // open() returns the lowest free descriptor: this one, since the lower ones are open.
+            int opened = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (opened >= 0 && opened != fd) {
+                ::close(opened);
+            }
+        }
+    }
+}
+
 } // namespace colossalai::util

@@ -21,4 +21,9 @@ bool is_executable_file(const std::filesystem::path& path);
 std::optional<std::filesystem::path> find_in_path(const std::string& name,
                                                   const std::string& path_list);
 
+// Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed. A program started with one
+// of them closed would otherwise get its first pipe or socket there, and then write its output
+// or error messages into a job's pipe or a connection. Call first thing in main().
+void open_missing_standard_streams();
+
 } // namespace colossalai::util
