@@ -106,4 +106,18 @@ std::optional<std::string> control_line(int signo) {
     }
 }
 
+int signal_from_name(std::string_view name) {
+    static const std::pair<const char*, int> names[] = {
+        {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"ILL", SIGILL},
+        {"ABRT", SIGABRT}, {"FPE", SIGFPE},   {"KILL", SIGKILL}, {"SEGV", SIGSEGV},
+        {"PIPE", SIGPIPE}, {"ALRM", SIGALRM}, {"TERM", SIGTERM}, {"USR1", SIGUSR1},
+        {"USR2", SIGUSR2}, {"BUS", SIGBUS}};
+    for (const auto& [text, number] : names) {
+        if (name == text) {
+            return number;
+        }
+    }
+    return SIGKILL; // an unknown name still means the job was killed
+}
+
 } // namespace colossalai::ssh

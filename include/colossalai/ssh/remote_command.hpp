@@ -41,4 +41,8 @@ std::string environment_block(const run::NodeCommand& command);
 // signal the wrapper does not relay.
 std::optional<std::string> control_line(int signo);
 
+// The number of a signal as an SSH exit-signal message names it ("TERM", "KILL", ...); SIGKILL
+// for a name it does not know, since the job was killed all the same.
+int signal_from_name(std::string_view name);
+
 } // namespace colossalai::ssh

@@ -197,6 +197,15 @@ TEST(RemoteCommand, EnvironmentBlockQuotesEveryValue) {
               "export PATH=/usr/bin:/bin\n.\n");
 }
 
+TEST(RemoteCommand, SignalNamesOfExitSignalMessages) {
+    EXPECT_EQ(signal_from_name("TERM"), SIGTERM);
+    EXPECT_EQ(signal_from_name("INT"), SIGINT);
+    EXPECT_EQ(signal_from_name("SEGV"), SIGSEGV);
+    EXPECT_EQ(signal_from_name("KILL"), SIGKILL);
+    EXPECT_EQ(signal_from_name("SIGTERM"), SIGKILL); // not how SSH names it: unknown
+    EXPECT_EQ(signal_from_name(""), SIGKILL);
+}
+
 TEST(RemoteCommand, ControlLines) {
     EXPECT_EQ(control_line(SIGINT), "INT\n");
     EXPECT_EQ(control_line(SIGTERM), "TERM\n");

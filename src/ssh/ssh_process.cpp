@@ -1,0 +1,332 @@
+#include "ssh_process.hpp"
+
+#include "attempt.hpp"
+#include "libssh.hpp"
+#include "session.hpp"
+
+#include "colossalai/ssh/remote_command.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+
+namespace colossalai::ssh {
+
+namespace {
+
+using launch::ExitInfo;
+using output::Stream;
+
+class SshProcess : public launch::Process {
+public:
+    SshProcess(std::shared_ptr<Attempt> attempt, WorkerPool& pool, std::string remote_command,
+               std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings)
+        : m_attempt(std::move(attempt)), m_pool(pool), m_remote_command(std::move(remote_command)),
+          m_stdin_prefix(std::move(stdin_prefix)), m_output(output),
+          m_heartbeat(settings.heartbeat), m_unacked_limit(settings.unacked_limit) {}
+
+    ~SshProcess() override {
+        if (m_attempt) {
+            m_attempt->cancel(); // a worker still connecting drops its session
+        }
+    }
+
+    bool ready() const override { return m_phase == Phase::connected || m_result; }
+
+    void go() override {
+        if (m_phase != Phase::connected || m_result) {
+            return;
+        }
+        m_phase = Phase::starting;
+        m_attempt->give(std::move(m_session));
+        m_pool.submit([attempt = m_attempt, remote = m_remote_command, prefix = m_stdin_prefix] {
+            attempt->start(remote, prefix);
+        });
+    }
+
+    void collect_fds(std::vector<pollfd>& fds) override {
+        if (m_result || m_phase == Phase::connected) {
+            return;
+        }
+        if (m_phase != Phase::running) {
+            fds.push_back({m_attempt->event_fd(), POLLIN, 0});
+            return;
+        }
+        short events = 0;
+        if (wants_input()) {
+            events |= POLLIN;
+        }
+        if ((lib::ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0 ||
+            !m_outbox.empty()) {
+            events |= POLLOUT;
+        }
+        fds.push_back({lib::ssh_get_fd(m_session->session), events, 0});
+    }
+
+    bool has_work() const override {
+        // Data libssh already holds for a stream that was not read (backpressure) while the
+        // output now accepts it again: no fd will tell.
+        return m_phase == Phase::running && !m_result &&
+               ((m_held[0] && m_output.accepting(Stream::out)) ||
+                (m_held[1] && m_output.accepting(Stream::err)));
+    }
+
+    std::optional<launch::Clock::time_point> deadline() const override {
+        if (m_phase == Phase::running && !m_result) {
+            return m_next_heartbeat;
+        }
+        return std::nullopt;
+    }
+
+    void process_events(std::span<const pollfd> fds) override {
+        if (m_result) {
+            return;
+        }
+        if (m_phase != Phase::running) {
+            for (const pollfd& entry : fds) {
+                if (entry.revents != 0) {
+                    take_session();
+                }
+            }
+            return;
+        }
+        heartbeat();
+        flush_outbox();
+        if (m_session && !m_result) {
+            pump();
+        }
+    }
+
+    void signal(int signo) override {
+        if (m_result) {
+            return;
+        }
+        switch (m_phase) {
+        case Phase::connecting: // nothing runs on the node yet, and nothing will
+        case Phase::connected:
+            m_attempt->cancel();
+            finish(ExitInfo{-1, 0, "not started"});
+            return;
+        case Phase::starting: // the worker starts nothing now, or the signal follows the start
+            m_attempt->cancel();
+            m_pending_signal = signo;
+            return;
+        case Phase::running:
+            if (auto line = control_line(signo)) {
+                m_outbox += *line;
+                flush_outbox();
+            }
+            return;
+        }
+    }
+
+    void abandon() override {
+        if (m_result) {
+            return;
+        }
+        if (m_attempt) {
+            m_attempt->cancel();
+        }
+        // Closing the connection is the wrapper's cue: its watcher stops the job.
+        finish(ExitInfo{-1, 0,
+                        m_phase == Phase::running
+                            ? "did not end after SIGKILL; connection closed"
+                            : "connection not established in time; given up"});
+    }
+
+    std::optional<ExitInfo> result() const override { return m_result; }
+
+private:
+    bool wants_input() const {
+        // Also after both streams ended: the exit status and the channel close still come.
+        return (m_closed[0] || m_output.accepting(Stream::out)) &&
+               (m_closed[1] || m_output.accepting(Stream::err));
+    }
+
+    // The worker's outcome: a session logged in (connecting), or with the command started.
+    void take_session() {
+        std::optional<Attempt::Outcome> outcome = m_attempt->take();
+        if (!outcome) {
+            return;
+        }
+        if (!outcome->session) {
+            finish(ExitInfo{-1, 0, outcome->error});
+            return;
+        }
+        m_session = std::move(outcome->session);
+        if (m_phase == Phase::connecting) {
+            m_phase = Phase::connected;
+            return;
+        }
+        m_phase = Phase::running;
+        m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
+        lib::ssh_set_blocking(m_session->session, 0);
+        limit_unacknowledged_time();
+        m_next_heartbeat = launch::Clock::now() + m_heartbeat;
+        if (m_pending_signal != 0) {
+            signal(m_pending_signal);
+        }
+    }
+
+    // An empty line now and then: the node wrapper stops the job when they stop coming.
+    void heartbeat() {
+        launch::Clock::time_point now = launch::Clock::now();
+        if (now < m_next_heartbeat) {
+            return;
+        }
+        if (m_outbox.empty()) {
+            m_outbox = "\n";
+        }
+        m_next_heartbeat = now + m_heartbeat;
+    }
+
+    // A peer cut off by the network neither answers nor resets: without this, TCP would keep
+    // retransmitting the heartbeats for some 15 minutes before reporting the connection dead.
+    void limit_unacknowledged_time() {
+        int fd = lib::ssh_get_fd(m_session->session);
+        auto ms = static_cast<unsigned>(m_unacked_limit.count());
+        if (fd >= 0 && ms > 0) {
+            ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
+        }
+    }
+
+    void flush_outbox() {
+        while (!m_outbox.empty()) {
+            int n = lib::ssh_channel_write(m_session->channel, m_outbox.data(),
+                                           static_cast<uint32_t>(m_outbox.size()));
+            if (n == SSH_ERROR) {
+                lost();
+                return;
+            }
+            if (n <= 0) {
+                break;
+            }
+            m_outbox.erase(0, static_cast<size_t>(n));
+        }
+        if ((lib::ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0) {
+            lib::ssh_blocking_flush(m_session->session, 0);
+        }
+    }
+
+    // Reads what libssh has for both streams, as far as the output accepts it.
+    void pump() {
+        char buffer[16384];
+        for (int is_err = 0; is_err < 2; ++is_err) {
+            Stream stream = is_err != 0 ? Stream::err : Stream::out;
+            while (!m_closed[is_err]) {
+                if (!m_output.accepting(stream)) {
+                    m_held[is_err] = true;
+                    break;
+                }
+                m_held[is_err] = false;
+                int available = lib::ssh_channel_poll(m_session->channel, is_err);
+                if (available == SSH_ERROR) {
+                    lost();
+                    return;
+                }
+                if (available == SSH_EOF) {
+                    m_closed[is_err] = true;
+                    m_output.close(stream);
+                    break;
+                }
+                if (available == 0) {
+                    break;
+                }
+                int n = lib::ssh_channel_read_nonblocking(
+                    m_session->channel, buffer,
+                    static_cast<uint32_t>(std::min<size_t>(sizeof buffer, available)), is_err);
+                if (n == SSH_ERROR) {
+                    lost();
+                    return;
+                }
+                if (n == 0) {
+                    break;
+                }
+                m_output.write(stream, std::string_view(buffer, static_cast<size_t>(n)));
+            }
+        }
+        if (m_closed[0] && m_closed[1]) {
+            check_end();
+        }
+    }
+
+    void check_end() {
+        Session& s = *m_session;
+        // After EOF nothing else reads packets: this handles what arrived (exit-status,
+        // exit-signal, close) without blocking, the session being non-blocking. Its result is
+        // useless: -1 means both "no status yet" and SSH_ERROR; the callbacks tell.
+        lib::ssh_channel_get_exit_status(s.channel);
+        if (s.exit_signal || s.exit_status) {
+            finish_with_status();
+        } else if (lib::ssh_channel_is_closed(s.channel) || !lib::ssh_is_connected(s.session)) {
+            finish(ExitInfo{-1, 0, "connection closed without an exit status"});
+        }
+    }
+
+    void finish_with_status() {
+        Session& s = *m_session;
+        if (s.exit_signal) {
+            finish(ExitInfo{-1, signal_from_name(*s.exit_signal), ""});
+        } else {
+            finish(ExitInfo{*s.exit_status, 0, ""});
+        }
+    }
+
+    // A channel call failed. libssh also fails reads once the remote closed the channel, which
+    // sshd does right after sending the exit status: that is the end, not a lost connection.
+    void lost() {
+        Session& s = *m_session;
+        if (s.exit_signal || s.exit_status) {
+            finish_with_status();
+            return;
+        }
+        finish(ExitInfo{-1, 0, "connection lost: " + last_error(s.session)});
+    }
+
+    void finish(ExitInfo info) {
+        for (int is_err = 0; is_err < 2; ++is_err) {
+            if (!m_closed[is_err]) {
+                m_closed[is_err] = true;
+                m_output.close(is_err != 0 ? Stream::err : Stream::out);
+            }
+        }
+        m_result = std::move(info);
+        m_session.reset();
+    }
+
+    // connecting (worker) -> connected (waits for go) -> starting (worker) -> running (here).
+    enum class Phase { connecting, connected, starting, running };
+
+    std::shared_ptr<Attempt> m_attempt;
+    WorkerPool& m_pool;
+    std::string m_remote_command;
+    std::string m_stdin_prefix;
+    Phase m_phase = Phase::connecting;
+    output::NodeOutput& m_output;
+    std::chrono::milliseconds m_heartbeat;
+    std::chrono::milliseconds m_unacked_limit;
+    launch::Clock::time_point m_next_heartbeat{};
+    SessionPtr m_session;
+    std::string m_outbox; // control lines not yet written
+    int m_pending_signal = 0;
+    bool m_closed[2] = {false, false};
+    bool m_held[2] = {false, false};
+    std::optional<ExitInfo> m_result;
+};
+
+} // namespace
+
+std::unique_ptr<launch::Process> make_ssh_process(std::shared_ptr<Attempt> attempt,
+                                                  WorkerPool& pool, std::string remote_command,
+                                                  std::string stdin_prefix,
+                                                  output::NodeOutput& output,
+                                                  const SshSettings& settings) {
+    return std::make_unique<SshProcess>(std::move(attempt), pool, std::move(remote_command),
+                                        std::move(stdin_prefix), output, settings);
+}
+
+} // namespace colossalai::ssh

@@ -1,0 +1,24 @@
+#pragma once
+
+// Private to the ssh module: one node's job over SSH, as the launcher's loop sees it.
+
+#include "attempt.hpp"
+
+#include "colossalai/launch/transport.hpp"
+#include "colossalai/ssh/ssh_transport.hpp"
+#include "colossalai/ssh/worker_pool.hpp"
+
+#include <memory>
+#include <string>
+
+namespace colossalai::ssh {
+
+// A node whose connection `attempt` is being made on `pool`. Once every node is ready (logged
+// in), go() starts `remote_command` on it, with `stdin_prefix` (the environment block) as its
+// first input; then it streams the node's output into `output`, sends control lines for
+// signals and heartbeats, and ends with the job's exit status or the connection's error.
+std::unique_ptr<launch::Process>
+make_ssh_process(std::shared_ptr<Attempt> attempt, WorkerPool& pool, std::string remote_command,
+                 std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings);
+
+} // namespace colossalai::ssh
