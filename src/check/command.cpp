@@ -3,7 +3,6 @@
 #include "colossalai/check/probe.hpp"
 #include "colossalai/check/report.hpp"
 #include "colossalai/check/rules.hpp"
-#include "colossalai/exec/capture.hpp"
 
 #include <fmt/ostream.h>
 
@@ -12,8 +11,6 @@
 namespace colossalai::check {
 
 int execute(const Options& options, std::ostream& out, std::ostream& err) {
-    // A Ctrl-C while nvcc or the interpreter hangs must not leave them behind.
-    exec::kill_captures_on_signal();
     ProbeSettings settings = read_settings(options, [](const std::string& name) {
         const char* value = std::getenv(name.c_str());
         return value ? std::optional<std::string>(value) : std::nullopt;

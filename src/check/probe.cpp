@@ -2,6 +2,7 @@
 
 #include "colossalai/check/driver.hpp"
 #include "colossalai/check/packages.hpp"
+#include "colossalai/exec/capture.hpp"
 #include "colossalai/python/environment.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
@@ -73,8 +74,13 @@ Facts gather_facts(const ProbeSettings& settings) {
     Facts facts;
     // A bad --python is a usage error: refuse it before anything is started.
     python::resolve_interpreter(settings.python, settings.cuda.path_env);
-    // The driver child is forked first, while this process still has a single thread.
+    // The driver child is forked first, while this process still has a single thread: a fork
+    // while another thread starts (or holds the allocator's or the loader's lock) can leave the
+    // child, which goes on to dlopen, blocked on a lock nobody will release.
     DriverProbe driver(settings.driver_library);
+    // Only now the stop-signal thread: a Ctrl-C while nvcc or the interpreter hangs must not
+    // leave them behind (the driver child dies with this process: PR_SET_PDEATHSIG).
+    exec::kill_captures_on_signal();
     std::optional<fs::path> home = find_cuda_home(settings.cuda, [](const fs::path& path) {
         std::error_code ec;
         return fs::is_directory(path, ec);

@@ -204,9 +204,12 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
 void kill_captures_on_signal() {
     // Blocked here, before the caller starts other threads (they inherit the mask), and
     // received by one thread with sigwait(): unlike a handler, it can take the mutex.
-    sigset_t set = stop_signals();
-    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    std::thread(signal_thread, set).detach();
+    static std::once_flag once; // one signal thread, however often it is called
+    std::call_once(once, [] {
+        sigset_t set = stop_signals();
+        ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+        std::thread(signal_thread, set).detach();
+    });
 }
 
 } // namespace colossalai::exec

@@ -26,7 +26,8 @@ using GetEnv = std::function<std::optional<std::string>(const std::string& name)
 ProbeSettings read_settings(const Options& options, const GetEnv& getenv);
 
 // Runs every probe (driver, nvcc and the Python interpreter concurrently, then file reads) and
-// returns the facts. Throws a usage error for a --python that is not an executable.
+// returns the facts. Throws a usage error for a --python that is not an executable. From then on
+// a stop signal kills the probes still running (exec::kill_captures_on_signal), then the check.
 Facts gather_facts(const ProbeSettings& settings);
 
 } // namespace colossalai::check

@@ -28,8 +28,9 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
 // capture()'s children run in process groups of their own, out of reach of the terminal's Ctrl-C.
 // After this call, SIGINT, SIGTERM and SIGHUP first SIGKILL the groups of the captures still
 // running, then take their default action (the program dies of the signal, as it would have).
-// For short-lived commands whose only children are captures; call it once, early, before any
-// other thread starts (it blocks those signals and receives them on a thread of its own).
+// For short-lived commands whose only children are captures; call it before any other thread
+// starts (it blocks those signals and receives them on a thread of its own). Later calls do
+// nothing.
 void kill_captures_on_signal();
 
 } // namespace colossalai::exec
