@@ -189,7 +189,7 @@ std::map<std::string, std::string> SshCluster::client_environment() const {
         {"LANG", "C.UTF-8"}};
 #if defined(COLOSSALAI_TEST_SANITIZED)
     // LeakSanitizer's exit-time tracer itself crashed now and then ("Tracer caught signal 11",
-    // 2 of some 60 SSH launches in one CI run, not reproduced in 100 more) in a launcher that
+    // 2 of some 60 SSH launches in one CI run, not in 60 test runs after) in a launcher that
     // had loaded libssh and OpenSSL with dlopen. Memory errors are still reported.
     env["ASAN_OPTIONS"] = "detect_leaks=0:halt_on_error=1:detect_stack_use_after_return=1";
 #endif
