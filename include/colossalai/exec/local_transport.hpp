@@ -7,9 +7,9 @@
 namespace colossalai::exec {
 
 // Runs a node's job as a child process of the launcher — no shell, no SSH — in its own process
-// group, with the launcher's environment, the node's working directory, stdin from /dev/null. Signals go to
-// the whole group. A guardian process stops the group if the launcher dies (see spawn.hpp),
-// and stops what the job leaves behind in its group when it ends.
+// group, with the launcher's environment, the node's working directory, stdin from /dev/null.
+// Signals go to the whole group. A guardian process stops the group if the launcher dies (see
+// spawn.hpp), and stops what the job leaves behind in its group when it ends.
 class LocalTransport : public launch::Transport {
 public:
     explicit LocalTransport(std::chrono::milliseconds kill_grace) : m_kill_grace(kill_grace) {}
