@@ -1,0 +1,204 @@
+#pragma once
+
+// The launcher tests' scripted transport: each node follows a Script (connect, print, exit,
+// ignore signals...) and the fixture runs the real loop over them.
+
+#include "colossalai/launch/launcher.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <set>
+
+namespace colossalai::launch::test {
+
+// What a scripted node does.
+struct Script {
+    std::string output;            // written to stdout at the first step
+    std::optional<int> exit_code;  // ends with this code at the first step
+    std::set<int> ignored;         // signals that do not end it
+    bool hangs_after_kill = false; // not even SIGKILL ends it (a hung connection)
+    int raise_in_launcher = 0;     // sends this signal to the launcher at its first step
+    size_t connect_steps = 0;      // process_events() calls before it is ready (a slow host)
+    std::optional<std::string> connect_error; // fails when it would be ready (host unreachable)
+};
+
+struct Shared {
+    int signal_pipe = -1;
+    std::vector<std::vector<int>> received; // signals each node got, in order
+    std::vector<size_t> steps;              // process_events() calls each node got
+    std::vector<bool> went;                 // go() was called
+    size_t went_while_others_connecting = 0;
+};
+
+inline Script exits(int code, std::string output = "") {
+    Script script;
+    script.output = std::move(output);
+    script.exit_code = code;
+    return script;
+}
+
+inline Script runs(std::set<int> ignored = {}) {
+    Script script;
+    script.ignored = std::move(ignored);
+    return script;
+}
+
+class FakeProcess : public Process {
+public:
+    FakeProcess(Script script, output::NodeOutput& output, Shared& shared, size_t index)
+        : m_script(std::move(script)), m_output(output), m_shared(shared), m_index(index) {}
+
+    void collect_fds(std::vector<pollfd>&) override {}
+    bool has_work() const override { return !m_started; }
+    bool ready() const override { return m_connect_steps == 0; }
+    void go() override {
+        m_shared.went[m_index] = true;
+        m_going = true;
+    }
+    void process_events(std::span<const pollfd>) override {
+        ++m_shared.steps[m_index];
+        if (m_result) {
+            return;
+        }
+        if (m_script.raise_in_launcher != 0 && !m_raised) {
+            m_raised = true;
+            ssize_t n = ::write(m_shared.signal_pipe, &m_script.raise_in_launcher, sizeof(int));
+            ASSERT_EQ(n, static_cast<ssize_t>(sizeof(int)));
+        }
+        if (m_connect_steps > 0) {
+            if (--m_connect_steps == 0 && m_script.connect_error) {
+                m_connect_steps = 1; // never ready
+                finish(ExitInfo{-1, 0, *m_script.connect_error});
+            }
+            return;
+        }
+        if (!m_going || m_started) {
+            return;
+        }
+        m_started = true;
+        m_output.write(output::Stream::out, m_script.output);
+        if (m_script.exit_code) {
+            finish(ExitInfo{*m_script.exit_code, 0, ""});
+        }
+    }
+    void signal(int signo) override {
+        m_shared.received[m_index].push_back(signo);
+        if (!m_result && !m_going) {
+            finish(ExitInfo{-1, 0, "not started"});
+            return;
+        }
+        if (m_result || m_script.ignored.count(signo) != 0) {
+            return;
+        }
+        if (signo == SIGKILL && m_script.hangs_after_kill) {
+            return;
+        }
+        finish(ExitInfo{-1, signo, ""});
+    }
+    void abandon() override {
+        if (!m_result) {
+            finish(ExitInfo{-1, 0, "abandoned"});
+        }
+    }
+    std::optional<ExitInfo> result() const override { return m_result; }
+
+private:
+    void finish(ExitInfo info) {
+        m_output.close(output::Stream::out);
+        m_output.close(output::Stream::err);
+        m_result = info;
+    }
+
+    Script m_script;
+    output::NodeOutput& m_output;
+    Shared& m_shared;
+    size_t m_index;
+    size_t m_connect_steps = m_script.connect_steps + (m_script.connect_error ? 1 : 0);
+    bool m_going = false;
+    bool m_raised = false;
+    bool m_started = false;
+    std::optional<ExitInfo> m_result;
+};
+
+class FakeTransport : public Transport {
+public:
+    FakeTransport(std::vector<Script> scripts, Shared& shared)
+        : m_scripts(std::move(scripts)), m_shared(shared) {
+        m_shared.received.resize(m_scripts.size());
+        m_shared.steps.resize(m_scripts.size());
+        m_shared.went.resize(m_scripts.size());
+    }
+    std::unique_ptr<Process> start(const run::NodeCommand& command,
+                                   output::NodeOutput& output) override {
+        auto index = static_cast<size_t>(command.rank);
+        return std::make_unique<FakeProcess>(m_scripts.at(index), output, m_shared, index);
+    }
+
+private:
+    std::vector<Script> m_scripts;
+    Shared& m_shared;
+};
+
+class LauncherTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_EQ(::pipe(m_signal_pipe), 0);
+        m_out = ::memfd_create("out", 0);
+        m_err = ::memfd_create("err", 0);
+        m_shared.signal_pipe = m_signal_pipe[1];
+    }
+    void TearDown() override {
+        ::close(m_signal_pipe[0]);
+        ::close(m_signal_pipe[1]);
+        ::close(m_out);
+        ::close(m_err);
+    }
+
+    LaunchResult launch(std::vector<Script> scripts, Settings settings = {}) {
+        std::vector<run::NodeCommand> nodes;
+        for (size_t i = 0; i < scripts.size(); ++i) {
+            run::NodeCommand node;
+            node.host = "node" + std::to_string(i);
+            node.rank = static_cast<int>(i);
+            nodes.push_back(node);
+        }
+        FakeTransport transport(std::move(scripts), m_shared);
+        output::Multiplexer output({m_out, m_err, nodes.size() > 1, 1024});
+        int read_end = m_signal_pipe[0];
+        SignalSource signals{read_end, [read_end] {
+                                 int signo = 0;
+                                 std::vector<int> got;
+                                 if (::read(read_end, &signo, sizeof signo) == sizeof signo) {
+                                     got.push_back(signo);
+                                 }
+                                 return got;
+                             }};
+        output::FdWriter messages(m_err);
+        return run_nodes(
+            nodes, [&](const run::NodeCommand&) -> Transport& { return transport; }, output,
+            signals, messages, settings);
+    }
+
+    std::string read_all(int fd) const {
+        std::string text;
+        char buffer[4096];
+        off_t offset = 0;
+        ssize_t n;
+        while ((n = ::pread(fd, buffer, sizeof buffer, offset)) > 0) {
+            text.append(buffer, static_cast<size_t>(n));
+            offset += n;
+        }
+        return text;
+    }
+
+    int m_signal_pipe[2] = {-1, -1};
+    int m_out = -1;
+    int m_err = -1;
+    Shared m_shared;
+};
+
+} // namespace colossalai::launch::test
