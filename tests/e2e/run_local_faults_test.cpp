@@ -2,6 +2,7 @@
 // a row, and what one launch leaves open or allocated (under valgrind). The figures these tests
 // print are recorded in docs/reliability.md ("Faults, measured").
 
+#include "flood.hpp"
 #include "run_local_launch_fixture.hpp"
 
 #include <fcntl.h>
@@ -29,31 +30,6 @@ constexpr bool sanitized = true;
 #else
 constexpr bool sanitized = false;
 #endif
-
-// Line `i` (from 1) of node `rank` in the flood test, without its newline: what `seq -f` prints.
-std::string flood_line(int rank, long i) {
-    char text[128];
-    if (rank == 0) {
-        // 100 bytes with the newline.
-        std::snprintf(text, sizeof text, "%09ld %s", i,
-                      "flood-flood-flood-flood-flood-flood-flood-flood-flood-flood-flood-flood-"
-                      "flood-flood-flood");
-    } else {
-        std::snprintf(text, sizeof text, "%06ld trickle", i);
-    }
-    return text;
-}
-
-// FNV-1a over the bytes of the lines (each with its newline), in order.
-struct Checksum {
-    std::uint64_t value = 14695981039346656037ull;
-    void add(const std::string& line) {
-        for (unsigned char c : line) {
-            value = (value ^ c) * 1099511628211ull;
-        }
-        value = (value ^ '\n') * 1099511628211ull;
-    }
-};
 
 // 200 MB from node 0 (2,000,000 lines of 100 bytes) while node 1 prints 100,000 short lines, to a
 // launcher whose stdout is a file. The launcher's peak RSS stays small, and the file is read back

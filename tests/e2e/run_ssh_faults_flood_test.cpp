@@ -3,6 +3,7 @@
 // whole, prefixed with its host, in order per host. Figures in docs/reliability.md ("Faults,
 // measured", over SSH).
 
+#include "flood.hpp"
 #include "run_ssh_faults_support.hpp"
 
 #include <gtest/gtest.h>
@@ -21,31 +22,6 @@ namespace {
 using namespace std::chrono_literals;
 
 class SshFlood : public SharedSshCluster<2> {};
-
-// Line `i` (from 1) of node `rank`, without its newline: what `seq -f` prints.
-std::string flood_line(int rank, long i) {
-    char text[128];
-    if (rank == 0) {
-        // 100 bytes with the newline.
-        std::snprintf(text, sizeof text, "%09ld %s", i,
-                      "flood-flood-flood-flood-flood-flood-flood-flood-flood-flood-flood-flood-"
-                      "flood-flood-flood");
-    } else {
-        std::snprintf(text, sizeof text, "%06ld trickle", i);
-    }
-    return text;
-}
-
-// FNV-1a over the bytes of the lines (each with its newline), in order.
-struct Checksum {
-    std::uint64_t value = 14695981039346656037ull;
-    void add(const std::string& line) {
-        for (unsigned char c : line) {
-            value = (value ^ c) * 1099511628211ull;
-        }
-        value = (value ^ '\n') * 1099511628211ull;
-    }
-};
 
 // node1 prints 200 MB (2,000,000 lines of 100 bytes) while node2 prints 100,000 short lines; the
 // launcher's stdout is a file, read back one line at a time (never held whole).
