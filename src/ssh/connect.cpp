@@ -117,12 +117,27 @@ void enable_keepalive(ssh_session session) {
 }
 
 void on_exit_status(ssh_session, ssh_channel, int status, void* userdata) {
-    static_cast<Session*>(userdata)->exit_status = status;
+    auto* owned = static_cast<Session*>(userdata);
+    owned->exit_status = status;
+    owned->activity = true;
 }
 
 void on_exit_signal(ssh_session, ssh_channel, const char* signal, int, const char*, const char*,
                     void* userdata) {
-    static_cast<Session*>(userdata)->exit_signal = signal != nullptr ? signal : "";
+    auto* owned = static_cast<Session*>(userdata);
+    owned->exit_signal = signal != nullptr ? signal : "";
+    owned->activity = true;
+}
+
+// Data stays in libssh's channel buffers (0 bytes taken), to be read as the output accepts it;
+// the callback only notes that it came.
+int on_data(ssh_session, ssh_channel, void*, uint32_t, int, void* userdata) {
+    static_cast<Session*>(userdata)->activity = true;
+    return 0;
+}
+
+void on_end(ssh_session, ssh_channel, void* userdata) {
+    static_cast<Session*>(userdata)->activity = true;
 }
 
 } // namespace
@@ -211,6 +226,9 @@ void start_command(Session& owned, const std::string& remote_command,
     owned.callbacks.userdata = &owned;
     owned.callbacks.channel_exit_status_function = on_exit_status;
     owned.callbacks.channel_exit_signal_function = on_exit_signal;
+    owned.callbacks.channel_data_function = on_data;
+    owned.callbacks.channel_eof_function = on_end;
+    owned.callbacks.channel_close_function = on_end;
     lib::ssh_set_channel_callbacks(owned.channel, &owned.callbacks);
     check(lib::ssh_channel_request_exec(owned.channel, remote_command.c_str()), session,
           "cannot start the remote command");

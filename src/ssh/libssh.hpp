@@ -43,6 +43,7 @@ namespace colossalai::ssh::lib {
     X(ssh_channel_read_nonblocking)                                                                \
     X(ssh_channel_get_exit_status)                                                                 \
     X(ssh_channel_is_closed)                                                                       \
+    X(ssh_channel_is_eof)                                                                          \
     X(ssh_set_channel_callbacks)
 
 #define COLOSSALAI_LIBSSH_DECLARE(name) extern decltype(&::name) name;

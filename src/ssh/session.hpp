@@ -23,6 +23,10 @@ public:
     // Set by libssh's channel callbacks (on whichever thread drives the session).
     std::optional<int> exit_status;
     std::optional<std::string> exit_signal; // "TERM", "KILL", ...
+    // Something arrived for the channel (data, its end, the exit status, the close) since the
+    // owner last cleared it. libssh takes packets in whenever it is called (polling one
+    // stream, writing), so what arrives for the other stream is announced by no descriptor.
+    bool activity = false;
     ssh_channel_callbacks_struct callbacks{};
 };
 

@@ -1,6 +1,7 @@
 #include "ssh_process.hpp"
 
 #include "attempt.hpp"
+#include "channel_streams.hpp"
 #include "libssh.hpp"
 #include "session.hpp"
 
@@ -19,14 +20,13 @@ namespace colossalai::ssh {
 namespace {
 
 using launch::ExitInfo;
-using output::Stream;
 
 class SshProcess : public launch::Process {
 public:
     SshProcess(std::shared_ptr<Attempt> attempt, WorkerPool& pool, std::string remote_command,
                std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings)
         : m_attempt(std::move(attempt)), m_pool(pool), m_remote_command(std::move(remote_command)),
-          m_stdin_prefix(std::move(stdin_prefix)), m_output(output),
+          m_stdin_prefix(std::move(stdin_prefix)), m_streams(output),
           m_heartbeat(settings.heartbeat), m_unacked_limit(settings.unacked_limit) {}
 
     ~SshProcess() override {
@@ -57,7 +57,7 @@ public:
             return;
         }
         short events = 0;
-        if (wants_input()) {
+        if (m_streams.wants_input()) {
             events |= POLLIN;
         }
         if ((lib::ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0 ||
@@ -70,13 +70,14 @@ public:
     bool has_work() const override {
         // Data libssh already holds for a stream that was not read (backpressure) while the
         // output now accepts it again: no fd will tell.
+        // And what libssh took in outside process_events (a control line's write) or for a
+        // stream the last pass had already read.
         return m_phase == Phase::running && !m_result &&
-               ((m_held[0] && m_output.accepting(Stream::out)) ||
-                (m_held[1] && m_output.accepting(Stream::err)));
+               (m_streams.held_and_accepted() || (m_session && m_session->activity));
     }
 
     std::optional<launch::Clock::time_point> deadline() const override {
-        if (m_phase == Phase::running && !m_result) {
+        if (m_phase == Phase::running && !m_result && !m_remote_closed) {
             return m_next_heartbeat;
         }
         return std::nullopt;
@@ -141,12 +142,6 @@ public:
     std::optional<ExitInfo> result() const override { return m_result; }
 
 private:
-    bool wants_input() const {
-        // Also after both streams ended: the exit status and the channel close still come.
-        return (m_closed[0] || m_output.accepting(Stream::out)) &&
-               (m_closed[1] || m_output.accepting(Stream::err));
-    }
-
     // The worker's outcome: a session logged in (connecting), or with the command started.
     void take_session() {
         std::optional<Attempt::Outcome> outcome = m_attempt->take();
@@ -175,7 +170,7 @@ private:
     // An empty line now and then: the node wrapper stops the job when they stop coming.
     void heartbeat() {
         launch::Clock::time_point now = launch::Clock::now();
-        if (now < m_next_heartbeat) {
+        if (m_remote_closed || now < m_next_heartbeat) {
             return;
         }
         if (m_outbox.empty()) {
@@ -195,12 +190,15 @@ private:
     }
 
     void flush_outbox() {
-        while (!m_outbox.empty()) {
+        while (!m_remote_closed && !m_outbox.empty()) {
             int n = lib::ssh_channel_write(m_session->channel, m_outbox.data(),
                                            static_cast<uint32_t>(m_outbox.size()));
             if (n == SSH_ERROR) {
-                lost();
-                return;
+                write_failed();
+                if (m_result) {
+                    return;
+                }
+                break;
             }
             if (n <= 0) {
                 break;
@@ -212,44 +210,23 @@ private:
         }
     }
 
-    // Reads what libssh has for both streams, as far as the output accepts it.
-    void pump() {
-        char buffer[16384];
-        for (int is_err = 0; is_err < 2; ++is_err) {
-            Stream stream = is_err != 0 ? Stream::err : Stream::out;
-            while (!m_closed[is_err]) {
-                if (!m_output.accepting(stream)) {
-                    m_held[is_err] = true;
-                    break;
-                }
-                m_held[is_err] = false;
-                int available = lib::ssh_channel_poll(m_session->channel, is_err);
-                if (available == SSH_ERROR) {
-                    lost();
-                    return;
-                }
-                if (available == SSH_EOF) {
-                    m_closed[is_err] = true;
-                    m_output.close(stream);
-                    break;
-                }
-                if (available == 0) {
-                    break;
-                }
-                int n = lib::ssh_channel_read_nonblocking(
-                    m_session->channel, buffer,
-                    static_cast<uint32_t>(std::min<size_t>(sizeof buffer, available)), is_err);
-                if (n == SSH_ERROR) {
-                    lost();
-                    return;
-                }
-                if (n == 0) {
-                    break;
-                }
-                m_output.write(stream, std::string_view(buffer, static_cast<size_t>(n)));
-            }
+    // A write fails once the node closed the channel (its job ended; libssh refuses writes as
+    // soon as the close arrives, while the output before it may still wait in its buffers).
+    // That is the end of the job, to be read to its last byte, not a lost connection.
+    void write_failed() {
+        if (lib::ssh_channel_is_eof(m_session->channel) != 0 &&
+            lib::ssh_is_connected(m_session->session) != 0) {
+            m_remote_closed = true; // its job ended: no control line or heartbeat is needed
+            m_outbox.clear();
+            return;
         }
-        if (m_closed[0] && m_closed[1]) {
+        lost();
+    }
+
+    void pump() {
+        if (m_streams.pump(*m_session) == ChannelStreams::Outcome::lost) {
+            lost();
+        } else if (m_streams.ended()) {
             check_end();
         }
     }
@@ -288,12 +265,7 @@ private:
     }
 
     void finish(ExitInfo info) {
-        for (int is_err = 0; is_err < 2; ++is_err) {
-            if (!m_closed[is_err]) {
-                m_closed[is_err] = true;
-                m_output.close(is_err != 0 ? Stream::err : Stream::out);
-            }
-        }
+        m_streams.close_all();
         m_result = std::move(info);
         m_session.reset();
     }
@@ -306,15 +278,14 @@ private:
     std::string m_remote_command;
     std::string m_stdin_prefix;
     Phase m_phase = Phase::connecting;
-    output::NodeOutput& m_output;
+    ChannelStreams m_streams;
     std::chrono::milliseconds m_heartbeat;
     std::chrono::milliseconds m_unacked_limit;
     launch::Clock::time_point m_next_heartbeat{};
     SessionPtr m_session;
     std::string m_outbox; // control lines not yet written
     int m_pending_signal = 0;
-    bool m_closed[2] = {false, false};
-    bool m_held[2] = {false, false};
+    bool m_remote_closed = false; // the node closed the channel: nothing more can be written
     std::optional<ExitInfo> m_result;
 };
 

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 namespace colossalai::test {
 namespace {
@@ -49,6 +51,54 @@ TEST_F(SshOddStreams, AMebibyteLineWithoutNewlineArrivesWholeThenTheSummary) {
                                  << "\nits last 100 bytes: "
                                  << out.substr(out.size() > 100 ? out.size() - 100 : 0);
     EXPECT_EQ(job.err(), summary_block({"node1: success", "node2: success"}));
+    job.expect_none_left(10s);
+}
+
+// True once no process of `job` runs on host k.
+bool ended_on(const FaultJob& job, int k) {
+    for (const auto& [host, pid] : job.processes()) {
+        if (host == k) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The launcher is stopped while node1 prints its last lines, stdout and stderr in turn, and
+// ends: the output, the end of both streams, the exit status and the channel's close wait in the
+// socket when it resumes. Every byte still arrives: libssh refuses writes (heartbeats, control
+// lines) once the close came in, while output before it may still be in its buffers.
+TEST_F(SshOddStreams, TheLastOutputOfANodeThatEndedWhileTheLauncherWasStoppedArrivesWhole) {
+    FaultJob job(cluster(), "stopped");
+    std::string script = "ready\nawait go\n";
+    std::string expected_out;
+    std::string expected_err;
+    for (int k = 0; k < 6; ++k) {
+        std::string tag = std::to_string(k);
+        script += "head -c 4000 /dev/zero | tr '\\0' o; echo " + tag + "\n" +
+                  "head -c 3000 /dev/zero | tr '\\0' e >&2; echo " + tag + " >&2\n";
+        expected_out += "node1: " + std::string(4000, 'o') + tag + "\n";
+        expected_err += "node1: " + std::string(3000, 'e') + tag + "\n";
+    }
+    script += "echo last\n";
+    expected_out += "node1: last\n";
+    job.behave("0", script);
+    job.behave("1", "ready\nawait go\n");
+    std::unique_ptr<Background> launcher = job.start("node1,node2", {"--ssh-timeout", "600"});
+    ASSERT_TRUE(job.ready(0) && job.ready(1)) << job.err();
+    launcher->signal(SIGSTOP);
+    job.release("go");
+    bool ended = eventually([&] { return ended_on(job, 1) && ended_on(job, 2); }, 30s);
+    std::this_thread::sleep_for(300ms); // sshd sends what is left, the statuses and the close
+    launcher->signal(SIGCONT);
+    EXPECT_TRUE(ended) << "the nodes did not end while the launcher was stopped";
+    EXPECT_EQ(exit_code_of(*launcher, 60s), 0) << job.err();
+    std::string out = job.out();
+    EXPECT_TRUE(out == expected_out) << out.size() << " bytes instead of " << expected_out.size();
+    std::string err = job.err();
+    std::string expected = expected_err + summary_block({"node1: success", "node2: success"});
+    EXPECT_TRUE(err == expected) << err.size() << " bytes instead of " << expected.size() << "\n"
+                                 << err.substr(err.size() > 300 ? err.size() - 300 : 0);
     job.expect_none_left(10s);
 }
 
