@@ -55,20 +55,13 @@ bool ChannelStreams::drain(Session& session, int is_err) {
             return true;
         }
         m_held[is_err] = false;
-        int available = lib::ssh_channel_poll(session.channel, is_err);
-        if (available == SSH_ERROR) {
-            return false;
+        // The size libssh holds, then what a read of it got; both may also be an error or EOF.
+        int n = lib::ssh_channel_poll(session.channel, is_err);
+        if (n > 0) {
+            n = lib::ssh_channel_read_nonblocking(
+                session.channel, buffer, static_cast<uint32_t>(std::min<size_t>(sizeof buffer, n)),
+                is_err);
         }
-        if (available == SSH_EOF) {
-            end_stream(is_err);
-            return true;
-        }
-        if (available <= 0) {
-            return true;
-        }
-        int n = lib::ssh_channel_read_nonblocking(
-            session.channel, buffer,
-            static_cast<uint32_t>(std::min<size_t>(sizeof buffer, available)), is_err);
         if (n == SSH_ERROR) {
             return false;
         }
