@@ -1,5 +1,7 @@
 #include "colossalai/exec/capture.hpp"
 
+#include "colossalai/exec/signals.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -43,15 +45,6 @@ void untrack(pid_t pid) {
             slot = 0;
         }
     }
-}
-
-sigset_t stop_signals() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    return set;
 }
 
 // Waits for a stop signal, kills the captures' groups, then dies of the signal.

@@ -11,9 +11,7 @@
 
 namespace colossalai::exec {
 
-namespace {
-
-sigset_t launcher_signals() {
+sigset_t stop_signals() {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -22,10 +20,8 @@ sigset_t launcher_signals() {
     return set;
 }
 
-} // namespace
-
 SignalChannel::SignalChannel() {
-    sigset_t set = launcher_signals();
+    sigset_t set = stop_signals();
     if (::sigprocmask(SIG_BLOCK, &set, nullptr) != 0) {
         throw runtime_error("cannot block signals: {}", std::strerror(errno));
     }
@@ -39,7 +35,7 @@ SignalChannel::SignalChannel() {
 SignalChannel::~SignalChannel() {
     ::close(m_fd);
     ::signal(SIGPIPE, SIG_DFL);
-    sigset_t set = launcher_signals();
+    sigset_t set = stop_signals();
     ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
 }
 

@@ -20,18 +20,7 @@ class RunSignals : public RunLaunch {
 protected:
     // The launcher's exit status; -1 with a failure when it still runs after 60 s (a hang) or
     // was killed by a signal.
-    static int exit_status(Background& launcher) {
-        std::optional<int> status = launcher.wait(60s);
-        if (!status) {
-            ADD_FAILURE() << "the launcher still runs";
-            return -1;
-        }
-        if (!WIFEXITED(*status)) {
-            ADD_FAILURE() << "the launcher died of signal " << WTERMSIG(*status);
-            return -1;
-        }
-        return WEXITSTATUS(*status);
-    }
+    static int exit_status(Background& launcher) { return exit_code_of(launcher, 60s); }
 
     bool launcher_said(const std::string& text) const {
         return eventually([&] { return launcher_err().find(text) != std::string::npos; }, 20s);

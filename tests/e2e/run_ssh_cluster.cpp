@@ -1,8 +1,11 @@
 #include "run_ssh_cluster.hpp"
 
+#include <gtest/gtest.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -270,6 +273,30 @@ std::vector<pid_t> SshCluster::processes_with_marker_on_host(int k,
         }
     }
     return found;
+}
+
+std::vector<std::pair<int, pid_t>>
+SshCluster::processes_with_marker(const std::string& marker) const {
+    std::vector<std::pair<int, pid_t>> found;
+    for (int host = 0; host <= hosts(); ++host) {
+        for (pid_t pid : processes_with_marker_on_host(host, marker)) {
+            found.emplace_back(host, pid);
+        }
+    }
+    return found;
+}
+
+void SshCluster::expect_no_process_with_marker(const std::string& marker,
+                                               std::chrono::milliseconds timeout) const {
+    if (eventually([&] { return processes_with_marker(marker).empty(); }, timeout)) {
+        return;
+    }
+    for (const auto& [k, pid] : processes_with_marker(marker)) {
+        std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+        ADD_FAILURE() << "left on " << (k == 0 ? std::string("the client") : host(k)) << ": " << pid
+                      << " " << cmdline;
+    }
 }
 
 void SshCluster::stop_sshd(int k) const {

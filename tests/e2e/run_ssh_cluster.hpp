@@ -98,6 +98,11 @@ public:
     std::vector<pid_t> pids_on_host(int k) const;
     // Those of them whose command line contains `marker`.
     std::vector<pid_t> processes_with_marker_on_host(int k, const std::string& marker) const;
+    // (host, pid) of those on the client (0) and every host.
+    std::vector<std::pair<int, pid_t>> processes_with_marker(const std::string& marker) const;
+    // Expects none of them within `timeout`, polling; a test failure lists what is left.
+    void expect_no_process_with_marker(const std::string& marker,
+                                       std::chrono::milliseconds timeout) const;
 
     // Stops host k's sshd listener (new connections are refused; open sessions go on) / starts
     // it again and waits until it listens.

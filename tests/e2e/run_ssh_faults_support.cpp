@@ -71,39 +71,11 @@ RunResult FaultJob::run(const std::string& hosts, const Words& args) const {
 }
 
 std::vector<std::pair<int, pid_t>> FaultJob::processes() const {
-    std::vector<std::pair<int, pid_t>> found;
-    for (int host = 0; host <= m_cluster.hosts(); ++host) {
-        for (pid_t pid : m_cluster.processes_with_marker_on_host(host, m_marker)) {
-            found.emplace_back(host, pid);
-        }
-    }
-    return found;
+    return m_cluster.processes_with_marker(m_marker);
 }
 
 void FaultJob::expect_none_left(std::chrono::milliseconds timeout) const {
-    if (eventually([&] { return processes().empty(); }, timeout)) {
-        return;
-    }
-    for (const auto& [host, pid] : processes()) {
-        std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
-        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-        ADD_FAILURE() << "left on "
-                      << (host == 0 ? std::string("the client") : m_cluster.host(host)) << ": "
-                      << pid << " " << cmdline;
-    }
-}
-
-int exit_code_of(Background& launcher, std::chrono::milliseconds timeout, struct rusage* usage) {
-    std::optional<int> status = launcher.wait(timeout, usage);
-    if (!status) {
-        ADD_FAILURE() << "the launcher still runs";
-        return -1;
-    }
-    if (!WIFEXITED(*status)) {
-        ADD_FAILURE() << "the launcher died of signal " << WTERMSIG(*status);
-        return -1;
-    }
-    return WEXITSTATUS(*status);
+    m_cluster.expect_no_process_with_marker(m_marker, timeout);
 }
 
 std::vector<pid_t> extra_processes_on_host(const SshCluster& cluster, int k) {

@@ -61,11 +61,6 @@ private:
     std::string m_marker;
 };
 
-// The launcher's exit code; -1 with a failure when it still runs after `timeout` or died of a
-// signal. `usage` as Background::wait.
-int exit_code_of(Background& launcher, std::chrono::milliseconds timeout,
-                 struct rusage* usage = nullptr);
-
 // Host k's processes other than its sshd listener: sessions, wrappers, jobs.
 std::vector<pid_t> extra_processes_on_host(const SshCluster& cluster, int k);
 

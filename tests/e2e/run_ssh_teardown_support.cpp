@@ -96,39 +96,15 @@ bool SshTeardown::launcher_said(const std::string& text, std::chrono::millisecon
 }
 
 int SshTeardown::exit_status(Background& launcher, std::chrono::milliseconds timeout) {
-    std::optional<int> status = launcher.wait(timeout);
-    if (!status) {
-        ADD_FAILURE() << "the launcher still runs";
-        return -1;
-    }
-    if (!WIFEXITED(*status)) {
-        ADD_FAILURE() << "the launcher died of signal " << WTERMSIG(*status);
-        return -1;
-    }
-    return WEXITSTATUS(*status);
+    return exit_code_of(launcher, timeout);
 }
 
 std::vector<std::pair<int, pid_t>> SshTeardown::job_processes() const {
-    std::vector<std::pair<int, pid_t>> found;
-    for (int host = 0; host <= cluster().hosts(); ++host) {
-        for (pid_t pid : cluster().processes_with_marker_on_host(host, m_marker)) {
-            found.emplace_back(host, pid);
-        }
-    }
-    return found;
+    return cluster().processes_with_marker(m_marker);
 }
 
 void SshTeardown::expect_no_job_left(std::chrono::milliseconds timeout) const {
-    if (eventually([&] { return job_processes().empty(); }, timeout)) {
-        return;
-    }
-    for (const auto& [host, pid] : job_processes()) {
-        std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
-        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-        ADD_FAILURE() << "left on "
-                      << (host == 0 ? std::string("the client") : cluster().host(host)) << ": "
-                      << pid << " " << cmdline;
-    }
+    cluster().expect_no_process_with_marker(m_marker, timeout);
 }
 
 } // namespace colossalai::test

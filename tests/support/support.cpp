@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -267,6 +269,19 @@ std::optional<int> Background::wait(std::chrono::milliseconds timeout, struct ru
     }
     m_reaped = true;
     return status;
+}
+
+int exit_code_of(Background& launcher, std::chrono::milliseconds timeout, struct rusage* usage) {
+    std::optional<int> status = launcher.wait(timeout, usage);
+    if (!status) {
+        ADD_FAILURE() << "the launcher still runs";
+        return -1;
+    }
+    if (!WIFEXITED(*status)) {
+        ADD_FAILURE() << "the launcher died of signal " << WTERMSIG(*status);
+        return -1;
+    }
+    return WEXITSTATUS(*status);
 }
 
 } // namespace colossalai::test

@@ -87,6 +87,11 @@ private:
     bool m_reaped = false;
 };
 
+// The exit code of a launcher (or any command) run in the background; -1 with a test failure
+// when it still runs after `timeout` or died of a signal. `usage` as Background::wait.
+int exit_code_of(Background& launcher, std::chrono::milliseconds timeout,
+                 struct rusage* usage = nullptr);
+
 // Polls `predicate` every 20 ms until it is true or `timeout` passes; returns its last value.
 template <typename Predicate>
 bool eventually(Predicate predicate, std::chrono::milliseconds timeout) {

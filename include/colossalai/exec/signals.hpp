@@ -1,10 +1,15 @@
 #pragma once
 
+#include <signal.h>
+
 #include <vector>
 
 namespace colossalai::exec {
 
-// The launcher's signals (SIGINT, SIGTERM, SIGHUP) as a file descriptor for its poll() loop.
+// The signals that stop a run or a check: SIGINT, SIGTERM, SIGHUP.
+sigset_t stop_signals();
+
+// The launcher's signals (stop_signals()) as a file descriptor for its poll() loop.
 // The constructor blocks them for the whole process — call it before any thread starts, so
 // every thread inherits the mask — and ignores SIGPIPE; the destructor restores both.
 class SignalChannel {

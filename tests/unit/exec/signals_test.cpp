@@ -1,0 +1,80 @@
+#include "colossalai/exec/signals.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <vector>
+
+namespace colossalai::exec {
+namespace {
+
+bool blocked(int signo) {
+    sigset_t mask;
+    sigemptyset(&mask);
+    ::sigprocmask(SIG_BLOCK, nullptr, &mask);
+    return sigismember(&mask, signo) == 1;
+}
+
+bool ignored(int signo) {
+    struct sigaction action {};
+    ::sigaction(signo, nullptr, &action);
+    return action.sa_handler == SIG_IGN;
+}
+
+TEST(StopSignals, AreInterruptTerminateAndHangUp) {
+    sigset_t set = stop_signals();
+    std::vector<int> members;
+    for (int signo = 1; signo < NSIG; ++signo) {
+        if (sigismember(&set, signo) == 1) {
+            members.push_back(signo);
+        }
+    }
+    EXPECT_EQ(members, (std::vector<int>{SIGHUP, SIGINT, SIGTERM}));
+}
+
+// Each stop signal sent to the process arrives through the descriptor, not as a signal (which
+// would end this test process); the destructor gives the process its mask and SIGPIPE back.
+TEST(SignalChannel, DeliversStopSignalsThroughItsDescriptorThenRestores) {
+    ASSERT_FALSE(blocked(SIGTERM));
+    {
+        SignalChannel channel;
+        EXPECT_TRUE(blocked(SIGINT) && blocked(SIGTERM) && blocked(SIGHUP));
+        EXPECT_TRUE(ignored(SIGPIPE));
+        EXPECT_TRUE(channel.take().empty());
+        for (int signo : {SIGTERM, SIGINT, SIGHUP}) {
+            ASSERT_EQ(::kill(::getpid(), signo), 0);
+            EXPECT_EQ(channel.take(), std::vector<int>{signo});
+        }
+        EXPECT_TRUE(channel.take().empty());
+    }
+    EXPECT_FALSE(blocked(SIGINT) || blocked(SIGTERM) || blocked(SIGHUP));
+    EXPECT_FALSE(ignored(SIGPIPE));
+}
+
+// A child forked while the launcher blocks and ignores signals starts its job as a shell would:
+// nothing blocked, default dispositions.
+TEST(ResetSignalsForExec, GivesTheChildAnEmptyMaskAndDefaultDispositions) {
+    SignalChannel channel;
+    ::signal(SIGQUIT, SIG_IGN);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        reset_signals_for_exec();
+        bool clean = true;
+        for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) {
+            clean = clean && !blocked(signo) && !ignored(signo);
+        }
+        ::_exit(clean ? 0 : 1);
+    }
+    ::signal(SIGQUIT, SIG_DFL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+} // namespace
+} // namespace colossalai::exec
