@@ -13,11 +13,13 @@
 
 #include <sys/types.h>
 
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace colossalai::test {
@@ -163,6 +165,26 @@ protected:
 private:
     static inline std::unique_ptr<SshCluster> s_cluster;
     static inline std::string s_error;
+};
+
+// For tests that change the cluster (a host key, an sshd, a link): runs `undo` when the scope ends,
+// also after a failed ASSERT; a failing undo fails the test.
+template <typename Undo>
+class Finally {
+public:
+    explicit Finally(Undo undo) : m_undo(std::move(undo)) {}
+    ~Finally() {
+        try {
+            m_undo();
+        } catch (const std::exception& error) {
+            ADD_FAILURE() << "restoring the cluster failed: " << error.what();
+        }
+    }
+    Finally(const Finally&) = delete;
+    Finally& operator=(const Finally&) = delete;
+
+private:
+    Undo m_undo;
 };
 
 } // namespace colossalai::test

@@ -26,25 +26,6 @@ std::vector<std::string> ssh(const std::string& host, const std::string& command
     return {"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", host, command};
 }
 
-// Runs `undo` when the scope ends, also after a failed ASSERT; a failing undo fails the test.
-template <typename Undo>
-class Finally {
-public:
-    explicit Finally(Undo undo) : m_undo(std::move(undo)) {}
-    ~Finally() {
-        try {
-            m_undo();
-        } catch (const std::exception& error) {
-            ADD_FAILURE() << "restoring the cluster failed: " << error.what();
-        }
-    }
-    Finally(const Finally&) = delete;
-    Finally& operator=(const Finally&) = delete;
-
-private:
-    Undo m_undo;
-};
-
 bool contains(const std::vector<pid_t>& pids, pid_t pid) {
     return std::find(pids.begin(), pids.end(), pid) != pids.end();
 }

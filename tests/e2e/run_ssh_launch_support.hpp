@@ -35,25 +35,6 @@ std::string summary_block(const Words& host_results);
 // `text` as a JSON string literal, as Python's json.dumps writes ASCII text.
 std::string json_string(const std::string& text);
 
-// Runs `undo` when the scope ends, also after a failed ASSERT; a failing undo fails the test.
-template <typename Undo>
-class Finally {
-public:
-    explicit Finally(Undo undo) : m_undo(std::move(undo)) {}
-    ~Finally() {
-        try {
-            m_undo();
-        } catch (const std::exception& error) {
-            ADD_FAILURE() << "restoring the cluster failed: " << error.what();
-        }
-    }
-    Finally(const Finally&) = delete;
-    Finally& operator=(const Finally&) = delete;
-
-private:
-    Undo m_undo;
-};
-
 // tests/fixtures/fake_torchrun.sh installed as DIR/bin/torchrun in a directory every host sees
 // (the hosts share the file system); it records node rank R's argv, cwd and environment in
 // DIR/record/R.* and then sources DIR/behave/{R,all}.sh.
