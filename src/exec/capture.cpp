@@ -47,17 +47,17 @@ void untrack(pid_t pid) {
     }
 }
 
-// Waits for a stop signal, kills the captures' groups, then dies of the signal.
+// Waits for a stop signal, kills the captures' groups, then dies of the signal. The lock is held
+// to the end: a capture whose child dies here cannot return (untrack() waits for it), so the
+// check cannot go on to finish and exit normally before the signal ends it.
 void signal_thread(sigset_t set) {
     int signo = 0;
     while (::sigwait(&set, &signo) != 0) {
     }
-    {
-        std::lock_guard lock(running_mutex);
-        for (pid_t pid : running) {
-            if (pid > 0) {
-                ::kill(-pid, SIGKILL);
-            }
+    std::lock_guard lock(running_mutex);
+    for (pid_t pid : running) {
+        if (pid > 0) {
+            ::kill(-pid, SIGKILL);
         }
     }
     ::signal(signo, SIG_DFL);
