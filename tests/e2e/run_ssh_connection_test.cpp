@@ -44,7 +44,7 @@ TEST_F(SshConnection, ADroppedConnectionStopsTheOthersAndItsOwnJob) {
 }
 
 TEST_F(SshConnection, AHostCutOffByTheNetworkIsNoticedAndItsJobStops) {
-    Restore replug([this] { cluster().set_link(2, true); });
+    Finally replug([this] { cluster().set_link(2, true); });
     // --ssh-timeout 3: a heartbeat every 500 ms; the launcher drops a connection whose data
     // stays unacknowledged for 3 s; a wrapper that hears nothing for 6 s stops its job.
     auto launcher = start_launcher({"--kill-grace", "20", "--ssh-timeout", "3"});
@@ -58,7 +58,7 @@ TEST_F(SshConnection, AHostCutOffByTheNetworkIsNoticedAndItsJobStops) {
 }
 
 TEST_F(SshConnection, AStoppedSshdListenerLeavesRunningSessionsAlone) {
-    Restore restart([this] { cluster().start_sshd(2); });
+    Finally restart([this] { cluster().start_sshd(2); });
     behave("all", "spawn; ready; await go; echo finished\n");
     auto launcher = start_launcher({"--kill-grace", "20"});
     ASSERT_TRUE(all_ready()) << launcher_err();
@@ -76,7 +76,7 @@ TEST_F(SshConnection, AStoppedSshdListenerLeavesRunningSessionsAlone) {
 }
 
 TEST_F(SshConnection, AStoppedSshdWithItsSessionsKilledIsALostConnection) {
-    Restore restart([this] { cluster().start_sshd(2); });
+    Finally restart([this] { cluster().start_sshd(2); });
     auto launcher = start_launcher({"--kill-grace", "20"});
     ASSERT_TRUE(all_ready()) << launcher_err();
     cluster().stop_sshd(2);

@@ -76,23 +76,4 @@ private:
     std::string m_marker;
 };
 
-// Runs `undo` when the scope ends, also after a failed ASSERT; a failing undo fails the test.
-template <typename Undo>
-class Restore {
-public:
-    explicit Restore(Undo undo) : m_undo(std::move(undo)) {}
-    ~Restore() {
-        try {
-            m_undo();
-        } catch (const std::exception& error) {
-            ADD_FAILURE() << "restoring the cluster failed: " << error.what();
-        }
-    }
-    Restore(const Restore&) = delete;
-    Restore& operator=(const Restore&) = delete;
-
-private:
-    Undo m_undo;
-};
-
 } // namespace colossalai::test
