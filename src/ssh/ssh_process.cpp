@@ -190,7 +190,10 @@ private:
     }
 
     void flush_outbox() {
-        while (!m_remote_closed && !m_outbox.empty()) {
+        if (m_remote_closed) {
+            m_outbox.clear(); // its job ended: a control line has nothing left to stop
+        }
+        while (!m_outbox.empty()) {
             int n = lib::ssh_channel_write(m_session->channel, m_outbox.data(),
                                            static_cast<uint32_t>(m_outbox.size()));
             if (n == SSH_ERROR) {
@@ -198,6 +201,7 @@ private:
                 if (m_result) {
                     return;
                 }
+                m_outbox.clear();
                 break;
             }
             if (n <= 0) {
@@ -217,7 +221,6 @@ private:
         if (lib::ssh_channel_is_eof(m_session->channel) != 0 &&
             lib::ssh_is_connected(m_session->session) != 0) {
             m_remote_closed = true; // its job ended: no control line or heartbeat is needed
-            m_outbox.clear();
             return;
         }
         lost();
