@@ -46,7 +46,6 @@ int execute(const run::Plan& plan, const run::Options& options) {
                       [](const run::NodeCommand& node) { return !node.local; }));
     bool remote = remote_nodes > 0;
     allow_descriptors_for(remote_nodes);
-    output::FdWriter messages(STDERR_FILENO);
 
     // Blocked before any thread exists, so that every thread inherits the mask.
     exec::SignalChannel signals;
@@ -57,15 +56,19 @@ int execute(const run::Plan& plan, const run::Options& options) {
     if (remote) {
         ssh.emplace(ssh::ssh_settings(to_ms(options.ssh_timeout), settings.kill_grace));
     }
-    output::Multiplexer output({STDOUT_FILENO, STDERR_FILENO, plan.nodes.size() > 1});
+    output::Multiplexer::Options output_options;
+    output_options.prefixed = plan.nodes.size() > 1;
+    output::Multiplexer output(output_options);
     SignalSource source{signals.fd(), [&signals] { return signals.take(); }};
     auto transport_for = [&](const run::NodeCommand& node) -> Transport& {
         return node.local ? static_cast<Transport&>(local) : *ssh;
     };
 
-    LaunchResult result = run_nodes(plan.nodes, transport_for, output, source, messages, settings);
-    output.end_open_line(output::Stream::err); // the summary's header starts a line
-    messages.write(render_summary(result.outcomes));
+    LaunchResult result = run_nodes(plan.nodes, transport_for, output, source, settings);
+    output.write_notice(render_summary(result.outcomes));
+    // What the outputs have not taken yet (a paused pager) is written now, the jobs being over;
+    // a signal to the launcher while it waits for that ends the wait.
+    output.finish(signals.fd());
     if (ssh && ssh->busy()) {
         // A connection given up on is still being set up on a worker thread: leave now rather
         // than wait for its timeout (closing the process closes every connection).

@@ -22,8 +22,8 @@ struct Node {
 
 class Loop {
 public:
-    Loop(const SignalSource& signals, output::FdWriter& messages, const Settings& settings)
-        : m_signals(signals), m_messages(messages), m_settings(settings) {}
+    Loop(const SignalSource& signals, const Settings& settings)
+        : m_signals(signals), m_settings(settings) {}
 
     LaunchResult run(const std::vector<run::NodeCommand>& commands, const TransportFor& transport,
                      output::Multiplexer& output) {
@@ -107,8 +107,12 @@ private:
     void wait_and_dispatch() {
         m_fds.clear();
         m_fds.push_back({m_signals.fd, POLLIN, 0});
+        // The launcher's own outputs: written as they take bytes, never waited for here.
+        m_output->collect_fds(m_fds);
+        size_t output_end = m_fds.size();
         bool work = false;
         std::optional<Clock::time_point> wake = earliest(m_kill_deadline, m_abandon_deadline);
+        wake = earliest(wake, m_output->deadline());
         for (Node& node : m_nodes) {
             if (node.exit) {
                 continue;
@@ -136,6 +140,8 @@ private:
                 on_signal(signo);
             }
         }
+        // Before the nodes: what the outputs took lets the nodes be read again.
+        m_output->process_events(std::span<const pollfd>(m_fds).subspan(1, output_end - 1));
         for (Node& node : m_nodes) {
             if (!node.exit) {
                 node.process->process_events(std::span<const pollfd>(m_fds).subspan(
@@ -233,13 +239,11 @@ private:
 
     template <typename... Args>
     void notice(fmt::format_string<Args...> format, Args&&... args) {
-        m_output->end_open_line(output::Stream::err); // not glued to a node's progress bar
-        m_messages.write(
+        m_output->write_notice(
             fmt::format("colossalai: {}\n", fmt::format(format, std::forward<Args>(args)...)));
     }
 
     const SignalSource& m_signals;
-    output::FdWriter& m_messages;
     const Settings& m_settings;
     output::Multiplexer* m_output = nullptr;
     std::vector<Node> m_nodes;
@@ -257,8 +261,8 @@ private:
 
 LaunchResult run_nodes(const std::vector<run::NodeCommand>& nodes, const TransportFor& transport,
                        output::Multiplexer& output, const SignalSource& signals,
-                       output::FdWriter& messages, const Settings& settings) {
-    Loop loop(signals, messages, settings);
+                       const Settings& settings) {
+    Loop loop(signals, settings);
     return loop.run(nodes, transport, output);
 }
 

@@ -1,118 +1,413 @@
 #include "colossalai/output/multiplexer.hpp"
 
-#include <string_view>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <termios.h>
+
+#include <algorithm>
+#include <cerrno>
 
 namespace colossalai::output {
 
-class Multiplexer::Node : public NodeOutput {
-public:
-    Node(Multiplexer& owner, std::size_t index, std::string prefix)
-        : m_owner(owner), m_index(index), m_prefix(std::move(prefix)) {}
+// One node's stream in prefixed mode.
+struct Multiplexer::Track {
+    Track(std::size_t limit, Channel& target, const std::string& line_prefix,
+          const std::string& continued_prefix)
+        : lines(limit), channel(&target), prefix(&line_prefix), continued(&continued_prefix) {}
 
-    bool accepting(Stream stream) const override {
-        return m_owner.m_options.prefixed == false ||
-               buffer(stream).pending.size() < m_owner.m_options.buffer_limit;
+    const std::string& prefix_of(bool continued_piece) const {
+        return continued_piece ? *continued : *prefix;
     }
 
+    LineAssembler lines;
+    Channel* channel;
+    const std::string* prefix;    // `host: `, the node's
+    const std::string* continued; // `host (cont.): `
+    // Pipes and files: the bar state last written as a line, when, and when the next is due.
+    std::string shown;
+    Clock::time_point shown_at{};
+    std::optional<Clock::time_point> due;
+    // Terminals: the bar's latest state, drawn as a row of the channel's block.
+    std::optional<std::string> row;
+};
+
+struct Multiplexer::Channel {
+    Channel(int fd, std::size_t queue_limit, bool is_terminal)
+        : outlet(fd, queue_limit), terminal(is_terminal) {}
+
+    Outlet outlet;
+    bool terminal;
+    bool line_open = false;     // raw mode: the last byte written was not a newline
+    std::vector<Track*> rows;   // the bars drawn under the output, in order of appearance
+    std::size_t drawn_rows = 0; // rows on the screen now (after the queue is written)
+    Clock::time_point drawn_at{};
+    bool dirty = false; // rows changed since they were drawn
+};
+
+class Multiplexer::Node : public NodeOutput {
+public:
+    Node(Multiplexer& owner, std::string prefix)
+        : m_owner(owner), m_prefix(std::move(prefix)),
+          m_continued_prefix(continued_prefix(m_prefix)),
+          m_out(owner.m_options.buffer_limit, *owner.m_out, m_prefix, m_continued_prefix),
+          m_err(owner.m_options.buffer_limit, *owner.m_err, m_prefix, m_continued_prefix) {}
+
+    bool accepting(Stream stream) const override { return !track(stream).channel->outlet.full(); }
+
     void write(Stream stream, std::string_view bytes) override {
+        Track& target = track(stream);
         if (!m_owner.m_options.prefixed) {
-            Channel& target = m_owner.channel(stream);
-            target.writer.write(bytes);
+            target.channel->outlet.write(bytes);
             if (!bytes.empty()) {
-                target.line_open = bytes.back() != '\n';
+                target.channel->line_open = bytes.back() != '\n';
             }
             return;
         }
-        buffer(stream).pending.append(bytes);
-        m_owner.drain_node(*this, stream);
+        std::vector<Piece> pieces;
+        target.lines.feed(bytes, pieces);
+        m_owner.update_bar(target, false);
+        m_owner.emit(target, pieces);
     }
 
     void close(Stream stream) override {
         if (!m_owner.m_options.prefixed) {
             return;
         }
-        buffer(stream).closed = true;
-        m_owner.drain_node(*this, stream);
+        Track& target = track(stream);
+        std::vector<Piece> pieces;
+        target.lines.close(pieces);
+        m_owner.update_bar(target, true);
+        m_owner.emit(target, pieces);
     }
 
+    Track& track(Stream stream) { return stream == Stream::out ? m_out : m_err; }
+    const Track& track(Stream stream) const { return stream == Stream::out ? m_out : m_err; }
+
 private:
-    friend class Multiplexer;
-
-    struct Buffer {
-        std::string pending; // bytes not yet written
-        bool closed = false;
-    };
-
-    Buffer& buffer(Stream stream) { return stream == Stream::out ? m_out : m_err; }
-    const Buffer& buffer(Stream stream) const { return stream == Stream::out ? m_out : m_err; }
+    // `host: ` becomes `host (cont.): `.
+    static std::string continued_prefix(const std::string& prefix) {
+        std::string_view head = prefix;
+        if (head.size() >= 2 && head.substr(head.size() - 2) == ": ") {
+            head.remove_suffix(2);
+        }
+        return std::string(head) + " (cont.): ";
+    }
 
     Multiplexer& m_owner;
-    std::size_t m_index;
     std::string m_prefix;
-    Buffer m_out;
-    Buffer m_err;
+    std::string m_continued_prefix;
+    Track m_out;
+    Track m_err;
 };
 
-Multiplexer::Multiplexer(Options options)
-    : m_options(options), m_out{FdWriter(options.out_fd), {}}, m_err{FdWriter(options.err_fd), {}} {
+namespace {
+
+bool same_terminal(int a, int b) {
+    struct stat sa {};
+    struct stat sb {};
+    return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && S_ISCHR(sa.st_mode) &&
+           sa.st_rdev == sb.st_rdev;
+}
+
+} // namespace
+
+Multiplexer::Multiplexer(Options options) : m_options(std::move(options)) {
+    bool out_terminal = m_options.terminal.value_or(::isatty(m_options.out_fd) != 0);
+    bool err_terminal = m_options.terminal.value_or(::isatty(m_options.err_fd) != 0);
+    m_out = std::make_unique<Channel>(m_options.out_fd, m_options.queue_limit, out_terminal);
+    // One terminal behind both: one queue, so that the bars' block and the lines of both
+    // streams are drawn in the order they were written.
+    if (out_terminal && err_terminal && !m_options.terminal &&
+        same_terminal(m_options.out_fd, m_options.err_fd)) {
+        m_err = m_out.get();
+    } else {
+        m_err_own =
+            std::make_unique<Channel>(m_options.err_fd, m_options.queue_limit, err_terminal);
+        m_err = m_err_own.get();
+    }
 }
 
 Multiplexer::~Multiplexer() = default;
 
+Clock::time_point Multiplexer::now() const {
+    return m_options.clock ? m_options.clock() : Clock::now();
+}
+
 NodeOutput& Multiplexer::add_node(std::string prefix) {
-    m_nodes.push_back(std::make_unique<Node>(*this, m_nodes.size(), std::move(prefix)));
+    m_nodes.push_back(std::make_unique<Node>(*this, std::move(prefix)));
     return *m_nodes.back();
 }
 
-void Multiplexer::end_open_line(Stream stream) {
-    Channel& target = channel(stream);
+void Multiplexer::write_notice(std::string_view text) {
+    Channel& target = *m_err;
     if (target.line_open) {
-        target.writer.write("\n");
+        target.outlet.write("\n");
         target.line_open = false;
     }
+    write_lines(target, text);
 }
 
-void Multiplexer::drain_node(Node& node, Stream stream) {
-    Channel& target = channel(stream);
-    Node::Buffer& buffer = node.buffer(stream);
-    bool released = false;
-    while (!target.owner || *target.owner == node.m_index) {
-        bool continuing = target.owner.has_value(); // the prefix was written with the start
-        std::string_view prefix = continuing ? std::string_view() : node.m_prefix;
-        std::size_t newline = buffer.pending.find('\n');
-        if (newline != std::string::npos) {
-            target.writer.write(prefix, std::string_view(buffer.pending).substr(0, newline + 1));
-            buffer.pending.erase(0, newline + 1);
-            released = released || continuing;
-            target.owner.reset();
-            continue;
-        }
-        if (buffer.closed && (!buffer.pending.empty() || continuing)) {
-            buffer.pending += '\n'; // a last line without newline still ends the line
-            continue;
-        }
-        if (buffer.pending.size() >= m_options.buffer_limit) {
-            target.writer.write(prefix, buffer.pending); // a long line: keep the stream
-            buffer.pending.clear();
-            target.owner = node.m_index;
-        }
-        break;
+void Multiplexer::emit(Track& track, std::vector<Piece>& pieces) {
+    if (pieces.empty()) {
+        return;
     }
-    if (buffer.pending.capacity() > 4 * m_options.buffer_limit) {
-        buffer.pending.shrink_to_fit(); // after a burst, give the memory back
+    std::string text;
+    for (Piece& piece : pieces) {
+        std::string_view body = piece.text;
+        if (piece.ends_line) {
+            body.remove_suffix(body.size() >= 2 && body.substr(body.size() - 2) == "\r\n" ? 2 : 1);
+        }
+        // A pipe was shown this state as an update already.
+        bool repeated = !track.channel->terminal && piece.bar && body == track.shown;
+        if (!repeated) {
+            text += track.prefix_of(piece.continued);
+            text += piece.text;
+            if (!piece.ends_line) {
+                text += '\n';
+            }
+        }
+        if (piece.ends_line) {
+            track.shown.clear();
+            track.due.reset();
+        }
     }
-    if (released) {
-        drain(stream);
-    }
+    write_lines(*track.channel, text);
 }
 
-void Multiplexer::drain(Stream stream) {
-    for (auto& node : m_nodes) {
-        if (channel(stream).owner) {
+void Multiplexer::update_bar(Track& track, bool closing) {
+    std::string_view state = closing ? std::string_view() : track.lines.bar();
+    Channel& target = *track.channel;
+    if (target.terminal) {
+        auto row = std::find(target.rows.begin(), target.rows.end(), &track);
+        if (state.empty()) {
+            if (row != target.rows.end()) {
+                target.rows.erase(row);
+                track.row.reset();
+                target.dirty = true;
+            }
             return;
         }
-        drain_node(*node, stream);
+        if (row == target.rows.end()) {
+            target.rows.push_back(&track);
+        }
+        if (track.row != state) {
+            track.row = std::string(state);
+            target.dirty = true;
+        }
+        if (target.dirty && now() >= target.drawn_at + m_options.update_interval) {
+            redraw(target);
+        }
+        return;
     }
+    if (state.empty() || state == track.shown) {
+        track.due.reset();
+        return;
+    }
+    Clock::time_point when = now();
+    if (when >= track.shown_at + m_options.update_interval) {
+        show_update(track, when);
+    } else {
+        track.due = track.shown_at + m_options.update_interval;
+    }
+}
+
+void Multiplexer::show_update(Track& track, Clock::time_point when) {
+    std::string_view state = track.lines.bar();
+    track.due.reset();
+    if (state.empty() || state == track.shown) {
+        return;
+    }
+    track.shown = std::string(state);
+    track.shown_at = when;
+    std::string line = *track.prefix;
+    line += track.shown;
+    line += '\n';
+    write_lines(*track.channel, line);
+}
+
+void Multiplexer::write_lines(Channel& target, std::string_view text) {
+    if (text.empty()) {
+        return;
+    }
+    if (!target.terminal || (target.drawn_rows == 0 && target.rows.empty())) {
+        target.outlet.write(text);
+        return;
+    }
+    std::string screen = erase_rows(target);
+    screen += text;
+    screen += draw_rows(target);
+    target.outlet.write(screen);
+}
+
+void Multiplexer::redraw(Channel& target) {
+    std::string screen = erase_rows(target);
+    screen += draw_rows(target);
+    target.outlet.write(screen);
+}
+
+std::string Multiplexer::erase_rows(const Channel& target) const {
+    if (target.drawn_rows == 0) {
+        return {};
+    }
+    // The cursor is at the end of the last row: back to the first row's start, clear below.
+    std::string text = "\r";
+    for (std::size_t i = 1; i < target.drawn_rows; ++i) {
+        text += "\x1b[A";
+    }
+    text += "\x1b[J";
+    return text;
+}
+
+std::string Multiplexer::draw_rows(Channel& target) const {
+    target.drawn_rows = target.rows.size();
+    target.drawn_at = now();
+    target.dirty = false;
+    std::string text;
+    std::size_t width = width_of(target);
+    // The last column stays free: a row that fills the line would wrap on some terminals and
+    // move the cursor down a row that erase_rows() does not know of.
+    std::size_t columns = width > 1 ? width - 1 : 1;
+    for (const Track* track : target.rows) {
+        if (!text.empty()) {
+            text += '\n';
+        }
+        text += fit_columns(*track->prefix + track->row.value_or(""), columns);
+    }
+    return text;
+}
+
+std::size_t Multiplexer::width_of(const Channel& target) const {
+    if (m_options.terminal_width) {
+        return *m_options.terminal_width;
+    }
+    winsize size{};
+    if (::ioctl(target.outlet.write_fd(), TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
+        return size.ws_col;
+    }
+    return 80;
+}
+
+void Multiplexer::collect_fds(std::vector<pollfd>& fds) const {
+    m_out->outlet.collect_fds(fds);
+    if (m_err_own) {
+        m_err_own->outlet.collect_fds(fds);
+    }
+}
+
+void Multiplexer::process_events(std::span<const pollfd> fds) {
+    for (const pollfd& entry : fds) {
+        if (entry.revents == 0) {
+            continue;
+        }
+        for (Channel* target : {m_out.get(), m_err_own.get()}) {
+            if (target != nullptr && entry.fd == target->outlet.write_fd()) {
+                target->outlet.flush_some();
+            }
+        }
+    }
+    Clock::time_point when = now();
+    for (auto& node : m_nodes) {
+        for (Stream stream : {Stream::out, Stream::err}) {
+            Track& track = node->track(stream);
+            if (track.due && when >= *track.due) {
+                show_update(track, when);
+            }
+        }
+    }
+    for (Channel* target : {m_out.get(), m_err_own.get()}) {
+        if (target != nullptr && target->dirty &&
+            when >= target->drawn_at + m_options.update_interval) {
+            redraw(*target);
+        }
+    }
+}
+
+std::optional<Clock::time_point> Multiplexer::deadline() const {
+    std::optional<Clock::time_point> earliest;
+    auto consider = [&](Clock::time_point when) {
+        earliest = earliest ? std::min(*earliest, when) : when;
+    };
+    for (const Channel* target : {m_out.get(), m_err_own.get()}) {
+        if (target != nullptr && target->dirty) {
+            consider(target->drawn_at + m_options.update_interval);
+        }
+    }
+    if (!m_options.prefixed) {
+        return earliest;
+    }
+    for (const auto& node : m_nodes) {
+        for (Stream stream : {Stream::out, Stream::err}) {
+            const Track& track = node->track(stream);
+            if (track.due) {
+                consider(*track.due);
+            }
+        }
+    }
+    return earliest;
+}
+
+std::size_t Multiplexer::queued() const {
+    return m_out->outlet.queued() + (m_err_own ? m_err_own->outlet.queued() : 0);
+}
+
+bool Multiplexer::finish(int stop_fd) {
+    for (Channel* target : {m_out.get(), m_err_own.get()}) {
+        if (target != nullptr && target->drawn_rows > 0) {
+            target->rows.clear();
+            target->outlet.write(erase_rows(*target));
+            target->drawn_rows = 0;
+        }
+    }
+    std::vector<pollfd> fds;
+    while (true) {
+        fds.clear();
+        collect_fds(fds);
+        if (fds.empty()) {
+            return true;
+        }
+        if (stop_fd >= 0) {
+            fds.push_back({stop_fd, POLLIN, 0});
+        }
+        int ready = ::poll(fds.data(), fds.size(), -1);
+        if (ready < 0 && errno != EINTR) {
+            return false;
+        }
+        if (stop_fd >= 0 && fds.back().revents != 0) {
+            return false;
+        }
+        process_events(fds);
+    }
+}
+
+std::string fit_columns(std::string_view text, std::size_t columns) {
+    std::string fitted;
+    std::size_t used = 0;
+    bool coloured = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        auto byte = static_cast<unsigned char>(text[i]);
+        if (byte == 0x1b && i + 1 < text.size() && text[i + 1] == '[') {
+            std::size_t end = i + 2;
+            while (end < text.size() && (text[end] < 0x40 || text[end] > 0x7e)) {
+                ++end;
+            }
+            fitted.append(text.substr(i, end + 1 - i));
+            coloured = true;
+            i = end;
+            continue;
+        }
+        bool starts_character = (byte & 0xc0) != 0x80;
+        if (starts_character) {
+            if (used == columns) {
+                if (coloured) {
+                    fitted += "\x1b[0m";
+                }
+                return fitted;
+            }
+            ++used;
+        }
+        fitted += static_cast<char>(byte);
+    }
+    return fitted;
 }
 
 } // namespace colossalai::output

@@ -243,6 +243,14 @@ Background::Background(const std::vector<std::string>& argv, const RunOptions& o
     ::close(err_fd);
 }
 
+Background::Background(const std::vector<std::string>& argv, const RunOptions& options, int out_fd,
+                       int err_fd) {
+    ChildSpec spec = make_spec(argv, options);
+    int in_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    m_pid = spawn(spec, options, in_fd, out_fd, err_fd);
+    ::close(in_fd);
+}
+
 Background::~Background() {
     if (m_pid > 0 && !m_reaped) {
         ::kill(m_pid, SIGKILL);

@@ -71,6 +71,10 @@ class Background {
 public:
     Background(const std::vector<std::string>& argv, const RunOptions& options,
                const std::filesystem::path& out_file, const std::filesystem::path& err_file);
+    // The same with stdout and stderr on descriptors the test holds (a pipe, a terminal); the
+    // caller keeps them and closes them.
+    Background(const std::vector<std::string>& argv, const RunOptions& options, int out_fd,
+               int err_fd);
     ~Background(); // SIGKILLs and reaps the child if it still runs
     Background(const Background&) = delete;
     Background& operator=(const Background&) = delete;

@@ -2,7 +2,6 @@
 
 #include "colossalai/launch/summary.hpp"
 #include "colossalai/launch/transport.hpp"
-#include "colossalai/output/fd_writer.hpp"
 #include "colossalai/output/multiplexer.hpp"
 
 #include <chrono>
@@ -37,13 +36,14 @@ using TransportFor = std::function<Transport&(const run::NodeCommand&)>;
 
 // Runs every node to its end in one poll() loop on the calling thread:
 // - starts all nodes (each transport's start() returns at once);
-// - streams their output into `output` (one NodeOutput per node, prefixed `host: ` there);
+// - streams their output into `output` (one NodeOutput per node, prefixed `host: ` there),
+//   whose writes the loop drives too: it never blocks on the launcher's own stdout or stderr;
 // - fail-fast: the first node that fails stops the others (SIGTERM, SIGKILL after the grace);
 // - a signal to the launcher (SIGINT/SIGTERM/SIGHUP) is passed to every node, a second one
 //   kills them at once; the exit code is then 128+signal.
-// Its own notices go to `messages` as `colossalai: ...` lines.
+// Its own notices go to `output` as `colossalai: ...` lines on stderr.
 LaunchResult run_nodes(const std::vector<run::NodeCommand>& nodes, const TransportFor& transport,
                        output::Multiplexer& output, const SignalSource& signals,
-                       output::FdWriter& messages, const Settings& settings);
+                       const Settings& settings);
 
 } // namespace colossalai::launch

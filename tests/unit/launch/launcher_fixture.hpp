@@ -167,7 +167,12 @@ protected:
             nodes.push_back(node);
         }
         FakeTransport transport(std::move(scripts), m_shared);
-        output::Multiplexer output({m_out, m_err, nodes.size() > 1, 1024});
+        output::Multiplexer::Options options;
+        options.out_fd = m_out;
+        options.err_fd = m_err;
+        options.prefixed = nodes.size() > 1;
+        options.buffer_limit = 1024;
+        output::Multiplexer output(options);
         int read_end = m_signal_pipe[0];
         SignalSource signals{read_end, [read_end] {
                                  int signo = 0;
@@ -177,10 +182,11 @@ protected:
                                  }
                                  return got;
                              }};
-        output::FdWriter messages(m_err);
-        return run_nodes(
+        LaunchResult result = run_nodes(
             nodes, [&](const run::NodeCommand&) -> Transport& { return transport; }, output,
-            signals, messages, settings);
+            signals, settings);
+        output.finish(-1);
+        return result;
     }
 
     std::string read_all(int fd) const {
