@@ -2,16 +2,11 @@
 // never holds another node's lines, bars stay live with several nodes in a pipe and on a
 // terminal, and a launcher whose stdout nobody reads keeps its jobs and loses no byte.
 
+#include "capture.hpp"
 #include "run_local_launch_fixture.hpp"
-
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,74 +15,6 @@ namespace colossalai::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-// The reading end of what the launcher writes to: a pipe, or the master side of a terminal.
-class Capture {
-public:
-    explicit Capture(bool terminal) {
-        if (terminal) {
-            m_read = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-            if (m_read < 0 || ::grantpt(m_read) != 0 || ::unlockpt(m_read) != 0) {
-                throw std::runtime_error("no pseudo-terminal");
-            }
-            m_write = ::open(::ptsname(m_read), O_RDWR | O_NOCTTY | O_CLOEXEC);
-        } else {
-            int fds[2];
-            if (::pipe2(fds, O_CLOEXEC) != 0) {
-                throw std::runtime_error("pipe");
-            }
-            m_read = fds[0];
-            m_write = fds[1];
-        }
-        ::fcntl(m_read, F_SETFL, O_NONBLOCK);
-    }
-    ~Capture() {
-        ::close(m_read);
-        close_write();
-    }
-    int write_fd() const { return m_write; }
-    // The launcher holds its own copy: the test's goes, so that the end is seen.
-    void close_write() {
-        if (m_write >= 0) {
-            ::close(m_write);
-            m_write = -1;
-        }
-    }
-    // Reads what is there (waiting up to `wait` for something); false at the end.
-    bool read_some(std::chrono::milliseconds wait) {
-        pollfd entry{m_read, POLLIN, 0};
-        ::poll(&entry, 1, static_cast<int>(wait.count()));
-        char buffer[65536];
-        ssize_t n = ::read(m_read, buffer, sizeof buffer);
-        if (n > 0) {
-            m_text.append(buffer, static_cast<size_t>(n));
-            return true;
-        }
-        // A terminal's master reads EIO once the last slave is closed.
-        return n < 0 && errno == EAGAIN;
-    }
-    // Reads until `needle` appears after `from` (true) or 20 s pass.
-    bool read_until(const std::string& needle, size_t from = 0) {
-        auto deadline = std::chrono::steady_clock::now() + 20s;
-        while (m_text.find(needle, from) == std::string::npos) {
-            if (std::chrono::steady_clock::now() >= deadline || !read_some(50ms)) {
-                return m_text.find(needle, from) != std::string::npos;
-            }
-        }
-        return true;
-    }
-    void read_to_end() {
-        auto deadline = std::chrono::steady_clock::now() + 60s;
-        while (std::chrono::steady_clock::now() < deadline && read_some(50ms)) {
-        }
-    }
-    const std::string& text() const { return m_text; }
-
-private:
-    int m_read = -1;
-    int m_write = -1;
-    std::string m_text;
-};
 
 class RunProgress : public RunLaunch {
 protected:
@@ -147,7 +74,7 @@ TEST_P(RunProgressOutputs, EachStateOfEveryBarAppearsWhileItsLineIsOpen) {
     behave("all", "for i in 1 2 3; do printf '\\rrank %s step %s' $rank $i >&2\n"
                   "  while [ ! -e \"$record/seen.$rank.$i\" ]; do sleep 0.01; done; done\n"
                   "printf '\\rrank %s finished\\n' $rank >&2\n");
-    Capture output(terminal);
+    OutputCapture output(terminal);
     auto launcher = start_launcher_on({"--hostfile", "hosts", "--nproc_per_node", "1", "t.py"},
                                       output.write_fd());
     output.close_write();
@@ -196,7 +123,7 @@ TEST_F(RunProgress, AStdoutNobodyReadsPausesTheJobsAndLosesNothing) {
     }
     state_file("flood", flood);
     behave("all", "out flood\necho \"rank $rank done\" >&2\n");
-    Capture output(false);
+    OutputCapture output(false);
     auto launcher = start_launcher_on({"--hostfile", "hosts", "--nproc_per_node", "1", "t.py"},
                                       output.write_fd());
     output.close_write();
@@ -224,7 +151,7 @@ TEST_F(RunProgress, AStdoutNobodyReadsPausesTheJobsAndLosesNothing) {
 TEST_F(RunProgress, CtrlCWhileNobodyReadsStillStopsTheJobs) {
     two_local_nodes();
     behave("all", "spawn\nready\nwhile :; do echo \"rank $rank $(printf '%0100d' 0)\"; done\n");
-    Capture output(false);
+    OutputCapture output(false);
     auto launcher = start_launcher_on(
         {"--hostfile", "hosts", "--nproc_per_node", "1", "--kill-grace", "2", "t.py"},
         output.write_fd());

@@ -1,0 +1,103 @@
+// Output that never holds a node back, over SSH (issue #8): a progress bar on one node never
+// holds another node's flood, and a launcher whose stdout nobody reads for longer than the
+// node wrappers' silence limit keeps its remote jobs alive and loses no byte.
+
+#include "capture.hpp"
+#include "run_ssh_faults_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <string>
+#include <thread>
+
+namespace colossalai::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class SshOutput : public SharedSshCluster<2> {};
+
+// The deadlock of issue #8 across two hosts: node1 shows a bar far past the line buffer (no
+// newline) and waits for node2, which first prints 2 MB of warnings on the same stream.
+TEST_F(SshOutput, ABarOnOneNodeNeverHoldsAFloodOnAnother) {
+    FaultJob job(cluster(), "bar");
+    job.behave("0", "i=0\nwhile [ $i -lt 2000 ]; do printf '\\r%4d/2000 |%s|' $i "
+                    "'##########################' >&2; i=$((i+1)); done\n"
+                    "while [ ! -e \"$state/record/1.ready\" ]; do sleep 0.05; done\n"
+                    "printf '\\r2000/2000 done\\n' >&2\n");
+    job.behave("1", "i=0\nwhile [ $i -lt 20000 ]; do echo \"warning $i $(printf '%090d' 0)\" "
+                    ">&2; i=$((i+1)); done\nready\n");
+    RunResult result = job.run("node1,node2");
+    ASSERT_FALSE(result.timed_out);
+    EXPECT_EQ(result.exit_code, 0) << result.err.substr(0, 2000);
+    size_t warnings = 0;
+    for (const std::string& line : lines_of(result.err)) {
+        warnings += line.rfind("node2: warning ", 0) == 0 ? 1 : 0;
+    }
+    EXPECT_EQ(warnings, 20000u);
+    EXPECT_NE(result.err.find("\nnode1: 2000/2000 done\n"), std::string::npos);
+    EXPECT_EQ(result.err.find('\r'), std::string::npos);
+    job.expect_none_left(10s);
+}
+
+// A pager left paused for 15 s, 7 times the node wrappers' silence limit (2 x --ssh-timeout):
+// the launcher's loop never blocks on its output, so the heartbeats go on and the jobs live;
+// they wait in write() (their SSH windows are full) and every byte arrives once reading
+// resumes.
+TEST_F(SshOutput, AStdoutNobodyReadsFor15sKeepsTheRemoteJobsAndLosesNothing) {
+    FaultJob job(cluster(), "paused");
+    job.behave("all", "i=0\nwhile [ $i -lt 40000 ]; do echo \"rank $rank line $i "
+                      "$(printf '%0100d' 0)\"; i=$((i+1)); done\n");
+    OutputCapture output(false);
+    Background launcher(job.command("node1,node2", {"--ssh-timeout", "2"}), job.options(),
+                        output.write_fd(), output.write_fd());
+    output.close_write();
+    std::this_thread::sleep_for(15s);
+    EXPECT_FALSE(launcher.wait(0ms).has_value()) << "the launcher ended while nobody read";
+    EXPECT_TRUE(process_alive(job.recorded_pid(0)) || job.recorded_pid(0) == 0);
+    output.read_to_end();
+    EXPECT_EQ(exit_code_of(launcher, 60s), 0);
+    size_t lines[2] = {0, 0};
+    for (const std::string& line : lines_of(output.text())) {
+        lines[0] += line.rfind("node1: rank 0 line ", 0) == 0 ? 1 : 0;
+        lines[1] += line.rfind("node2: rank 1 line ", 0) == 0 ? 1 : 0;
+    }
+    EXPECT_EQ(lines[0], 40000u);
+    EXPECT_EQ(lines[1], 40000u);
+    EXPECT_NE(output.text().find(summary_block({"node1: success", "node2: success"})),
+              std::string::npos)
+        << output.text().substr(output.text().size() > 2000 ? output.text().size() - 2000 : 0);
+    job.expect_none_left(10s);
+}
+
+// Ctrl-C while nobody reads: every remote job still stops within the grace.
+TEST_F(SshOutput, CtrlCWhileNobodyReadsStillStopsEveryRemoteJob) {
+    FaultJob job(cluster(), "pausedint");
+    job.behave("all", "ready\nwhile :; do echo \"rank $rank $(printf '%0100d' 0)\"; done\n");
+    OutputCapture output(false);
+    Background launcher(job.command("node1,node2", {"--ssh-timeout", "2", "--kill-grace", "2"}),
+                        job.options(), output.write_fd(), output.write_fd());
+    output.close_write();
+    ASSERT_TRUE(job.ready(0));
+    ASSERT_TRUE(job.ready(1));
+    std::this_thread::sleep_for(1s); // the output is full by now
+    launcher.signal(SIGINT);
+    EXPECT_TRUE(eventually(
+        [&] {
+            for (const auto& [host, pid] : job.processes()) {
+                if (host != 0) {
+                    return false;
+                }
+            }
+            return true;
+        },
+        20s))
+        << "processes of the job still run on a host";
+    output.read_to_end();
+    EXPECT_EQ(exit_code_of(launcher, 30s), 130);
+    EXPECT_NE(output.text().find("====== Training on All Nodes ====="), std::string::npos);
+}
+
+} // namespace
+} // namespace colossalai::test
