@@ -20,8 +20,32 @@ sigset_t stop_signals() {
     return set;
 }
 
-SignalChannel::SignalChannel() {
+namespace {
+
+// The stop signals that were ignored when the launcher started (nohup): read once by
+// SignalChannel, before any thread, and only read after that (between fork and exec).
+sigset_t g_ignored_at_start;
+
+bool ignored(int signo) {
+    struct sigaction current {};
+    return ::sigaction(signo, nullptr, &current) == 0 && current.sa_handler == SIG_IGN;
+}
+
+} // namespace
+
+SignalChannel::SignalChannel(bool job_control) {
     sigset_t set = stop_signals();
+    sigemptyset(&g_ignored_at_start);
+    for (int signo : {SIGINT, SIGTERM, SIGHUP}) {
+        if (ignored(signo)) {
+            sigdelset(&set, signo);
+            sigaddset(&g_ignored_at_start, signo);
+        }
+    }
+    if (job_control && !ignored(SIGTSTP)) {
+        sigaddset(&set, SIGTSTP);
+    }
+    m_set = set;
     if (::sigprocmask(SIG_BLOCK, &set, nullptr) != 0) {
         throw runtime_error("cannot block signals: {}", std::strerror(errno));
     }
@@ -35,8 +59,7 @@ SignalChannel::SignalChannel() {
 SignalChannel::~SignalChannel() {
     ::close(m_fd);
     ::signal(SIGPIPE, SIG_DFL);
-    sigset_t set = stop_signals();
-    ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    ::sigprocmask(SIG_UNBLOCK, &m_set, nullptr);
 }
 
 std::vector<int> SignalChannel::take() {
@@ -57,7 +80,9 @@ std::vector<int> SignalChannel::take() {
 
 void reset_signals_for_exec() noexcept {
     for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD}) {
-        ::signal(signo, SIG_DFL);
+        if (sigismember(&g_ignored_at_start, signo) != 1) {
+            ::signal(signo, SIG_DFL);
+        }
     }
     sigset_t none;
     sigemptyset(&none);

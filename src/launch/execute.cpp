@@ -48,7 +48,7 @@ int execute(const run::Plan& plan, const run::Options& options) {
     allow_descriptors_for(remote_nodes);
 
     // Blocked before any thread exists, so that every thread inherits the mask.
-    exec::SignalChannel signals;
+    exec::SignalChannel signals(true);
     Settings settings;
     settings.kill_grace = to_ms(options.kill_grace);
     exec::LocalTransport local(settings.kill_grace);

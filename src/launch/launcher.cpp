@@ -151,6 +151,10 @@ private:
     }
 
     void on_signal(int signo) {
+        if (signo == SIGTSTP) {
+            stop_launcher();
+            return;
+        }
         if (m_launcher_signal == 0) {
             m_launcher_signal = signo;
             notice("received {}; stopping all nodes ({} again kills them at once)",
@@ -165,6 +169,20 @@ private:
             notice("received {} again; killing all nodes", signal_name(signo));
             kill_all();
         }
+    }
+
+    // Ctrl-Z: the launcher stops as a program does, but its jobs go on (they are not in its
+    // process group, and remote ones are told not to wait for heartbeats); their output waits in
+    // their pipes and SSH windows until `fg`.
+    void stop_launcher() {
+        notice("stopped (SIGTSTP); the jobs keep running and their output waits; 'fg' resumes");
+        for (Node& node : m_nodes) {
+            if (!node.exit) {
+                node.process->launcher_stopping();
+            }
+        }
+        ::raise(SIGSTOP);
+        notice("resumed");
     }
 
     void check_timers() {

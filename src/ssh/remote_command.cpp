@@ -24,6 +24,8 @@ namespace {
 // - With a silence limit (cai_h seconds, 0 = none), each line is read under coreutils'
 //   `timeout` (dash's `read` has no timeout); running out of time counts as EOF. A cut network
 //   never delivers EOF, but it stops the launcher's heartbeats.
+// - `PAUSE` (the launcher is about to be stopped, Ctrl-Z) lifts the silence limit until the
+//   next line: a stopped launcher sends no heartbeat, and its job must not die of that.
 constexpr std::string_view wrapper_text =
     R"sh(while :; do IFS= read -r cai_l || exit 125; [ "$cai_l" = . ] && break; eval "$cai_l"; done
 cai_g=$1 cai_h=$2 cai_d=$3
@@ -38,7 +40,7 @@ cai_p=$!
 (
 cai_k() { kill -s "$1" -- "-$cai_p" || kill -s "$1" "$cai_p"; }
 while if [ "$cai_h" = 0 ]; then IFS= read -r cai_s; else cai_s=$(timeout "$cai_h" /bin/sh -c "IFS= read -r cai_s && printf %s \"\$cai_s\""); fi; do
-case $cai_s in INT|TERM|HUP|QUIT|USR1|USR2|KILL) cai_k "$cai_s";; esac
+case $cai_s in INT|TERM|HUP|QUIT|USR1|USR2|KILL) cai_k "$cai_s";; PAUSE) cai_q=$cai_h cai_h=0;; *) [ -n "$cai_q" ] && cai_h=$cai_q cai_q=;; esac
 done
 cai_k TERM || exit 0
 cai_n=0

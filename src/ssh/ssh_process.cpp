@@ -125,6 +125,20 @@ public:
         }
     }
 
+    void launcher_stopping() override {
+        if (m_phase != Phase::running || m_result || m_remote_closed) {
+            return;
+        }
+        m_outbox += pause_line;
+        flush_outbox();
+        // Out before the launcher stops: a line still in libssh's buffer would arrive only when
+        // it resumes, after the wrapper's silence limit.
+        if (m_session && !m_result &&
+            (lib::ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0) {
+            lib::ssh_blocking_flush(m_session->session, 500);
+        }
+    }
+
     void abandon() override {
         if (m_result) {
             return;

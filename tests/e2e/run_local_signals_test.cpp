@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace colossalai::test {
@@ -130,6 +131,54 @@ TEST_F(RunSignals, ASigkilledLauncherLeavesNoProcessOfTheJob) {
     expect_job_gone(0, 3);
     expect_job_gone(1, 3);
     expect_nothing_left();
+}
+
+// Ctrl-Z: the launcher stops like any program, its jobs do not (they run in process groups of
+// their own); `fg` (SIGCONT) resumes it and the job's end is collected.
+TEST_F(RunSignals, CtrlZStopsTheLauncherWhileTheJobsGoOn) {
+    behave("all", "ready\nwhile [ ! -e \"$record/go\" ]; do sleep 0.01; done\necho finished\n");
+    auto launcher = start_launcher({"--nproc_per_node", "1", "train.py"});
+    ASSERT_TRUE(wait_for(0)) << launcher_err();
+    launcher->signal(SIGTSTP);
+    ASSERT_TRUE(eventually([&] { return process_stopped(launcher->pid()); }, 20s));
+    pid_t job = recorded_pid(0);
+    EXPECT_FALSE(process_stopped(job));
+    write_file(m_dir / "record/go", "");
+    // The job ends while the launcher is stopped (a zombie until the launcher reaps it).
+    EXPECT_TRUE(eventually([&] { return !process_alive(job); }, 20s));
+    launcher->signal(SIGCONT);
+    EXPECT_EQ(exit_status(*launcher), 0);
+    EXPECT_EQ(launcher_out(), "finished\n");
+    EXPECT_EQ(launcher_err(), "colossalai: stopped (SIGTSTP); the jobs keep running and their "
+                              "output waits; 'fg' resumes\ncolossalai: resumed\n" +
+                                  summary({"127.0.0.1: success"}));
+}
+
+// `nohup colossalai run ...`: a signal ignored when the launcher starts stays ignored — it is
+// not passed on, and the job starts with it ignored too — while the others still work.
+TEST_F(RunSignals, ASignalIgnoredAtStartStaysIgnoredAndIsNotPassedOn) {
+    behave("all", "ready\nwhile :; do sleep 0.05; done\n");
+    RunOptions options;
+    options.cwd = job();
+    options.env = launcher_env();
+    Background launcher({"/bin/sh", "-c", "trap '' HUP; exec \"$0\" \"$@\"", binary().string(),
+                         "run", "--nproc_per_node", "1", "train.py"},
+                        options, m_dir / "launcher.out", m_dir / "launcher.err");
+    ASSERT_TRUE(wait_for(0)) << launcher_err();
+    pid_t job_pid = recorded_pid(0);
+    EXPECT_TRUE(signal_ignored(launcher.pid(), SIGHUP));
+    EXPECT_TRUE(signal_ignored(job_pid, SIGHUP)); // as under nohup
+    EXPECT_FALSE(signal_ignored(job_pid, SIGTERM));
+    launcher.signal(SIGHUP);
+    std::this_thread::sleep_for(500ms);
+    EXPECT_TRUE(process_alive(job_pid));
+    EXPECT_FALSE(launcher.wait(0ms).has_value());
+    launcher.signal(SIGTERM);
+    EXPECT_EQ(exit_status(launcher), 143);
+    EXPECT_EQ(launcher_err(),
+              "colossalai: received SIGTERM; stopping all nodes (the same signal again kills "
+              "them at once)\n" +
+                  summary({"127.0.0.1: failure (killed by SIGTERM, stopped by the launcher)"}));
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <string>
 #include <thread>
@@ -97,6 +98,29 @@ TEST_F(SshOutput, CtrlCWhileNobodyReadsStillStopsEveryRemoteJob) {
     output.read_to_end();
     EXPECT_EQ(exit_code_of(launcher, 30s), 130);
     EXPECT_NE(output.text().find("====== Training on All Nodes ====="), std::string::npos);
+}
+
+// Ctrl-Z for twice the wrappers' silence limit: the launcher tells every wrapper before it
+// stops (PAUSE), so the remote jobs live on; after `fg` the job ends normally.
+TEST_F(SshOutput, CtrlZKeepsTheRemoteJobsAliveUntilTheLauncherResumes) {
+    FaultJob job(cluster(), "ctrlz");
+    job.behave("all", "ready\nawait go\necho \"rank $rank finished\"\n");
+    std::unique_ptr<Background> launcher = job.start("node1,node2", {"--ssh-timeout", "2"});
+    ASSERT_TRUE(job.ready(0)) << job.err();
+    ASSERT_TRUE(job.ready(1)) << job.err();
+    launcher->signal(SIGTSTP);
+    ASSERT_TRUE(eventually([&] { return process_stopped(launcher->pid()); }, 20s));
+    std::this_thread::sleep_for(8s); // 2 x the silence limit of 2 x --ssh-timeout
+    job.release("go");
+    launcher->signal(SIGCONT);
+    EXPECT_EQ(exit_code_of(*launcher, 60s), 0) << job.err();
+    Words out = lines_of(job.out());
+    std::sort(out.begin(), out.end());
+    EXPECT_EQ(out, Words({"node1: rank 0 finished", "node2: rank 1 finished"}));
+    EXPECT_EQ(job.err(), "colossalai: stopped (SIGTSTP); the jobs keep running and their output "
+                         "waits; 'fg' resumes\ncolossalai: resumed\n" +
+                             summary_block({"node1: success", "node2: success"}));
+    job.expect_none_left(10s);
 }
 
 } // namespace

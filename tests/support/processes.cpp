@@ -51,6 +51,23 @@ bool process_alive(pid_t pid) {
     return !fields.empty() && fields[0] != "Z";
 }
 
+bool process_stopped(pid_t pid) {
+    std::vector<std::string> fields = stat_fields(pid);
+    return !fields.empty() && fields[0] == "T";
+}
+
+bool signal_ignored(pid_t pid, int signo) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("SigIgn:", 0) == 0) {
+            unsigned long long mask = std::stoull(line.substr(7), nullptr, 16);
+            return ((mask >> (signo - 1)) & 1ULL) != 0;
+        }
+    }
+    return false;
+}
+
 std::vector<pid_t> processes_with_marker(const std::string& marker) {
     std::vector<pid_t> found;
     for (pid_t pid : all_pids()) {

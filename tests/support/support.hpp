@@ -117,6 +117,12 @@ bool eventually(Predicate predicate, std::chrono::milliseconds timeout) {
 // True when process `pid` exists and is not a zombie.
 bool process_alive(pid_t pid);
 
+// True when process `pid` is stopped (SIGSTOP, SIGTSTP: state T).
+bool process_stopped(pid_t pid);
+
+// True when process `pid` ignores signal `signo` (SigIgn in /proc/PID/status).
+bool signal_ignored(pid_t pid, int signo);
+
 // PIDs of live processes whose command line contains `marker`.
 std::vector<pid_t> processes_with_marker(const std::string& marker);
 

@@ -9,12 +9,14 @@ namespace colossalai::exec {
 // The signals that stop a run or a check: SIGINT, SIGTERM, SIGHUP.
 sigset_t stop_signals();
 
-// The launcher's signals (stop_signals()) as a file descriptor for its poll() loop.
-// The constructor blocks them for the whole process — call it before any thread starts, so
-// every thread inherits the mask — and ignores SIGPIPE; the destructor restores both.
+// The launcher's signals (stop_signals(), and SIGTSTP with `job_control`) as a file descriptor
+// for its poll() loop. The constructor blocks them for the whole process — call it before any
+// thread starts, so every thread inherits the mask — and ignores SIGPIPE; the destructor
+// restores both. A stop signal that is ignored when the launcher starts (nohup, `trap '' HUP`)
+// stays ignored: it is not read, so never passed on, and the jobs start with it ignored too.
 class SignalChannel {
 public:
-    SignalChannel();
+    explicit SignalChannel(bool job_control = false);
     ~SignalChannel();
     SignalChannel(const SignalChannel&) = delete;
     SignalChannel& operator=(const SignalChannel&) = delete;
@@ -25,10 +27,12 @@ public:
 
 private:
     int m_fd = -1;
+    sigset_t m_set{};
 };
 
 // Between fork and exec: unblocks every signal and restores default dispositions for the ones
-// the launcher changes, so that jobs start as if run from a shell. Async-signal-safe.
+// the launcher changes, so that jobs start as if run from a shell (a stop signal that was
+// ignored when the launcher started stays ignored). Async-signal-safe.
 void reset_signals_for_exec() noexcept;
 
 } // namespace colossalai::exec

@@ -56,6 +56,10 @@ public:
     // "not started" result, and a process that cannot get ready ends with an error result.
     virtual bool ready() const { return true; }
     virtual void go() {}
+
+    // The launcher is about to stop itself (Ctrl-Z): for as long as it is stopped it runs no
+    // loop, so a remote job must not take the silence that follows for a dead launcher.
+    virtual void launcher_stopping() {}
 };
 
 // Prepares jobs (see Process::go). start() never blocks for long: a remote connection proceeds

@@ -41,6 +41,10 @@ std::string environment_block(const run::NodeCommand& command);
 // signal the wrapper does not relay.
 std::optional<std::string> control_line(int signo);
 
+// The control line that tells the wrapper the launcher is about to be stopped (Ctrl-Z): the
+// silence limit is lifted until the next line.
+inline constexpr std::string_view pause_line = "PAUSE\n";
+
 // The number of a signal as an SSH exit-signal message names it ("TERM", "KILL", ...); SIGKILL
 // for a name it does not know, since the job was killed all the same.
 int signal_from_name(std::string_view name);

@@ -163,6 +163,25 @@ TEST(RemoteCommand, ControlLinesStillWorkUnderASilenceLimit) {
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGHUP) + "\n");
 }
 
+// The launcher stopped by Ctrl-Z says PAUSE first: no heartbeat for 3 times the silence limit
+// does not stop the job; the first line after it (the launcher resumed) brings the limit back.
+TEST(RemoteCommand, APauseLiftsTheSilenceLimitUntilTheNextLine) {
+    run::NodeCommand command =
+        node({"/bin/sh", "-c", "echo started; sleep 2; echo survived; sleep 30"});
+    RunResult result =
+        run_wrapper(command, "echo PAUSE >&4; sleep 3; echo >&4", 2000ms, "\"$BLOCK\"", 1000ms);
+    // Alive through the pause (2 s in); then silence again, and the limit stops it.
+    EXPECT_EQ(result.out, "started\nsurvived\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
+    EXPECT_EQ(result.err, "");
+}
+
+TEST(RemoteCommand, APausedJobStillStopsAtEndOfInput) {
+    run::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30"});
+    RunResult result =
+        run_wrapper(command, "echo PAUSE >&4; sleep 0.3; exec 4>&-", 2000ms, "\"$BLOCK\"", 1000ms);
+    EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
+}
+
 TEST(RemoteCommand, StartsNothingWithoutTheWholeEnvironment) {
     RunResult result = run_wrapper(node({"/bin/sh", "-c", "echo started"}), "exec 4>&-", 2000ms,
                                    "'export A=1\\n'");
