@@ -5,9 +5,11 @@
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_command.hpp"
 #include "colossalai/run/local_host.hpp"
+#include "colossalai/run/nproc.hpp"
 #include "colossalai/run/selection.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -17,17 +19,24 @@ namespace colossalai::run {
 
 namespace {
 
-std::vector<Host> final_hosts(const Options& options, const Context& context) {
+// The hosts to run on and, for messages, where they came from.
+struct HostSource {
+    std::vector<Host> hosts;
+    std::string source;
+};
+
+HostSource final_hosts(const Options& options, const Context& context) {
     if (options.host) {
-        return parse_host_list(*options.host, "--host");
+        return {parse_host_list(*options.host, "--host"), "--host"};
     }
     if (options.hostfile) {
         if (!context.hostfile_text) {
             throw runtime_error("the hostfile {} was not read", *options.hostfile);
         }
-        return select_hosts(parse_hostfile(*context.hostfile_text, *options.hostfile), options);
+        return {select_hosts(parse_hostfile(*context.hostfile_text, *options.hostfile), options),
+                fmt::format("the hostfile {}", util::escape_for_message(*options.hostfile))};
     }
-    return {parse_host("127.0.0.1", "default host")};
+    return {{parse_host("127.0.0.1", "default host")}, "the default host"};
 }
 
 // The PyTorch version as normalised text and as a comparable version. An unreadable version
@@ -75,7 +84,8 @@ void check_master_address(const std::string& master_addr, std::string_view sourc
 
 Plan make_plan(const Options& options, const Context& context) {
     validate_options(options);
-    std::vector<Host> hosts = final_hosts(options, context);
+    HostSource source = final_hosts(options, context);
+    const std::vector<Host>& hosts = source.hosts;
 
     Plan plan;
     plan.warnings = context.warnings;
@@ -87,7 +97,8 @@ Plan make_plan(const Options& options, const Context& context) {
     LaunchSpec spec;
     spec.form = launcher_form(torch);
     spec.python = context.python.value_or("python3");
-    spec.nproc_per_node = std::to_string(*parse_positive_int(*options.nproc_per_node));
+    spec.nproc_per_node = resolve_nproc_per_node(options.nproc_per_node, hosts, source.source,
+                                                 spec.form, plan.torch_version);
     spec.nnodes = static_cast<int>(hosts.size());
     if (options.extra_launch_args) {
         spec.extra = parse_extra_launch_args(*options.extra_launch_args);

@@ -2,6 +2,7 @@
 
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/hosts.hpp"
+#include "colossalai/run/nproc.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -164,12 +165,10 @@ std::optional<int> parse_positive_int(std::string_view text) {
 }
 
 void validate_options(const Options& options) {
-    if (!options.nproc_per_node) {
-        throw usage_error("--nproc_per_node is required (processes per node, usually the "
-                          "number of GPUs)");
-    }
-    if (!parse_positive_int(*options.nproc_per_node)) {
-        throw usage_error("--nproc_per_node '{}': not a positive integer",
+    // Missing is decided by the planner: hostfile slots may give it.
+    if (options.nproc_per_node && !parse_positive_int(*options.nproc_per_node) &&
+        !is_symbolic_nproc(*options.nproc_per_node)) {
+        throw usage_error("--nproc_per_node '{}': not a positive integer (or auto, cpu, gpu)",
                           util::escape_for_message(*options.nproc_per_node));
     }
     check_target(options);

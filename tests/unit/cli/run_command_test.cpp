@@ -152,9 +152,8 @@ struct ErrorCase {
 
 TEST(RunCommand, BadValuesAreUsageErrors) {
     const std::vector<ErrorCase> cases = {
-        {{"train.py"},
-         "--nproc_per_node is required (processes per node, usually the number of GPUs)"},
-        {{"--nproc_per_node", "x", "t.py"}, "--nproc_per_node 'x': not a positive integer"},
+        {{"--nproc_per_node", "x", "t.py"},
+         "--nproc_per_node 'x': not a positive integer (or auto, cpu, gpu)"},
         {{"--nproc_per_node", "2"}, "no script given (expected SCRIPT.py or -m MODULE)"},
         {{"--nproc_per_node", "2", "--"}, "no script given (expected SCRIPT.py or -m MODULE)"},
         {{"--nproc_per_node", "2", "train"},
@@ -219,7 +218,7 @@ TEST(RunCommand, MainPrintsOneErrorLineAndTheHint) {
     int status = main({"colossalai", "run", "--nproc_per_node", "0", "t.py"}, out, err);
     EXPECT_EQ(status, 2);
     EXPECT_EQ(out.str(), "");
-    EXPECT_EQ(err.str(), "Error: --nproc_per_node '0': not a positive integer\n"
+    EXPECT_EQ(err.str(), "Error: --nproc_per_node '0': not a positive integer (or auto, cpu, gpu)\n"
                          "Run 'colossalai run --help' for more information.\n");
 }
 
