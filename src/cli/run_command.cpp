@@ -152,6 +152,9 @@ int execute_run_command(const run::Options& options, std::ostream& out, std::ost
     // torchrun on a terminal shows each line at once; so do we, unless the user decided.
     ::setenv("PYTHONUNBUFFERED", "1", 0);
     run::Plan plan = run::prepare(options);
+    for (const std::string& notice : plan.notices) {
+        fmt::print(err, "colossalai: {}\n", notice);
+    }
     for (const std::string& warning : plan.warnings) {
         fmt::print(err, "colossalai: warning: {}\n", warning);
     }

@@ -82,15 +82,14 @@ void check_host_options(const Options& options) {
     if (options.hostfile && options.hostfile->empty()) {
         throw usage_error("--hostfile '': empty file name");
     }
-    if (!options.hostfile) {
-        if (options.include) {
-            throw usage_error("--include needs --hostfile");
-        }
-        if (options.exclude) {
-            throw usage_error("--exclude needs --hostfile");
-        }
-        if (options.num_nodes) {
-            throw usage_error("--num_nodes needs --hostfile");
+    // Without --hostfile they may apply to a scheduler's hosts: the planner decides.
+    if (options.host) {
+        for (const auto& [given, name] : {std::pair{options.include.has_value(), "--include"},
+                                          {options.exclude.has_value(), "--exclude"},
+                                          {options.num_nodes.has_value(), "--num_nodes"}}) {
+            if (given) {
+                throw usage_error("{} cannot be used with --host (list the hosts you want)", name);
+            }
         }
     }
     if (options.num_nodes && (*options.num_nodes == 0 || *options.num_nodes < -1)) {

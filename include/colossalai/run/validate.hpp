@@ -16,7 +16,8 @@ namespace colossalai::run {
 //   a bad --master_addr; --master_port / --ssh-port outside 1..65535; --kill-grace < 0;
 //   --ssh-timeout <= 0;
 //   --host with --hostfile; --include with --exclude; --include / --exclude / --num_nodes
-//   without --hostfile; --num_nodes 0 or below -1; a bad host in --host, --include or
+//   with --host (without a hostfile or a scheduler's hosts: the planner's call); --num_nodes 0 or
+//   below -1; a bad host in --host, --include or
 //   --exclude; a bad --extra_launch_args item, a master_port there that is not a port, and
 //   master_addr / master_port given both there and as an option.
 void validate_options(const Options& options);

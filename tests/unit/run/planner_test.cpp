@@ -253,6 +253,20 @@ TEST(MakePlan, HostfileSlotsGiveNprocPerNodeAfterSelection) {
     EXPECT_EQ(make_plan(options, ctx).nodes[0].argv[1], "--nproc_per_node=gpu");
 }
 
+TEST(MakePlan, EscapesTheHostfileNameInMessages) {
+    Options options = basic();
+    options.hostfile = "my\nhosts";
+    options.include = "n9";
+    Context ctx = context();
+    ctx.hostfile_text = "n1\n";
+    EXPECT_EQ(usage_message(options, ctx),
+              "--include: host 'n9' is not in the hostfile my\\x0ahosts");
+    options.include.reset();
+    options.exclude = "n1";
+    options.hostfile = "h\xff";
+    EXPECT_EQ(usage_message(options, ctx), "--exclude: no host of the hostfile h\\xff is left");
+}
+
 TEST(MakePlan, ValidatesTheOptionsFirst) {
     Options options = basic();
     options.nproc_per_node = "many";
