@@ -42,6 +42,9 @@ HostSource final_hosts(const Options& options, const Context& context) {
                 source, std::nullopt};
     }
     if (std::optional<SchedulerVariable> variable = find_scheduler_variable(context.environment)) {
+        if (variable->kind == SchedulerKind::slurm) {
+            check_not_in_parallel_step(context.environment);
+        }
         std::string source = describe_scheduler(*variable);
         std::vector<Host> pool = scheduler_hosts(*variable, context.nodefile_text);
         if (options.nproc_per_node) {

@@ -39,6 +39,18 @@ find_scheduler_variable(const std::vector<std::string>& environment) {
     return std::nullopt;
 }
 
+void check_not_in_parallel_step(const std::vector<std::string>& environment) {
+    std::optional<std::string> tasks = find_variable(environment, "SLURM_STEP_NUM_TASKS");
+    if (!tasks || tasks == "1" || tasks == "0") {
+        return;
+    }
+    std::string task = find_variable(environment, "SLURM_PROCID").value_or("?");
+    throw usage_error("running as task {} of a Slurm step of {} tasks (SLURM_STEP_NUM_TASKS): "
+                      "colossalai run starts every node itself; run it once (in salloc or an "
+                      "sbatch script, not under srun), or give --host or --hostfile",
+                      util::escape_for_message(task), util::escape_for_message(*tasks));
+}
+
 std::vector<Host> parse_pbs_nodefile(std::string_view text, std::string_view path) {
     std::string shown = util::escape_for_message(path);
     std::vector<Host> hosts;

@@ -45,6 +45,16 @@ TEST_F(SlurmFixture, SallocGivesTheLauncherTheAllocationsNodes) {
         << result.out;
 }
 
+TEST_F(SlurmFixture, UnderSrunEveryTaskIsRefused) {
+    RunResult result = cluster().run_on_controller(
+        {"srun", "-N2", binary().string(), "run", "--dry-run", "--nproc_per_node", "1", "t.py"});
+    EXPECT_NE(result.exit_code, 0);
+    EXPECT_NE(result.err.find("Error: running as task 1 of a Slurm step of 2 tasks"),
+              std::string::npos)
+        << result.err;
+    EXPECT_EQ(result.out, "");
+}
+
 TEST_F(SlurmFixture, ASigkilledSrunLeavesNoTaskOnAnyNode) {
     TempDir logs("colossalai-slurm-logs");
     const std::string marker = "3141.59265";

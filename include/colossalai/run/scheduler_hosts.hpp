@@ -37,6 +37,11 @@ std::vector<Host> parse_pbs_nodefile(std::string_view text, std::string_view pat
 std::vector<Host> scheduler_hosts(const SchedulerVariable& variable,
                                   const std::optional<std::string>& nodefile_text);
 
+// Refuses to take a Slurm allocation's hosts from inside a step of several tasks
+// (`srun -N2 colossalai run ...`): every task would start every node, N times over. Throws a
+// usage error saying to run the launcher once (salloc, sbatch) or to give the hosts.
+void check_not_in_parallel_step(const std::vector<std::string>& environment);
+
 // How messages name the allocation: "the Slurm allocation (SLURM_JOB_NODELIST)".
 std::string describe_scheduler(const SchedulerVariable& variable);
 

@@ -73,6 +73,26 @@ TEST(SchedulerHosts, BadVariablesAreUsageErrorsNamingThem) {
               "PBS_NODEFILE is set but empty: no hosts (unset it, or give --host or --hostfile)");
 }
 
+TEST(SchedulerVariable, ATaskOfAParallelStepMayNotTakeTheAllocation) {
+    EXPECT_NO_THROW(check_not_in_parallel_step({"SLURM_JOB_NODELIST=n[1-2]"}));
+    EXPECT_NO_THROW(check_not_in_parallel_step({"SLURM_STEP_NUM_TASKS=1", "SLURM_PROCID=0"}));
+    EXPECT_EQ(usage_message([] {
+                  check_not_in_parallel_step({"SLURM_STEP_NUM_TASKS=2", "SLURM_PROCID=1"});
+              }),
+              "running as task 1 of a Slurm step of 2 tasks (SLURM_STEP_NUM_TASKS): colossalai "
+              "run starts every node itself; run it once (in salloc or an sbatch script, not "
+              "under srun), or give --host or --hostfile");
+    Options options;
+    options.script = "t.py";
+    options.nproc_per_node = "1";
+    Context context;
+    context.environment = {"SLURM_JOB_NODELIST=n[1-2]", "SLURM_STEP_NUM_TASKS=2"};
+    EXPECT_NE(usage_message([&] { make_plan(options, context); }).find("task ? of a Slurm step"),
+              std::string::npos);
+    options.host = "n1,n2"; // explicit hosts: the user knows what they do
+    EXPECT_EQ(make_plan(options, context).nodes.size(), 2u);
+}
+
 TEST(PbsNodefile, DeduplicatesInOrderAndCountsSlots) {
     std::vector<Host> hosts =
         parse_pbs_nodefile("n2.cluster\nn2.cluster\n\nn1.cluster \nn2.cluster\nn1.cluster\n", "f");
