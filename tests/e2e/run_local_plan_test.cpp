@@ -215,6 +215,22 @@ TEST_F(RunDryRun, ThePrintedCommandRunsWithExactlyTheWordsGiven) {
     EXPECT_FALSE(std::filesystem::exists(job() / "pwned"));
 }
 
+// A DeepSpeed-style hostfile with ranges and slots: the slots give --nproc_per_node.
+TEST_F(RunDryRun, HostRangesAndSlotsFromAHostfile) {
+    write_file(job() / "hosts", "# DeepSpeed style\n127.0.0.[1-2] slots=3  # two nodes\n");
+    std::string out = dry_run({"--hostfile", "hosts", "t.py"});
+    EXPECT_NE(out.find("[node 1] 127.0.0.2 (local)"), std::string::npos) << out;
+    EXPECT_NE(out.find("torchrun --nproc_per_node=3 --nnodes=2 --node_rank=1 "
+                       "--master_addr=127.0.0.1 "),
+              std::string::npos)
+        << out;
+    out = dry_run({"-H", "127.0.0.[1-2],localhost", "--nproc_per_node", "gpu", "t.py"});
+    EXPECT_NE(out.find("[node 2] localhost (local)"), std::string::npos) << out;
+    EXPECT_NE(out.find("torchrun --nproc_per_node=gpu --nnodes=3 --node_rank=2 "),
+              std::string::npos)
+        << out;
+}
+
 // Inside a batch job the hosts come from the scheduler: a notice on stderr says so, and the
 // selection options apply to them.
 TEST_F(RunDryRun, HostsFromASlurmAllocation) {
