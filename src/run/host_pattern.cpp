@@ -135,26 +135,37 @@ std::optional<std::size_t> count_names(const std::vector<Piece>& pieces, std::si
     return total;
 }
 
-void expand(const std::vector<Piece>& pieces, size_t index, std::string& prefix,
-            std::vector<std::string>& names) {
-    if (index == pieces.size()) {
-        names.push_back(prefix);
-        return;
-    }
-    size_t mark = prefix.size();
-    if (const auto* literal = std::get_if<std::string>(&pieces[index])) {
-        prefix += *literal;
-        expand(pieces, index + 1, prefix, names);
-    } else {
-        for (const Range& range : std::get<Bracket>(pieces[index])) {
-            for (std::uint64_t number = range.lo; number <= range.hi; ++number) {
-                prefix += fmt::format("{:0{}}", number, range.width);
-                expand(pieces, index + 1, prefix, names);
-                prefix.resize(mark);
+// The names of the pieces, leftmost bracket varying slowest. Iterative: a hostfile line may hold
+// hundreds of thousands of brackets (each of one number), too deep for recursion. A bracket of
+// one number is appended in place; only those of several (at most log2(limit) of them) copy.
+std::vector<std::string> expand(const std::vector<Piece>& pieces) {
+    std::vector<std::string> names(1);
+    for (const Piece& piece : pieces) {
+        if (const auto* literal = std::get_if<std::string>(&piece)) {
+            for (std::string& name : names) {
+                name += *literal;
+            }
+            continue;
+        }
+        const Bracket& bracket = std::get<Bracket>(piece);
+        if (bracket.size() == 1 && bracket.front().lo == bracket.front().hi) {
+            std::string number = fmt::format("{:0{}}", bracket.front().lo, bracket.front().width);
+            for (std::string& name : names) {
+                name += number;
+            }
+            continue;
+        }
+        std::vector<std::string> longer;
+        for (const std::string& name : names) {
+            for (const Range& range : bracket) {
+                for (std::uint64_t number = range.lo; number <= range.hi; ++number) {
+                    longer.push_back(name + fmt::format("{:0{}}", number, range.width));
+                }
             }
         }
+        names = std::move(longer);
     }
-    prefix.resize(mark);
+    return names;
 }
 
 } // namespace
@@ -194,10 +205,7 @@ std::vector<std::string> expand_host_pattern(std::string_view pattern, std::stri
                     ? fmt::format("expands to more than {} hosts", max_expanded_hosts)
                     : fmt::format("the list expands to more than {} hosts", max_expanded_hosts)};
         }
-        std::vector<std::string> names;
-        std::string prefix;
-        expand(pieces, 0, prefix, names);
-        return names;
+        return expand(pieces);
     } catch (const Problem& problem) {
         throw usage_error("{}: invalid host range '{}': {}", where, shown,
                           util::escape_for_message(problem.reason));

@@ -80,6 +80,17 @@ TEST(ExpandHostPattern, RefusesMalformedRangesNamingThem) {
     }
 }
 
+// As long as a hostfile line may be (1 MiB): no recursion that deep.
+TEST(ExpandHostPattern, HundredsOfThousandsOfBracketsInOneName) {
+    std::string pattern = "n";
+    for (int i = 0; i < 300000; ++i) {
+        pattern += "[7]";
+    }
+    std::vector<std::string> names = expand_host_pattern(pattern, "--host");
+    ASSERT_EQ(names.size(), 1U);
+    EXPECT_EQ(names[0], "n" + std::string(300000, '7'));
+}
+
 TEST(ExpandHostPattern, TheLimitIsExactAndSharedByTheCaller) {
     EXPECT_EQ(expand_host_pattern("n[1-100000]", "--host").size(), 100000U);
     EXPECT_EQ(expand_host_pattern("n[1-3]", "--host", 3).size(), 3U);
