@@ -82,7 +82,9 @@ CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
     add("--exclude", "HOSTS", "Use every host of the hostfile but these");
     add("--num_nodes", "N", "Use only the first N hosts (after --include/--exclude); -1: all")
         ->default_str("-1");
-    add("--nproc_per_node", "N", "Processes per node, usually the number of GPUs (required)");
+    add("--nproc_per_node", "N",
+        "Processes per node: a number (usually of GPUs), or auto/cpu/gpu for torchrun; "
+        "default: the hosts' slots");
     add("--master_port", "PORT", "Port of the rendezvous on node 0")->default_str("29500");
     add("--master_addr", "ADDR", "Address of node 0 (with several nodes: the first host)")
         ->default_str("127.0.0.1");
@@ -150,6 +152,9 @@ int execute_run_command(const run::Options& options, std::ostream& out, std::ost
     // torchrun on a terminal shows each line at once; so do we, unless the user decided.
     ::setenv("PYTHONUNBUFFERED", "1", 0);
     run::Plan plan = run::prepare(options);
+    for (const std::string& notice : plan.notices) {
+        fmt::print(err, "colossalai: {}\n", notice);
+    }
     for (const std::string& warning : plan.warnings) {
         fmt::print(err, "colossalai: warning: {}\n", warning);
     }

@@ -1,5 +1,7 @@
 #include "colossalai/run/hosts.hpp"
 
+#include "colossalai/run/host_pattern.hpp"
+#include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -10,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace colossalai::run {
 
@@ -98,6 +101,56 @@ std::optional<std::string> host_problem(std::string_view text, Host& host) {
     return std::nullopt;
 }
 
+bool is_blank(char c) {
+    return c == ' ' || c == '\t';
+}
+
+// The words of a trimmed, non-empty hostfile line, split at spaces and tabs.
+std::vector<std::string_view> split_words(std::string_view line) {
+    std::vector<std::string_view> words;
+    size_t at = 0;
+    while (at < line.size()) {
+        size_t end = at;
+        while (end < line.size() && !is_blank(line[end])) {
+            ++end;
+        }
+        words.push_back(line.substr(at, end - at));
+        at = end;
+        while (at < line.size() && is_blank(line[at])) {
+            ++at;
+        }
+    }
+    return words;
+}
+
+// The processes per node that the words after the host give: `slots=N`, else `max_slots=N`.
+std::optional<int> parse_slots(const std::vector<std::string_view>& words, std::string_view where) {
+    std::optional<int> slots;
+    std::optional<int> max_slots;
+    for (size_t i = 1; i < words.size(); ++i) {
+        std::string shown = util::escape_for_message(words[i]);
+        size_t equals = words[i].find('=');
+        std::string_view key = words[i].substr(0, equals);
+        if (equals == std::string_view::npos || (key != "slots" && key != "max_slots")) {
+            throw usage_error("{}: '{}' after the host: expected slots=N or max_slots=N (one "
+                              "host per line)",
+                              where, shown);
+        }
+        std::optional<int>& target = key == "slots" ? slots : max_slots;
+        if (target) {
+            throw usage_error("{}: {} is given twice", where, key);
+        }
+        target = parse_positive_int(words[i].substr(equals + 1));
+        if (!target) {
+            throw usage_error("{}: '{}': {} must be a positive integer", where, shown, key);
+        }
+    }
+    if (slots && max_slots && *slots > *max_slots) {
+        throw usage_error("{}: slots={} is more than max_slots={}", where, *slots, *max_slots);
+    }
+    return slots ? slots : max_slots;
+}
+
 } // namespace
 
 Host parse_host(std::string_view text, std::string_view where) {
@@ -131,13 +184,23 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view file) {
             continue;
         }
         std::string where = fmt::format("{}:{}", path, number);
-        Host host = parse_host(line, where);
-        auto [it, inserted] = first_line.emplace(host.name, number);
-        if (!inserted) {
-            throw usage_error("{}: duplicate host '{}' (first at line {})", where, host.name,
-                              it->second);
+        std::vector<std::string_view> words = split_words(line);
+        // The host first: its problem is the likelier one (`-oProxyCommand=touch /tmp/x`).
+        std::vector<Host> line_hosts;
+        for (const std::string& name :
+             expand_host_pattern(words.front(), where, max_expanded_hosts - hosts.size())) {
+            line_hosts.push_back(parse_host(name, where));
         }
-        hosts.push_back(std::move(host));
+        std::optional<int> slots = parse_slots(words, where);
+        for (Host& host : line_hosts) {
+            host.slots = slots;
+            auto [it, inserted] = first_line.emplace(host.name, number);
+            if (!inserted) {
+                throw usage_error("{}: duplicate host '{}' (first at line {})", where, host.name,
+                                  it->second);
+            }
+            hosts.push_back(std::move(host));
+        }
     }
     if (hosts.empty()) {
         throw usage_error("{}: no hosts in the hostfile", path);
@@ -150,19 +213,21 @@ std::vector<Host> parse_host_list(std::string_view list, std::string_view option
         throw usage_error("{}: empty host list", option);
     }
     std::vector<Host> hosts;
-    for (const std::string& item : util::split(list, ',')) {
-        std::string_view name = util::trim(item);
-        if (name.empty()) {
+    std::set<std::string> seen;
+    for (std::string_view item : split_host_list(list)) {
+        std::string_view pattern = util::trim(item);
+        if (pattern.empty()) {
             throw usage_error("{} '{}': empty host name in the list", option,
                               util::escape_for_message(list));
         }
-        Host host = parse_host(name, option);
-        bool seen = std::any_of(hosts.begin(), hosts.end(),
-                                [&](const Host& other) { return other.name == host.name; });
-        if (seen) {
-            throw usage_error("{}: duplicate host '{}'", option, host.name);
+        for (const std::string& name :
+             expand_host_pattern(pattern, option, max_expanded_hosts - hosts.size())) {
+            Host host = parse_host(name, option);
+            if (!seen.insert(host.name).second) {
+                throw usage_error("{}: duplicate host '{}'", option, host.name);
+            }
+            hosts.push_back(std::move(host));
         }
-        hosts.push_back(std::move(host));
     }
     return hosts;
 }

@@ -5,9 +5,12 @@
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_command.hpp"
 #include "colossalai/run/local_host.hpp"
+#include "colossalai/run/nproc.hpp"
+#include "colossalai/run/scheduler_hosts.hpp"
 #include "colossalai/run/selection.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -17,17 +20,52 @@ namespace colossalai::run {
 
 namespace {
 
-std::vector<Host> final_hosts(const Options& options, const Context& context) {
+// The hosts to run on and, for messages, where they came from.
+struct HostSource {
+    std::vector<Host> hosts;
+    std::string source;
+    std::optional<std::string> notice; // where the hosts came from, when the user did not say
+};
+
+HostSource final_hosts(const Options& options, const Context& context) {
     if (options.host) {
-        return parse_host_list(*options.host, "--host");
+        return {parse_host_list(*options.host, "--host"), "--host", std::nullopt};
     }
     if (options.hostfile) {
         if (!context.hostfile_text) {
             throw runtime_error("the hostfile {} was not read", *options.hostfile);
         }
-        return select_hosts(parse_hostfile(*context.hostfile_text, *options.hostfile), options);
+        std::string source =
+            fmt::format("the hostfile {}", util::escape_for_message(*options.hostfile));
+        return {select_hosts(parse_hostfile(*context.hostfile_text, *options.hostfile), options,
+                             source),
+                source, std::nullopt};
     }
-    return {parse_host("127.0.0.1", "default host")};
+    if (std::optional<SchedulerVariable> variable = find_scheduler_variable(context.environment)) {
+        if (variable->kind == SchedulerKind::slurm) {
+            check_not_in_parallel_step(context.environment);
+        }
+        std::string source = describe_scheduler(*variable);
+        std::vector<Host> pool = scheduler_hosts(*variable, context.nodefile_text);
+        if (options.nproc_per_node) {
+            // A node file counts CPUs or MPI ranks per host, not GPUs: its counts are only a
+            // default for --nproc_per_node, never a contradiction of it.
+            for (Host& host : pool) {
+                host.slots.reset();
+            }
+        }
+        std::vector<Host> hosts = select_hosts(pool, options, source);
+        std::string notice = scheduler_notice(*variable, hosts.size(), pool.size());
+        return {std::move(hosts), source, notice};
+    }
+    for (const auto& [given, name] : {std::pair{options.include.has_value(), "--include"},
+                                      {options.exclude.has_value(), "--exclude"},
+                                      {options.num_nodes.has_value(), "--num_nodes"}}) {
+        if (given) {
+            throw usage_error("{} needs --hostfile (or the hosts of a Slurm or PBS job)", name);
+        }
+    }
+    return {{parse_host("127.0.0.1", "default host")}, "the default host", std::nullopt};
 }
 
 // The PyTorch version as normalised text and as a comparable version. An unreadable version
@@ -75,10 +113,14 @@ void check_master_address(const std::string& master_addr, std::string_view sourc
 
 Plan make_plan(const Options& options, const Context& context) {
     validate_options(options);
-    std::vector<Host> hosts = final_hosts(options, context);
+    HostSource source = final_hosts(options, context);
+    const std::vector<Host>& hosts = source.hosts;
 
     Plan plan;
     plan.warnings = context.warnings;
+    if (source.notice) {
+        plan.notices.push_back(*source.notice);
+    }
     std::optional<util::Version> torch = torch_version(context, plan);
     if (options.module && torch && torch->major < 2) {
         throw usage_error("-m needs PyTorch 2.0 or newer (found {})", *plan.torch_version);
@@ -87,7 +129,8 @@ Plan make_plan(const Options& options, const Context& context) {
     LaunchSpec spec;
     spec.form = launcher_form(torch);
     spec.python = context.python.value_or("python3");
-    spec.nproc_per_node = std::to_string(*parse_positive_int(*options.nproc_per_node));
+    spec.nproc_per_node = resolve_nproc_per_node(options.nproc_per_node, hosts, source.source,
+                                                 spec.form, plan.torch_version);
     spec.nnodes = static_cast<int>(hosts.size());
     if (options.extra_launch_args) {
         spec.extra = parse_extra_launch_args(*options.extra_launch_args);

@@ -4,6 +4,7 @@
 #include "colossalai/python/package_info.hpp"
 #include "colossalai/run/local_host.hpp"
 #include "colossalai/run/planner.hpp"
+#include "colossalai/run/scheduler_hosts.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/file.hpp"
@@ -27,15 +28,16 @@ namespace {
 // A hostfile is a short text; anything bigger is a mistake (a binary, /dev/zero).
 constexpr std::size_t max_hostfile_bytes = 1024 * 1024;
 
-std::string read_hostfile(const std::string& path) {
+// Reads a hostfile, or the node file of a scheduler; `what` names it in messages.
+std::string read_hostfile(const std::string& path, std::string_view what = "--hostfile") {
     std::string error;
     std::optional<std::string> text = util::read_file(path, max_hostfile_bytes, &error);
     if (!text) {
         std::string shown = util::escape_for_message(path);
         if (error == "file too large") {
-            throw usage_error("--hostfile '{}': larger than 1 MiB, not a hostfile", shown);
+            throw usage_error("{} '{}': larger than 1 MiB, not a hostfile", what, shown);
         }
-        throw usage_error("--hostfile '{}': {}", shown, error);
+        throw usage_error("{} '{}': {}", what, shown, error);
     }
     return *text;
 }
@@ -105,6 +107,12 @@ Plan prepare(const Options& options) {
     }
     for (char** entry = environ; *entry != nullptr; ++entry) {
         context.environment.emplace_back(*entry);
+    }
+    if (!options.host && !options.hostfile) {
+        std::optional<SchedulerVariable> variable = find_scheduler_variable(context.environment);
+        if (variable && variable->kind == SchedulerKind::pbs && !variable->value.empty()) {
+            context.nodefile_text = read_hostfile(variable->value, variable->name);
+        }
     }
     context.working_directory = working_directory();
     find_python(context);

@@ -16,11 +16,11 @@ bool contains(const std::vector<Host>& hosts, const std::string& name) {
 
 // The hosts named by `list`, each checked against the hostfile.
 std::vector<Host> named_hosts(const std::vector<Host>& pool, const std::string& list,
-                              std::string_view option, std::string_view path) {
+                              std::string_view option, std::string_view source) {
     std::vector<Host> named = parse_host_list(list, option);
     for (const Host& host : named) {
         if (!contains(pool, host.name)) {
-            throw usage_error("{}: host '{}' is not in the hostfile {}", option, host.name, path);
+            throw usage_error("{}: host '{}' is not in {}", option, host.name, source);
         }
     }
     return named;
@@ -28,21 +28,20 @@ std::vector<Host> named_hosts(const std::vector<Host>& pool, const std::string& 
 
 } // namespace
 
-std::vector<Host> select_hosts(const std::vector<Host>& pool, const Options& options) {
-    // Escaped: a file name may hold a newline, and each error is one printable line.
-    std::string path = util::escape_for_message(options.hostfile.value_or(""));
+std::vector<Host> select_hosts(const std::vector<Host>& pool, const Options& options,
+                               std::string_view source) {
     std::vector<Host> selected;
     if (options.include) {
-        selected = named_hosts(pool, *options.include, "--include", path);
+        selected = named_hosts(pool, *options.include, "--include", source);
     } else if (options.exclude) {
-        std::vector<Host> excluded = named_hosts(pool, *options.exclude, "--exclude", path);
+        std::vector<Host> excluded = named_hosts(pool, *options.exclude, "--exclude", source);
         for (const Host& host : pool) {
             if (!contains(excluded, host.name)) {
                 selected.push_back(host);
             }
         }
         if (selected.empty()) {
-            throw usage_error("--exclude: no host of the hostfile {} is left", path);
+            throw usage_error("--exclude: no host of {} is left", source);
         }
     } else {
         selected = pool;

@@ -2,6 +2,7 @@
 
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/hosts.hpp"
+#include "colossalai/run/nproc.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -81,15 +82,14 @@ void check_host_options(const Options& options) {
     if (options.hostfile && options.hostfile->empty()) {
         throw usage_error("--hostfile '': empty file name");
     }
-    if (!options.hostfile) {
-        if (options.include) {
-            throw usage_error("--include needs --hostfile");
-        }
-        if (options.exclude) {
-            throw usage_error("--exclude needs --hostfile");
-        }
-        if (options.num_nodes) {
-            throw usage_error("--num_nodes needs --hostfile");
+    // Without --hostfile they may apply to a scheduler's hosts: the planner decides.
+    if (options.host) {
+        for (const auto& [given, name] : {std::pair{options.include.has_value(), "--include"},
+                                          {options.exclude.has_value(), "--exclude"},
+                                          {options.num_nodes.has_value(), "--num_nodes"}}) {
+            if (given) {
+                throw usage_error("{} cannot be used with --host (list the hosts you want)", name);
+            }
         }
     }
     if (options.num_nodes && (*options.num_nodes == 0 || *options.num_nodes < -1)) {
@@ -164,12 +164,10 @@ std::optional<int> parse_positive_int(std::string_view text) {
 }
 
 void validate_options(const Options& options) {
-    if (!options.nproc_per_node) {
-        throw usage_error("--nproc_per_node is required (processes per node, usually the "
-                          "number of GPUs)");
-    }
-    if (!parse_positive_int(*options.nproc_per_node)) {
-        throw usage_error("--nproc_per_node '{}': not a positive integer",
+    // Missing is decided by the planner: hostfile slots may give it.
+    if (options.nproc_per_node && !parse_positive_int(*options.nproc_per_node) &&
+        !is_symbolic_nproc(*options.nproc_per_node)) {
+        throw usage_error("--nproc_per_node '{}': not a positive integer (or auto, cpu, gpu)",
                           util::escape_for_message(*options.nproc_per_node));
     }
     check_target(options);

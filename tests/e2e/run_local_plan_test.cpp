@@ -215,5 +215,63 @@ TEST_F(RunDryRun, ThePrintedCommandRunsWithExactlyTheWordsGiven) {
     EXPECT_FALSE(std::filesystem::exists(job() / "pwned"));
 }
 
+// A DeepSpeed-style hostfile with ranges and slots: the slots give --nproc_per_node.
+TEST_F(RunDryRun, HostRangesAndSlotsFromAHostfile) {
+    write_file(job() / "hosts", "# DeepSpeed style\n127.0.0.[1-2] slots=3  # two nodes\n");
+    std::string out = dry_run({"--hostfile", "hosts", "t.py"});
+    EXPECT_NE(out.find("[node 1] 127.0.0.2 (local)"), std::string::npos) << out;
+    EXPECT_NE(out.find("torchrun --nproc_per_node=3 --nnodes=2 --node_rank=1 "
+                       "--master_addr=127.0.0.1 "),
+              std::string::npos)
+        << out;
+    out = dry_run({"-H", "127.0.0.[1-2],localhost", "--nproc_per_node", "gpu", "t.py"});
+    EXPECT_NE(out.find("[node 2] localhost (local)"), std::string::npos) << out;
+    EXPECT_NE(out.find("torchrun --nproc_per_node=gpu --nnodes=3 --node_rank=2 "),
+              std::string::npos)
+        << out;
+}
+
+// Inside a batch job the hosts come from the scheduler: a notice on stderr says so, and the
+// selection options apply to them.
+TEST_F(RunDryRun, HostsFromASlurmAllocation) {
+    Env env = launcher_env();
+    env["SLURM_JOB_NODELIST"] = "127.0.0.[1-3]";
+    RunResult result = run_colossalai_run(
+        {"--dry-run", "--exclude", "127.0.0.2", "--nproc_per_node", "1", "t.py"}, env);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err, "colossalai: using 2 of the 3 hosts of the Slurm allocation "
+                          "(SLURM_JOB_NODELIST=127.0.0.[1-3])\n");
+    auto command = [](int rank) {
+        return "    torchrun --nproc_per_node=1 --nnodes=2 --node_rank=" + std::to_string(rank) +
+               " --master_addr=127.0.0.1 --master_port=29500 t.py\n";
+    };
+    EXPECT_EQ(result.out, "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n"
+                          "[node 0] 127.0.0.1 (local) cwd=" +
+                              cwd() + "\n" + command(0) +
+                              "[node 1] 127.0.0.3 (local) cwd=" + cwd() + "\n" + command(1));
+    EXPECT_FALSE(torchrun_called());
+}
+
+TEST_F(RunDryRun, HostsFromAPbsNodefileWithSlotsCounted) {
+    write_file(job() / "nodefile", "localhost\nlocalhost\n127.0.0.1\n127.0.0.1\n");
+    Env env = launcher_env();
+    env["PBS_NODEFILE"] = (job() / "nodefile").string();
+    RunResult result = run_colossalai_run({"--dry-run", "t.py"}, env);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err, "colossalai: using the 2 hosts of the PBS job (PBS_NODEFILE=" +
+                              (job() / "nodefile").string() + ")\n");
+    EXPECT_NE(result.out.find("[node 1] 127.0.0.1 (local)"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("torchrun --nproc_per_node=2 --nnodes=2 --node_rank=1 "
+                              "--master_addr=localhost"),
+              std::string::npos)
+        << result.out;
+    env["PBS_NODEFILE"] = (job() / "missing").string();
+    result = run_colossalai_run({"--dry-run", "t.py"}, env);
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err.substr(0, result.err.find('\n')), "Error: PBS_NODEFILE '" +
+                                                               (job() / "missing").string() +
+                                                               "': No such file or directory");
+}
+
 } // namespace
 } // namespace colossalai::test

@@ -30,9 +30,16 @@ protected:
     RunResult launch(const Words& selection) const {
         Words args = {"--hostfile", "hosts"};
         args.insert(args.end(), selection.begin(), selection.end());
+        return launch_with(args, {});
+    }
+
+    // Runs the launcher with ARGS (no hostfile unless given) and SCHEDULER variables added to
+    // its environment, as inside a batch job.
+    RunResult launch_with(Words args, const Env& scheduler) const {
         args.insert(args.end(), {"--nproc_per_node", "1", "train.py", "--lr", "0.1"});
         LaunchOptions options;
         options.env = launcher_environment(cluster(), m_fake.bin());
+        options.env->insert(scheduler.begin(), scheduler.end());
         options.cwd = m_job.path();
         return run_launcher(cluster(), args, options);
     }
@@ -51,7 +58,9 @@ protected:
     }
 
     // Checks a job that ran on HOSTS (node names, in rank order) and succeeded.
-    void expect_ran_on(const RunResult& result, const std::vector<std::string>& hosts) const {
+    // `notice`: the line that says where the hosts came from, if any.
+    void expect_ran_on(const RunResult& result, const std::vector<std::string>& hosts,
+                       const std::string& notice = "") const {
         EXPECT_EQ(result.exit_code, 0) << describe(result);
         Words out;
         Words summary;
@@ -68,7 +77,7 @@ protected:
                       m_job.path().string() + "\n");
         }
         EXPECT_EQ(sorted(lines_of(result.out)), sorted(out)) << describe(result);
-        EXPECT_EQ(result.err, summary_block(summary)) << describe(result);
+        EXPECT_EQ(result.err, notice + summary_block(summary)) << describe(result);
         EXPECT_EQ(m_fake.ranks_started(), ranks);
     }
 
@@ -100,6 +109,23 @@ TEST_F(LaunchHostfileOverSsh, NumNodesAfterInclude) {
 TEST_F(LaunchHostfileOverSsh, OneRemoteNodeAfterExcludeIsNotPrefixed) {
     // A single node passes its output through unchanged, even over SSH.
     expect_ran_on(launch({"--exclude", "node1,node3"}), {"node2"});
+}
+
+// Inside a Slurm allocation, with no --host or --hostfile, the allocation's node list
+// (expanded natively, no scontrol) is the pool; the selection options apply to it.
+TEST_F(LaunchHostfileOverSsh, HostsFromSlurmJobNodelist) {
+    expect_ran_on(launch_with({"--exclude", "node2"}, {{"SLURM_JOB_NODELIST", "node[1-3]"}}),
+                  {"node1", "node3"},
+                  "colossalai: using 2 of the 3 hosts of the Slurm allocation "
+                  "(SLURM_JOB_NODELIST=node[1-3])\n");
+}
+
+// A PBS node file has one line per slot: each host once, in the order of its first line.
+TEST_F(LaunchHostfileOverSsh, HostsFromPbsNodefile) {
+    write_file(m_job / "nodefile", "node3\nnode3\nnode1\nnode1\nnode3\n");
+    std::string path = (m_job.path() / "nodefile").string();
+    expect_ran_on(launch_with({}, {{"PBS_NODEFILE", path}}), {"node3", "node1"},
+                  "colossalai: using the 2 hosts of the PBS job (PBS_NODEFILE=" + path + ")\n");
 }
 
 } // namespace

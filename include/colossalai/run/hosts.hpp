@@ -14,6 +14,9 @@ struct Host {
     std::string name;                // as written: "node1", "alice@node1", "[::1]"
     std::optional<std::string> user; // "alice" for "alice@node1"
     std::string address;             // what to resolve and connect to: "node1", "::1"
+    // Processes this host offers, from a hostfile's `slots=N` (or `max_slots=N`) or from the
+    // lines of a scheduler's node file; nullopt when nothing said.
+    std::optional<int> slots;
 };
 
 // Parses one host name. Throws a usage error `<where>: invalid host '<text>': <reason>` for
@@ -21,15 +24,19 @@ struct Host {
 // a leading '-' (it would be read as an ssh option such as `-oProxyCommand=...`).
 Host parse_host(std::string_view text, std::string_view where);
 
-// Parses a hostfile: one host per line; surrounding whitespace, blank lines, `#` comments
-// (whole-line or trailing), CRLF line ends and a UTF-8 byte-order mark are ignored. `path` names
-// the file in messages: `<path>:<line>: duplicate host 'x' (first at line N)`. Throws a usage
+// Parses a hostfile: one host (or host range, see expand_host_pattern) per line, optionally
+// followed by `slots=N` and/or `max_slots=N` (DeepSpeed, Open MPI, Horovod hostfiles; slots
+// wins when both are given, and may not exceed max_slots); surrounding whitespace, blank lines, `#`
+// comments (whole-line or trailing), CRLF line ends and a UTF-8 byte-order mark are ignored. `path`
+// names the file in messages: `<path>:<line>: duplicate host 'x' (first at line N)`. Throws a usage
 // error for a bad or duplicate host, a NUL byte (not a text file) or a file without hosts.
 std::vector<Host> parse_hostfile(std::string_view text, std::string_view path);
 
-// Parses a comma-separated list given to `option` (--host, --include, --exclude). Whitespace
-// around each name is ignored. Throws a usage error for an empty list, an empty item
-// (`a,,b`, `a,`), a bad host or a duplicate.
+// Parses a comma-separated list given to `option` (--host, --include, --exclude); an item may
+// be a host range (`node[01-16]`, see expand_host_pattern), whose commas inside brackets do not
+// split the list. Whitespace around each item is ignored. Hosts come in the order written.
+// Throws a usage error for an empty list, an empty item (`a,,b`, `a,`), a bad range, more than
+// max_expanded_hosts hosts, a bad host or a duplicate (after expansion).
 std::vector<Host> parse_host_list(std::string_view list, std::string_view option);
 
 } // namespace colossalai::run

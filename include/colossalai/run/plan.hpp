@@ -31,6 +31,9 @@ struct NodeCommand {
 struct Plan {
     std::vector<NodeCommand> nodes;
     std::vector<std::string> warnings;
+    // Lines that say what was decided for the user (where the hosts came from), printed
+    // before anything starts.
+    std::vector<std::string> notices;
     // The PyTorch version that chose the command form (normalised, "2.1.0"); nullopt when
     // PyTorch was not found and a current one (>= 2.0, torchrun) is assumed.
     std::optional<std::string> torch_version;

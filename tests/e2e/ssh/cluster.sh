@@ -17,6 +17,7 @@
 set -euo pipefail
 
 readonly STATE_ROOT=/run/colossalai-ssh-cluster
+readonly NAME=cluster.sh
 readonly SSHD=/usr/sbin/sshd
 readonly NET_BASE=10.211 # cluster ID i owns 10.211.i.0/24
 readonly CLIENT_OCTET=254
@@ -56,30 +57,8 @@ EOF
 
 # ---- processes ----------------------------------------------------------------------------------
 
-# Fields of /proc/PID/stat after the command name: $1 is the state, $20 the start time.
-# (Builtins only: a fork costs 10-20 ms on the 2-core test machines and these run in loops.)
-stat_fields() {
-    local stat
-    { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
-    FIELDS=${stat##*) }
-}
-
-# A zombie counts as gone: PID 1 on some test machines never reaps orphans.
-alive() {
-    stat_fields "$1" && [[ ${FIELDS%% *} != [ZX] ]]
-}
-
-start_time() {
-    local -a fields
-    stat_fields "$1" || return 1
-    read -r -a fields <<<"$FIELDS"
-    echo "${fields[19]}"
-}
-
-# True when PID lives in network namespace NS (guards every kill of a PID read from a file).
-pid_in_ns() { [[ /proc/$1/ns/net -ef /run/netns/$2 ]]; }
-
-ns_pids() { ip netns pids "$1" 2>/dev/null || true; }
+# shellcheck source-path=SCRIPTDIR source=../cluster_common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../cluster_common.sh"
 
 # ---- cluster description ------------------------------------------------------------------------
 
@@ -275,7 +254,7 @@ write_hosts() {
 # Kills every process in the cluster's namespaces by PID and deletes the namespaces; works from
 # the state record alone, so it also cleans up after an owner that crashed and took DIR with it.
 teardown_id() {
-    local id=$1 state=$STATE_ROOT/$1 dir ns k pid round
+    local id=$1 state=$STATE_ROOT/$1 dir ns k pid
     [[ -d $state ]] || return 0
     dir=$(cat "$state/dir" 2>/dev/null || true)
     local -a namespaces
@@ -291,19 +270,7 @@ teardown_id() {
             rm -f "$dir/node$k/sshd.pid"
         fi
     done
-    # Rounds, because a process may fork while we kill; each PID is checked to still be in our
-    # namespace right before the kill, so a PID reused meanwhile is left alone.
-    for ((round = 0; round < 250; round++)); do
-        local left=0
-        for ns in "${namespaces[@]}"; do
-            for pid in $(ns_pids "$ns"); do
-                left=1
-                if pid_in_ns "$pid" "$ns"; then kill -KILL "$pid" 2>/dev/null || true; fi
-            done
-        done
-        ((left)) || break
-        sleep 0.02
-    done
+    kill_namespaces "${namespaces[@]}"
     for ns in "${namespaces[@]}"; do
         if [[ -e /run/netns/$ns ]]; then
             ip netns del "$ns" 2>/dev/null || echo "cluster.sh: cannot delete namespace $ns" >&2
@@ -311,31 +278,6 @@ teardown_id() {
     done
     [[ -n $dir ]] && rm -f "$dir/cluster.env"
     rm -rf "$state"
-}
-
-owner_alive() {
-    local state=$1 pid start
-    read -r pid start <"$state/owner" 2>/dev/null || return 1
-    alive "$pid" && [[ $(start_time "$pid") == "$start" ]]
-}
-
-lock_state() {
-    mkdir -p "$STATE_ROOT"
-    exec 9>"$STATE_ROOT/.lock"
-    flock 9
-}
-
-cleanup_stale_locked() {
-    local state
-    for state in "$STATE_ROOT"/*/; do
-        [[ -d $state ]] || continue
-        state=${state%/}
-        [[ ${state##*/} =~ ^[0-9]+$ ]] || continue
-        if ! owner_alive "$state"; then
-            echo "cluster.sh: removing stale cluster ${state##*/} ($(cat "$state/dir" 2>/dev/null))" >&2
-            teardown_id "${state##*/}"
-        fi
-    done
 }
 
 # ---- commands -----------------------------------------------------------------------------------

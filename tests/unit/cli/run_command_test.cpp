@@ -152,9 +152,8 @@ struct ErrorCase {
 
 TEST(RunCommand, BadValuesAreUsageErrors) {
     const std::vector<ErrorCase> cases = {
-        {{"train.py"},
-         "--nproc_per_node is required (processes per node, usually the number of GPUs)"},
-        {{"--nproc_per_node", "x", "t.py"}, "--nproc_per_node 'x': not a positive integer"},
+        {{"--nproc_per_node", "x", "t.py"},
+         "--nproc_per_node 'x': not a positive integer (or auto, cpu, gpu)"},
         {{"--nproc_per_node", "2"}, "no script given (expected SCRIPT.py or -m MODULE)"},
         {{"--nproc_per_node", "2", "--"}, "no script given (expected SCRIPT.py or -m MODULE)"},
         {{"--nproc_per_node", "2", "train"},
@@ -185,7 +184,8 @@ TEST(RunCommand, BadValuesAreUsageErrors) {
          "--num_nodes 'all': not a positive number of nodes (or -1 for all)"},
         {{"--nproc_per_node", "2", "-H", "a", "--hostfile", "h", "t.py"},
          "--host and --hostfile cannot be used together"},
-        {{"--nproc_per_node", "2", "--include", "a", "t.py"}, "--include needs --hostfile"},
+        {{"--nproc_per_node", "2", "-H", "a,b", "--include", "a", "t.py"},
+         "--include cannot be used with --host (list the hosts you want)"},
         {{"--nproc_per_node", "2", "--host", "", "t.py"}, "--host: empty host list"},
         {{"--nproc_per_node", "2", "-H", "a,,b", "t.py"},
          "--host 'a,,b': empty host name in the list"},
@@ -219,7 +219,7 @@ TEST(RunCommand, MainPrintsOneErrorLineAndTheHint) {
     int status = main({"colossalai", "run", "--nproc_per_node", "0", "t.py"}, out, err);
     EXPECT_EQ(status, 2);
     EXPECT_EQ(out.str(), "");
-    EXPECT_EQ(err.str(), "Error: --nproc_per_node '0': not a positive integer\n"
+    EXPECT_EQ(err.str(), "Error: --nproc_per_node '0': not a positive integer (or auto, cpu, gpu)\n"
                          "Run 'colossalai run --help' for more information.\n");
 }
 

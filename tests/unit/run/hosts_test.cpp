@@ -107,13 +107,10 @@ TEST(ParseHostfile, ReportsFileAndLine) {
     const std::vector<BadHostCase> cases = {
         {"a\nb\n\na\n", "hosts:4: duplicate host 'a' (first at line 1)"},
         {"a\r\nb # x\r\nb\r\n", "hosts:3: duplicate host 'b' (first at line 2)"},
-        {"a\nb c\n", "hosts:2: invalid host 'b c': contains whitespace (one host per line or "
-                     "per comma-separated item)"},
-        {"a\nnode slots=8\n", "hosts:2: invalid host 'node slots=8': contains whitespace (one "
-                              "host per line or per comma-separated item)"},
+        {"a\nb c\n", "hosts:2: 'c' after the host: expected slots=N or max_slots=N (one host "
+                     "per line)"},
         {"a\n\n-oProxyCommand=touch /tmp/x\n",
-         "hosts:3: invalid host '-oProxyCommand=touch /tmp/x': contains whitespace (one host "
-         "per line or per comma-separated item)"},
+         "hosts:3: invalid host '-oProxyCommand=touch': starts with '-'"},
         {"a\n\n-oProxyCommand=x\n", "hosts:3: invalid host '-oProxyCommand=x': starts with '-'"},
         {"a\nb;reboot\n", "hosts:2: invalid host 'b;reboot': contains ';'"},
         {"a\nb\x01\n", "hosts:2: invalid host 'b\\x01': contains a control character"},

@@ -228,12 +228,51 @@ TEST(MakePlan, ReportsHostfileAndSelectionProblems) {
     EXPECT_EQ(usage_message(options, ctx), "--num_nodes '3': only 2 hosts available");
 }
 
-TEST(MakePlan, ValidatesTheOptionsFirst) {
+TEST(MakePlan, HostfileSlotsGiveNprocPerNodeAfterSelection) {
     Options options = basic();
     options.nproc_per_node.reset();
+    options.hostfile = "hosts";
+    options.exclude = "big";
+    Context ctx = context();
+    ctx.hostfile_text = "n[1-2] slots=2\nbig slots=8\n";
+    Plan plan = make_plan(options, ctx);
+    ASSERT_EQ(plan.nodes.size(), 2u);
+    EXPECT_EQ(plan.nodes[1].argv[1], "--nproc_per_node=2");
+    EXPECT_EQ(plan.nodes[1].host, "n2");
+    options.exclude.reset();
+    EXPECT_EQ(usage_message(options, ctx),
+              "slots differ in the hostfile hosts: 'n1' has slots=2, 'big' has slots=8; torchrun "
+              "runs the same number of processes on every node (give --nproc_per_node, or make "
+              "them equal)");
+    options.nproc_per_node = "gpu";
+    options.exclude = "big";
+    EXPECT_EQ(usage_message(options, ctx),
+              "--nproc_per_node gpu and slots=2 for 'n1' in the hostfile hosts: keep one");
+    ctx.hostfile_text = "n1\nn2\n";
+    options.exclude.reset();
+    EXPECT_EQ(make_plan(options, ctx).nodes[0].argv[1], "--nproc_per_node=gpu");
+}
+
+TEST(MakePlan, EscapesTheHostfileNameInMessages) {
+    Options options = basic();
+    options.hostfile = "my\nhosts";
+    options.include = "n9";
+    Context ctx = context();
+    ctx.hostfile_text = "n1\n";
+    EXPECT_EQ(usage_message(options, ctx),
+              "--include: host 'n9' is not in the hostfile my\\x0ahosts");
+    options.include.reset();
+    options.exclude = "n1";
+    options.hostfile = "h\xff";
+    EXPECT_EQ(usage_message(options, ctx), "--exclude: no host of the hostfile h\\xff is left");
+}
+
+TEST(MakePlan, ValidatesTheOptionsFirst) {
+    Options options = basic();
+    options.nproc_per_node = "many";
     options.hostfile = "never-read";
     EXPECT_EQ(usage_message(options, context()),
-              "--nproc_per_node is required (processes per node, usually the number of GPUs)");
+              "--nproc_per_node 'many': not a positive integer (or auto, cpu, gpu)");
 }
 
 } // namespace

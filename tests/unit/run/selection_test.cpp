@@ -17,7 +17,7 @@ std::vector<std::string> select(const std::vector<std::string>& pool_names,
         pool.push_back(parse_host(name, "test"));
     }
     std::vector<std::string> result;
-    for (const Host& host : select_hosts(pool, options)) {
+    for (const Host& host : select_hosts(pool, options, "the hostfile hosts")) {
         result.push_back(host.name);
     }
     return result;
@@ -83,15 +83,14 @@ TEST(SelectHosts, RejectsUnknownNamesEmptyResultsAndTooManyNodes) {
     }
 }
 
-TEST(SelectHosts, EscapesTheHostfileNameInMessages) {
+TEST(SelectHosts, MessagesNameThePoolAsGiven) {
+    std::vector<Host> hosts = {parse_host("n1", "test")};
     Options include = with("n9", std::nullopt, std::nullopt);
-    include.hostfile = "my\nhosts";
-    EXPECT_EQ(test::usage_message([&] { select(pool, include); }),
-              "--include: host 'n9' is not in the hostfile my\\x0ahosts");
-    Options exclude = with(std::nullopt, "n1,n2,n3,n4,n5", std::nullopt);
-    exclude.hostfile = "h\xff";
-    EXPECT_EQ(test::usage_message([&] { select(pool, exclude); }),
-              "--exclude: no host of the hostfile h\\xff is left");
+    EXPECT_EQ(test::usage_message([&] { select_hosts(hosts, include, "the PBS job (X)"); }),
+              "--include: host 'n9' is not in the PBS job (X)");
+    Options exclude = with(std::nullopt, "n1", std::nullopt);
+    EXPECT_EQ(test::usage_message([&] { select_hosts(hosts, exclude, "the PBS job (X)"); }),
+              "--exclude: no host of the PBS job (X) is left");
 }
 
 } // namespace

@@ -1,0 +1,120 @@
+#include "colossalai/run/scheduler_hosts.hpp"
+
+#include "colossalai/run/host_pattern.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <fmt/core.h>
+
+#include <map>
+
+namespace colossalai::run {
+
+namespace {
+
+std::optional<std::string> find_variable(const std::vector<std::string>& environment,
+                                         std::string_view name) {
+    for (const std::string& entry : environment) {
+        if (entry.size() > name.size() && entry[name.size()] == '=' &&
+            std::string_view(entry).substr(0, name.size()) == name) {
+            return entry.substr(name.size() + 1);
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<SchedulerVariable>
+find_scheduler_variable(const std::vector<std::string>& environment) {
+    // SLURM_JOB_NODELIST is the job's; SLURM_NODELIST its older name, still set by srun.
+    for (std::string_view name : {"SLURM_JOB_NODELIST", "SLURM_NODELIST"}) {
+        if (std::optional<std::string> value = find_variable(environment, name)) {
+            return SchedulerVariable{SchedulerKind::slurm, std::string(name), *value};
+        }
+    }
+    if (std::optional<std::string> value = find_variable(environment, "PBS_NODEFILE")) {
+        return SchedulerVariable{SchedulerKind::pbs, "PBS_NODEFILE", *value};
+    }
+    return std::nullopt;
+}
+
+void check_not_in_parallel_step(const std::vector<std::string>& environment) {
+    std::optional<std::string> tasks = find_variable(environment, "SLURM_STEP_NUM_TASKS");
+    if (!tasks || tasks == "1" || tasks == "0") {
+        return;
+    }
+    std::string task = find_variable(environment, "SLURM_PROCID").value_or("?");
+    throw usage_error("running as task {} of a Slurm step of {} tasks (SLURM_STEP_NUM_TASKS): "
+                      "colossalai run starts every node itself; run it once (in salloc or an "
+                      "sbatch script, not under srun), or give --host or --hostfile",
+                      util::escape_for_message(task), util::escape_for_message(*tasks));
+}
+
+std::vector<Host> parse_pbs_nodefile(std::string_view text, std::string_view path) {
+    std::string shown = util::escape_for_message(path);
+    std::vector<Host> hosts;
+    std::map<std::string, size_t> index;
+    size_t number = 0;
+    for (std::string_view line : util::split_lines(text)) {
+        ++number;
+        line = util::trim(line);
+        if (line.empty()) {
+            continue;
+        }
+        Host host = parse_host(line, fmt::format("PBS_NODEFILE {}:{}", shown, number));
+        auto [it, inserted] = index.emplace(host.name, hosts.size());
+        if (inserted) {
+            if (hosts.size() == max_expanded_hosts) {
+                throw usage_error("PBS_NODEFILE {}:{}: more than {} hosts", shown, number,
+                                  max_expanded_hosts);
+            }
+            host.slots = 1;
+            hosts.push_back(std::move(host));
+        } else {
+            ++*hosts[it->second].slots;
+        }
+    }
+    if (hosts.empty()) {
+        throw usage_error("PBS_NODEFILE {}: no hosts in the node file", shown);
+    }
+    return hosts;
+}
+
+std::vector<Host> scheduler_hosts(const SchedulerVariable& variable,
+                                  const std::optional<std::string>& nodefile_text) {
+    if (util::trim(variable.value).empty()) {
+        throw usage_error("{} is set but empty: no hosts (unset it, or give --host or "
+                          "--hostfile)",
+                          variable.name);
+    }
+    if (variable.kind == SchedulerKind::slurm) {
+        return parse_host_list(variable.value, variable.name);
+    }
+    if (!nodefile_text) {
+        throw runtime_error("the node file {} was not read", variable.value);
+    }
+    return parse_pbs_nodefile(*nodefile_text, variable.value);
+}
+
+namespace {
+
+std::string_view scheduler_job(SchedulerKind kind) {
+    return kind == SchedulerKind::slurm ? "Slurm allocation" : "PBS job";
+}
+
+} // namespace
+
+std::string describe_scheduler(const SchedulerVariable& variable) {
+    return fmt::format("the {} ({})", scheduler_job(variable.kind), variable.name);
+}
+
+std::string scheduler_notice(const SchedulerVariable& variable, std::size_t used,
+                             std::size_t available) {
+    std::string count = used == available ? fmt::format("the {} host{}", used, used == 1 ? "" : "s")
+                                          : fmt::format("{} of the {} hosts", used, available);
+    return fmt::format("using {} of the {} ({}={})", count, scheduler_job(variable.kind),
+                       variable.name, util::escape_for_message(variable.value));
+}
+
+} // namespace colossalai::run

@@ -1,0 +1,125 @@
+#include "../usage_message.hpp"
+
+#include "colossalai/run/hosts.hpp"
+#include "colossalai/run/nproc.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace colossalai::run {
+namespace {
+
+using test::usage_message;
+
+std::vector<std::optional<int>> slots(const std::vector<Host>& hosts) {
+    std::vector<std::optional<int>> result;
+    for (const Host& host : hosts) {
+        result.push_back(host.slots);
+    }
+    return result;
+}
+
+TEST(HostfileSlots, ReadsSlotsAndMaxSlotsWithComments) {
+    std::vector<Host> hosts = parse_hostfile("# DeepSpeed style\n"
+                                             "worker-1 slots=4   # four GPUs\n"
+                                             "worker-2\tslots=4\n"
+                                             "n[1-2] max_slots=8\n"
+                                             "m1 slots=2 max_slots=8\n"
+                                             "plain\n",
+                                             "hosts");
+    ASSERT_EQ(hosts.size(), 6U);
+    EXPECT_EQ(hosts[2].name, "n1");
+    EXPECT_EQ(slots(hosts), (std::vector<std::optional<int>>{4, 4, 8, 8, 2, std::nullopt}));
+}
+
+TEST(HostfileSlots, RefusesBadAttributesNamingTheLine) {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"a\nb c\n",
+         "hosts:2: 'c' after the host: expected slots=N or max_slots=N (one host per line)"},
+        {"a slots=0\n", "hosts:1: 'slots=0': slots must be a positive integer"},
+        {"a slots=x\n", "hosts:1: 'slots=x': slots must be a positive integer"},
+        {"a slots=\n", "hosts:1: 'slots=': slots must be a positive integer"},
+        {"a max_slots=-1\n", "hosts:1: 'max_slots=-1': max_slots must be a positive integer"},
+        {"a slots=99999999999\n", "hosts:1: 'slots=99999999999': slots must be a positive integer"},
+        {"a slots=2 slots=2\n", "hosts:1: slots is given twice"},
+        {"a slots=8 max_slots=4\n", "hosts:1: slots=8 is more than max_slots=4"},
+        {"a gpus=8\n", "hosts:1: 'gpus=8' after the host: expected slots=N or max_slots=N (one "
+                       "host per line)"},
+        {"a slots = 8\n", "hosts:1: 'slots' after the host: expected slots=N or max_slots=N "
+                          "(one host per line)"},
+        {"-oProxyCommand=touch /tmp/x\n",
+         "hosts:1: invalid host '-oProxyCommand=touch': starts with '-'"},
+    };
+    for (const auto& [text, message] : cases) {
+        EXPECT_EQ(usage_message([&] { parse_hostfile(text, "hosts"); }), message) << text;
+    }
+}
+
+std::vector<Host> with_slots(std::vector<std::optional<int>> counts) {
+    std::vector<Host> hosts;
+    for (size_t i = 0; i < counts.size(); ++i) {
+        Host host = parse_host("n" + std::to_string(i + 1), "test");
+        host.slots = counts[i];
+        hosts.push_back(host);
+    }
+    return hosts;
+}
+
+std::string resolve(const std::optional<std::string>& option,
+                    std::vector<std::optional<int>> counts,
+                    LauncherForm form = LauncherForm::torchrun) {
+    return resolve_nproc_per_node(option, with_slots(std::move(counts)), "the hostfile hosts", form,
+                                  "1.8.1");
+}
+
+TEST(NprocPerNode, TheOptionWinsWhenSlotsAgreeOrAreAbsent) {
+    EXPECT_EQ(resolve("4", {std::nullopt, std::nullopt}), "4");
+    EXPECT_EQ(resolve("4", {4, 4}), "4");
+    EXPECT_EQ(resolve("4", {4, std::nullopt}), "4");
+}
+
+TEST(NprocPerNode, SlotsGiveItWhenEveryHostAgrees) {
+    EXPECT_EQ(resolve(std::nullopt, {8, 8, 8}), "8");
+    EXPECT_EQ(resolve(std::nullopt, {1}), "1");
+}
+
+TEST(NprocPerNode, SymbolicValuesPassThroughToTorchrun) {
+    EXPECT_EQ(resolve("gpu", {std::nullopt}), "gpu");
+    EXPECT_EQ(resolve("auto", {std::nullopt, std::nullopt}), "auto");
+    EXPECT_EQ(resolve("cpu", {std::nullopt}), "cpu");
+    EXPECT_FALSE(is_symbolic_nproc("GPU"));
+    EXPECT_FALSE(is_symbolic_nproc("4"));
+}
+
+TEST(NprocPerNode, ConflictsAreUsageErrorsSayingWhy) {
+    EXPECT_EQ(usage_message([] {
+                  resolve(std::nullopt, {4, 8});
+              }),
+              "slots differ in the hostfile hosts: 'n1' has slots=4, 'n2' has slots=8; torchrun "
+              "runs the same number of processes on every node (give --nproc_per_node, or make "
+              "them equal)");
+    EXPECT_EQ(usage_message([] {
+                  resolve("4", {4, 8});
+              }),
+              "slots=8 for 'n2' in the hostfile hosts contradicts --nproc_per_node 4 (torchrun "
+              "runs the same number of processes on every node)");
+    EXPECT_EQ(usage_message([] {
+                  resolve(std::nullopt, {4, std::nullopt});
+              }),
+              "--nproc_per_node is required: 'n2' in the hostfile hosts has no slots= while "
+              "'n1' has slots=4");
+    EXPECT_EQ(usage_message([] { resolve(std::nullopt, {std::nullopt}); }),
+              "--nproc_per_node is required (processes per node, usually the number of GPUs)");
+    EXPECT_EQ(usage_message([] {
+                  resolve("gpu", {std::nullopt, 2});
+              }),
+              "--nproc_per_node gpu and slots=2 for 'n2' in the hostfile hosts: keep one");
+    EXPECT_EQ(
+        usage_message([] { resolve("auto", {std::nullopt}, LauncherForm::distributed_launch); }),
+        "--nproc_per_node auto needs torchrun (PyTorch 1.10 or newer; found 1.8.1)");
+}
+
+} // namespace
+} // namespace colossalai::run
