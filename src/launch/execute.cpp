@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
+#include <string>
 
 namespace colossalai::launch {
 
@@ -36,6 +38,20 @@ void allow_descriptors_for(std::size_t remote_nodes) {
             limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
         ::setrlimit(RLIMIT_NOFILE, &limit);
     }
+}
+
+// COLOSSALAI_TIMING: where the time went (SSH hosts) and what the launcher held at its peak.
+void report_resources(output::FdWriter& messages, const std::string& ssh_timing) {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    messages.write(ssh_timing,
+                   fmt::format("colossalai: peak RSS {:.1f} MiB, CPU {:.0f} ms user + {:.0f} ms "
+                               "system\n",
+                               static_cast<double>(usage.ru_maxrss) / 1024.0,
+                               static_cast<double>(usage.ru_utime.tv_sec) * 1000.0 +
+                                   static_cast<double>(usage.ru_utime.tv_usec) / 1000.0,
+                               static_cast<double>(usage.ru_stime.tv_sec) * 1000.0 +
+                                   static_cast<double>(usage.ru_stime.tv_usec) / 1000.0));
 }
 
 } // namespace
@@ -66,6 +82,9 @@ int execute(const run::Plan& plan, const run::Options& options) {
     LaunchResult result = run_nodes(plan.nodes, transport_for, output, source, messages, settings);
     output.end_open_line(output::Stream::err); // the summary's header starts a line
     messages.write(render_summary(result.outcomes));
+    if (const char* timing = std::getenv("COLOSSALAI_TIMING"); timing != nullptr && *timing != 0) {
+        report_resources(messages, ssh ? ssh->timing_report() : std::string());
+    }
     if (ssh && ssh->busy()) {
         // A connection given up on is still being set up on a worker thread: leave now rather
         // than wait for its timeout (closing the process closes every connection).

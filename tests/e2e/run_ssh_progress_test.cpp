@@ -1,6 +1,7 @@
-// The `connecting 7/10 (1 failed)` line: drawn on a terminal while more than 8 hosts connect
-// and erased before any node output; never written to a pipe. The launcher's stderr is a
-// pseudo-terminal here (openpty), its stdout a file.
+// What the launcher tells about connecting. The `connecting 7/10 (1 failed)` line: drawn on a
+// terminal while more than 8 hosts connect and erased before any node output; never written to
+// a pipe (the launcher's stderr is a pseudo-terminal here, from openpty, its stdout a file).
+// And COLOSSALAI_TIMING=1: where the time went, per phase, after the summary.
 
 #include "run_ssh_cluster.hpp"
 #include "run_ssh_launch_support.hpp"
@@ -138,6 +139,31 @@ TEST_F(ConnectProgressOverSsh, NeverInAPipe) {
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     EXPECT_EQ(result.err.find("connecting"), std::string::npos) << describe(result);
     EXPECT_EQ(result.err.find('\r'), std::string::npos) << describe(result);
+}
+
+TEST_F(ConnectProgressOverSsh, TimingReportsEveryPhaseOfEveryHost) {
+    FakeTorchrun fake;
+    fake.behave("echo \"rank $rank err\" >&2\n");
+    LaunchOptions options;
+    options.env = launcher_environment(cluster(), fake.bin(), {{"COLOSSALAI_TIMING", "1"}});
+    RunResult result = run_launcher(cluster(), args(), options);
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    std::string err = result.err;
+    EXPECT_NE(err.find("colossalai: timing of 10 SSH hosts"), std::string::npos) << err;
+    for (const char* phase :
+         {"wait for a worker", "connect + key exchange", "host key check", "authentication",
+          "wait for all hosts", "channel + command", "first output"}) {
+        size_t line = err.find(std::string("  ") + phase);
+        ASSERT_NE(line, std::string::npos) << phase << "\n" << err;
+        EXPECT_NE(err.substr(line, err.find('\n', line) - line).find("(10 hosts)"),
+                  std::string::npos)
+            << err;
+    }
+    EXPECT_NE(err.find("colossalai: peak RSS "), std::string::npos) << err;
+    // Without the variable: not a word of it.
+    options.env = launcher_environment(cluster(), fake.bin());
+    result = run_launcher(cluster(), args(), options);
+    EXPECT_EQ(result.err.find("timing"), std::string::npos) << describe(result);
 }
 
 } // namespace
