@@ -10,7 +10,11 @@
 # Usage: bench/fanout.sh [path/to/colossalai]     (as root; default build/colossalai)
 # Environment: SIZES (default "1 8 32 64 128 256 512 1024"), RUNS per size and tool (default 7)
 # up to 128 hosts, RUNS_LARGE above (default 1, and no warm-up round: the smaller sizes warmed
-# up), PLOT=file.png to draw wall times with gnuplot, DATA=file to keep the table.
+# up), LOOP_MAX (default 256): the plain loop runs only up to that size (it starts N ssh
+# processes at once; at 512 on 2 CPUs a quarter of their sessions failed), PLOT=file.png to draw
+# wall times with gnuplot, DATA=file to keep the table. A run of pdsh or the loop that misses
+# hosts (or a loop not run) is shown as `nan`, and said on stderr; one of colossalai stops the
+# script.
 # For colossalai it also samples the launcher's descriptors and threads (/proc, every 5 ms) and
 # prints the launcher's own per-phase timing (COLOSSALAI_TIMING=1) of its last run at the
 # largest size. 1024 hosts take minutes and most of 2 CPUs: the three tools start 1024 sshd
@@ -23,6 +27,7 @@ binary=$(realpath "${1:-build/colossalai}")
 sizes=${SIZES:-1 8 32 64 128 256 512 1024}
 runs=${RUNS:-7}
 runs_large=${RUNS_LARGE:-1}
+loop_max=${LOOP_MAX:-256}
 [[ -x $binary ]] || { echo "fanout.sh: no executable $binary (build first)" >&2; exit 1; }
 ((EUID == 0)) || { echo "fanout.sh: must run as root (network namespaces, sshd)" >&2; exit 1; }
 for tool in pdsh ssh sshd ip /usr/bin/time; do
@@ -60,12 +65,13 @@ done
 "$cluster" exec "$tmp/cluster" -- env -i "PATH=$tmp/venv/bin:$tmp/bin:/usr/bin:/bin" \
     "HOME=$tmp/cluster/home" LANG=C.UTF-8 XDG_CACHE_HOME="$tmp/cache" \
     COLOSSALAI_TIMING=1 \
-    /usr/bin/python3 - "$binary" "$tmp" "$runs" "${DATA:-$tmp/fanout.dat}" "$runs_large" $sizes <<'EOF'
-import os, statistics, subprocess, sys, threading, time
+    /usr/bin/python3 - "$binary" "$tmp" "$runs" "${DATA:-$tmp/fanout.dat}" "$runs_large" \
+    "$loop_max" $sizes <<'EOF'
+import math, os, statistics, subprocess, sys, threading, time
 
 binary, tmp, runs, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-runs_large = int(sys.argv[5])
-sizes = [int(n) for n in sys.argv[6:]]
+runs_large, loop_max = int(sys.argv[5]), int(sys.argv[6])
+sizes = [int(n) for n in sys.argv[7:]]
 # ssh does not carry PATH over as the launcher does: the full path of the same fake torchrun.
 remote = f"cd {tmp}/job && exec {tmp}/bin/torchrun --nproc_per_node=1 x.py"
 os.chdir(f"{tmp}/job")
@@ -114,8 +120,12 @@ def measure(argv, n):
         last_stderr = err
     started = out.count(b"started\n")
     if child.returncode != 0 or started != n:
-        sys.exit(f"fanout.sh: {argv[0]} on {n} hosts: exit {child.returncode}, "
-                 f"{started} of {n} hosts started\n" + err.decode(errors="replace")[-2000:])
+        message = (f"fanout.sh: {argv[0]} on {n} hosts: exit {child.returncode}, "
+                   f"{started} of {n} hosts started\n" + err.decode(errors="replace")[-2000:])
+        if argv[0] == binary:
+            sys.exit(message)
+        print(message, file=sys.stderr, flush=True)
+        return math.nan, math.nan, peak
     with open(f"{tmp}/maxrss") as maxrss:
         return wall, int(maxrss.read().split()[-1]) / 1024, peak
 
@@ -136,13 +146,18 @@ for n in sizes:
     large = n > 128
     for round in range(int(large), 1 + (runs_large if large else runs)):  # round 0 warms up
         for name in names:
-            wall, peak, fds_threads = measure(argvs[name], n)
+            if name == "ssh loop" and n > loop_max:
+                wall, peak, fds_threads = math.nan, math.nan, [0, 0]
+            else:
+                wall, peak, fds_threads = measure(argvs[name], n)
             limits = [max(a, b) for a, b in zip(limits, fds_threads)]
             if round:
                 walls[name].append(wall)
                 rss[name].append(peak)
-    wall = {name: statistics.median(walls[name]) for name in names}
-    peak = {name: max(rss[name]) for name in names}
+    wall = {name: statistics.median(walls[name]) if not any(map(math.isnan, walls[name]))
+            else math.nan for name in names}
+    peak = {name: max(rss[name]) if not any(map(math.isnan, rss[name])) else math.nan
+            for name in names}
     rows.append((n, wall, peak))
     print(f"{n:>4} " + "".join(f"{wall[name]:>15.1f}" for name in names) +
           f"{wall['colossalai'] / wall['pdsh']:>8.2f}{wall['colossalai'] / wall['ssh loop']:>8.2f}" +
