@@ -2,21 +2,32 @@
 # Fan-out: wall time and peak RSS to start a trivial command on N hosts, for `colossalai run`,
 # `pdsh -R ssh -f N` and a parallel `ssh` loop (`ssh host cmd &` per host, then `wait`), all in
 # the same run, interleaved, on the SSH test hosts of tests/e2e/ssh/cluster.sh: N ssh-config
-# aliases a001..aN of one host whose sshd accepts them all (MaxStartups 1024). The three tools
+# aliases a001..aN of one host whose sshd accepts them all (MaxStartups 2048). The three tools
 # pay the same server side (one sshd fork, key exchange and session per host); what differs is the
 # client. Each host runs the same fake torchrun (`echo started`); a run counts only when it
 # exits 0 and all N hosts printed their line.
 #
 # Usage: bench/fanout.sh [path/to/colossalai]     (as root; default build/colossalai)
-# Environment: SIZES (default "1 8 32 64 128"), RUNS per size and tool (default 7),
-# PLOT=file.png to draw wall times with gnuplot, DATA=file to keep the table.
+# Environment: SIZES (default "1 8 32 64 128 256 512 1024"), RUNS per size and tool (default 7)
+# up to 128 hosts, RUNS_LARGE above (default 1, and no warm-up round: the smaller sizes warmed
+# up), LOOP_MAX (default 256): the plain loop runs only up to that size (it starts N ssh
+# processes at once; at 512 on 2 CPUs a quarter of their sessions failed), PLOT=file.png to draw
+# wall times with gnuplot, DATA=file to keep the table. A run of pdsh or the loop that misses
+# hosts (or a loop not run) is shown as `nan`, and said on stderr; one of colossalai stops the
+# script.
+# For colossalai it also samples the launcher's descriptors and threads (/proc, every 5 ms) and
+# prints the launcher's own per-phase timing (COLOSSALAI_TIMING=1) of its last run at the
+# largest size. 1024 hosts take minutes and most of 2 CPUs: the three tools start 1024 sshd
+# sessions each, pdsh and the loop 1024 ssh processes too.
 # Needs: pdsh, time, openssh-client, openssh-server, iproute2 (`.ci/install-deps test bench`).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 binary=$(realpath "${1:-build/colossalai}")
-sizes=${SIZES:-1 8 32 64 128}
+sizes=${SIZES:-1 8 32 64 128 256 512 1024}
 runs=${RUNS:-7}
+runs_large=${RUNS_LARGE:-1}
+loop_max=${LOOP_MAX:-256}
 [[ -x $binary ]] || { echo "fanout.sh: no executable $binary (build first)" >&2; exit 1; }
 ((EUID == 0)) || { echo "fanout.sh: must run as root (network namespaces, sshd)" >&2; exit 1; }
 for tool in pdsh ssh sshd ip /usr/bin/time; do
@@ -53,11 +64,14 @@ done
 # the children it waited for — for pdsh and the loop, one ssh process; they run N of them at once.
 "$cluster" exec "$tmp/cluster" -- env -i "PATH=$tmp/venv/bin:$tmp/bin:/usr/bin:/bin" \
     "HOME=$tmp/cluster/home" LANG=C.UTF-8 XDG_CACHE_HOME="$tmp/cache" \
-    /usr/bin/python3 - "$binary" "$tmp" "$runs" "${DATA:-$tmp/fanout.dat}" $sizes <<'EOF'
-import os, statistics, subprocess, sys, time
+    COLOSSALAI_TIMING=1 \
+    /usr/bin/python3 - "$binary" "$tmp" "$runs" "${DATA:-$tmp/fanout.dat}" "$runs_large" \
+    "$loop_max" $sizes <<'EOF'
+import math, os, statistics, subprocess, sys, threading, time
 
 binary, tmp, runs, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-sizes = [int(n) for n in sys.argv[5:]]
+runs_large, loop_max = int(sys.argv[5]), int(sys.argv[6])
+sizes = [int(n) for n in sys.argv[7:]]
 # ssh does not carry PATH over as the launcher does: the full path of the same fake torchrun.
 remote = f"cd {tmp}/job && exec {tmp}/bin/torchrun --nproc_per_node=1 x.py"
 os.chdir(f"{tmp}/job")
@@ -71,40 +85,87 @@ def commands(n):
                      hosts, remote],
     }
 
+def sample(pid, peak, done):
+    """Peak descriptors and threads of the process under /usr/bin/time `pid`."""
+    while not done.is_set():
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as children:
+                child = children.read().split()
+            if child:
+                fds = len(os.listdir(f"/proc/{child[0]}/fd"))
+                with open(f"/proc/{child[0]}/status") as status:
+                    threads = int(next(l for l in status if l.startswith("Threads:")).split()[1])
+                peak[0], peak[1] = max(peak[0], fds), max(peak[1], threads)
+        except (OSError, StopIteration, ValueError):
+            pass
+        time.sleep(0.005)
+
+last_stderr = b""
+
 def measure(argv, n):
+    global last_stderr
+    peak, done = [0, 0], threading.Event()
     start = time.perf_counter()
-    child = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", f"{tmp}/maxrss", "--"] + argv,
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", f"{tmp}/maxrss", "--"] + argv,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    sampler = threading.Thread(target=sample, args=(child.pid, peak, done))
+    if argv[0] == binary:
+        sampler.start()
+    out, err = child.communicate()
     wall = (time.perf_counter() - start) * 1000
-    started = child.stdout.count(b"started\n")
+    done.set()
+    if sampler.is_alive():
+        sampler.join()
+    if argv[0] == binary:
+        last_stderr = err
+    started = out.count(b"started\n")
     if child.returncode != 0 or started != n:
-        sys.exit(f"fanout.sh: {argv[0]} on {n} hosts: exit {child.returncode}, "
-                 f"{started} of {n} hosts started")
+        message = (f"fanout.sh: {argv[0]} on {n} hosts: exit {child.returncode}, "
+                   f"{started} of {n} hosts started\n" + err.decode(errors="replace")[-2000:])
+        if argv[0] == binary:
+            sys.exit(message)
+        print(message, file=sys.stderr, flush=True)
+        return math.nan, math.nan, peak
     with open(f"{tmp}/maxrss") as maxrss:
-        return wall, int(maxrss.read().split()[-1]) / 1024
+        return wall, int(maxrss.read().split()[-1]) / 1024, peak
 
 names = list(commands(1))
 rows = []
 header = (f"{'N':>4} " + "".join(f"{name + ' ms':>15}" for name in names) +
-          f"{'c/pdsh':>8}{'c/loop':>8}" + "".join(f"{name + ' MiB':>16}" for name in names))
-print(f"median wall time and peak RSS (largest process) over {runs} runs per tool and size")
+          f"{'c/pdsh':>8}{'c/loop':>8}" + "".join(f"{name + ' MiB':>16}" for name in names) +
+          f"{'c fds':>7}{'c thr':>7}")
+print(f"median wall time and peak RSS (largest process) over {runs} runs per tool and size "
+      f"(above 128 hosts: {runs_large}, no warm-up round); c fds / c thr: the launcher's peak "
+      "descriptors and threads")
 print(header)
 for n in sizes:
     argvs = commands(n)
     walls = {name: [] for name in names}
     rss = {name: [] for name in names}
-    for round in range(1 + runs):  # round 0 warms caches (and the sshd) up
+    limits = [0, 0]
+    large = n > 128
+    for round in range(int(large), 1 + (runs_large if large else runs)):  # round 0 warms up
         for name in names:
-            wall, peak = measure(argvs[name], n)
+            if name == "ssh loop" and n > loop_max:
+                wall, peak, fds_threads = math.nan, math.nan, [0, 0]
+            else:
+                wall, peak, fds_threads = measure(argvs[name], n)
+            limits = [max(a, b) for a, b in zip(limits, fds_threads)]
             if round:
                 walls[name].append(wall)
                 rss[name].append(peak)
-    wall = {name: statistics.median(walls[name]) for name in names}
-    peak = {name: max(rss[name]) for name in names}
+    wall = {name: statistics.median(walls[name]) if not any(map(math.isnan, walls[name]))
+            else math.nan for name in names}
+    peak = {name: max(rss[name]) if not any(map(math.isnan, rss[name])) else math.nan
+            for name in names}
     rows.append((n, wall, peak))
     print(f"{n:>4} " + "".join(f"{wall[name]:>15.1f}" for name in names) +
           f"{wall['colossalai'] / wall['pdsh']:>8.2f}{wall['colossalai'] / wall['ssh loop']:>8.2f}" +
-          "".join(f"{peak[name]:>16.1f}" for name in names), flush=True)
+          "".join(f"{peak[name]:>16.1f}" for name in names) + f"{limits[0]:>7}{limits[1]:>7}",
+          flush=True)
+print(f"the launcher's own timing, last run at {sizes[-1]} hosts (COLOSSALAI_TIMING=1):")
+sys.stdout.write("".join(line + "\n" for line in last_stderr.decode(errors="replace").splitlines()
+                         if line.startswith(("colossalai: timing", "  ", "colossalai: peak"))))
 with open(data, "w") as out:
     out.write("# N " + " ".join(f'"{name} ms"' for name in names) +
               " " + " ".join(f'"{name} MiB"' for name in names) + "\n")

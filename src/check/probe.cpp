@@ -5,6 +5,7 @@
 #include "colossalai/exec/capture.hpp"
 #include "colossalai/python/environment.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/file.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
@@ -36,7 +37,7 @@ std::chrono::milliseconds parse_timeout(const std::string& text) {
 
 void probe_python(const ProbeSettings& settings, Facts& facts) {
     python::Discovery discovery =
-        python::discover(settings.python, settings.cuda.path_env, settings.timeout);
+        python::discover(settings.python, settings.python_lookup, settings.timeout);
     if (discovery.interpreter) {
         facts.python = discovery.interpreter->string();
     } else {
@@ -60,6 +61,17 @@ ProbeSettings read_settings(const Options& options, const GetEnv& getenv) {
     settings.cuda.cuda_home_env = getenv("CUDA_HOME");
     settings.cuda.cuda_path_env = getenv("CUDA_PATH");
     settings.cuda.path_env = getenv("PATH").value_or(default_path);
+    settings.python_lookup.path_env = settings.cuda.path_env;
+    try {
+        settings.python_lookup.working_directory = util::current_directory(getenv("PWD"));
+    } catch (const Error&) {
+        // A removed current directory: no version file is found from it, the check goes on.
+    }
+    for (std::string_view name : python::shim_variables()) {
+        if (auto value = getenv(std::string(name))) {
+            settings.python_lookup.variables.emplace(name, *value);
+        }
+    }
     settings.cuda.default_home = getenv("COLOSSALAI_CUDA_DEFAULT_HOME").value_or("/usr/local/cuda");
     if (auto library = getenv("COLOSSALAI_CUDA_DRIVER_LIBRARY"); library && !library->empty()) {
         settings.driver_library = *library;

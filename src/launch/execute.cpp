@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
+#include <string>
 
 namespace colossalai::launch {
 
@@ -36,6 +38,20 @@ void allow_descriptors_for(std::size_t remote_nodes) {
             limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
         ::setrlimit(RLIMIT_NOFILE, &limit);
     }
+}
+
+// COLOSSALAI_TIMING: where the time went (SSH hosts) and what the launcher held at its peak.
+void report_resources(output::Multiplexer& output, const std::string& ssh_timing) {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    output.write_notice(ssh_timing);
+    output.write_notice(fmt::format("colossalai: peak RSS {:.1f} MiB, CPU {:.0f} ms user + {:.0f} ms "
+                               "system\n",
+                               static_cast<double>(usage.ru_maxrss) / 1024.0,
+                               static_cast<double>(usage.ru_utime.tv_sec) * 1000.0 +
+                                   static_cast<double>(usage.ru_utime.tv_usec) / 1000.0,
+                               static_cast<double>(usage.ru_stime.tv_sec) * 1000.0 +
+                                   static_cast<double>(usage.ru_stime.tv_usec) / 1000.0));
 }
 
 } // namespace
@@ -66,6 +82,9 @@ int execute(const run::Plan& plan, const run::Options& options) {
 
     LaunchResult result = run_nodes(plan.nodes, transport_for, output, source, settings);
     output.write_notice(render_summary(result.outcomes));
+    if (const char* timing = std::getenv("COLOSSALAI_TIMING"); timing != nullptr && *timing != 0) {
+        report_resources(output, ssh ? ssh->timing_report() : std::string());
+    }
     // What the outputs have not taken yet (a paused pager) is written now, the jobs being over;
     // a signal to the launcher while it waits for that ends the wait.
     output.finish(signals.fd());

@@ -1,6 +1,10 @@
 #include "colossalai/launch/launcher.hpp"
 
+#include "colossalai/launch/progress.hpp"
+
 #include <fmt/core.h>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -35,11 +39,15 @@ public:
             output::NodeOutput& sink = output.add_node(node.command->host + ": ");
             node.process = transport(*node.command).start(*node.command, sink);
         }
+        m_progress.emplace(output, output.terminal(output::Stream::err) && !all_settled(),
+                           m_nodes.size());
         while (collect_results()) {
+            show_progress();
             start_when_all_ready();
             wait_and_dispatch();
             check_timers();
         }
+        m_progress->erase();
         LaunchResult result;
         for (Node& node : m_nodes) {
             result.outcomes.push_back(NodeOutcome{node.command->host, *node.exit, node.stopped});
@@ -97,11 +105,26 @@ private:
             return;
         }
         m_started = true;
+        m_progress->erase(); // before any job can write to the terminal
         for (Node& node : m_nodes) {
             if (!node.exit) {
                 node.process->go();
             }
         }
+    }
+
+    // The `connecting 37/128 (2 failed)` line while hosts connect (launch/progress.hpp).
+    void show_progress() {
+        if (m_started) {
+            return;
+        }
+        size_t ready = 0;
+        size_t failed = 0;
+        for (const Node& node : m_nodes) {
+            failed += node.exit ? 1 : 0;
+            ready += !node.exit && node.process->ready() ? 1 : 0;
+        }
+        m_progress->update(ready, failed);
     }
 
     void wait_and_dispatch() {
@@ -257,6 +280,9 @@ private:
 
     template <typename... Args>
     void notice(fmt::format_string<Args...> format, Args&&... args) {
+        if (m_progress) {
+            m_progress->erase();
+        }
         m_output->write_notice(
             fmt::format("colossalai: {}\n", fmt::format(format, std::forward<Args>(args)...)));
     }
@@ -273,6 +299,7 @@ private:
     std::optional<Clock::time_point> m_kill_deadline;
     int m_grace_signal = SIGTERM; // what the nodes were sent when the grace timer was armed
     std::optional<Clock::time_point> m_abandon_deadline;
+    std::optional<ConnectProgress> m_progress; // set once the nodes are started
 };
 
 } // namespace

@@ -147,6 +147,14 @@ void Multiplexer::write_notice(std::string_view text) {
     write_lines(target, text);
 }
 
+bool Multiplexer::terminal(Stream stream) const {
+    return (stream == Stream::out ? *m_out : *m_err).terminal;
+}
+
+void Multiplexer::write_raw(Stream stream, std::string_view bytes) {
+    channel(stream).outlet.write(bytes);
+}
+
 void Multiplexer::emit(Track& track, std::vector<Piece>& pieces) {
     if (pieces.empty()) {
         return;

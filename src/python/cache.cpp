@@ -24,9 +24,9 @@ constexpr const char* relevant_variables[] = {
     "PYTHONPATH",     "PYTHONHOME",       "PYTHONUSERBASE", "PYTHONNOUSERSITE",
     "PYTHONSAFEPATH", "PYTHONPLATLIBDIR", "VIRTUAL_ENV",    "HOME"};
 
-// Only a real interpreter binary can be cached: a wrapper script such as a pyenv shim picks
-// its interpreter from files (.python-version in any parent directory, ~/.pyenv/version) whose
-// changes no cheap check would see.
+// Only a real interpreter binary can be cached: a wrapper script (such as a version manager's
+// shim that resolve_shim() could not resolve) picks its interpreter from files whose changes no
+// cheap check would see.
 bool is_binary(const fs::path& interpreter) {
     int fd = ::open(interpreter.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -153,31 +153,29 @@ std::optional<fs::path> default_cache_dir(const std::map<std::string, std::strin
     return std::nullopt;
 }
 
-Discovery discover_cached(const std::string& path_env,
-                          const std::map<std::string, std::string>& env,
-                          const std::optional<fs::path>& cache_dir,
+Discovery discover_cached(const Lookup& lookup, const std::optional<fs::path>& cache_dir,
                           std::chrono::milliseconds timeout) {
-    auto interpreter = util::find_in_path("python3", path_env);
-    if (!interpreter) {
-        interpreter = util::find_in_path("python", path_env);
+    const std::map<std::string, std::string>& env = lookup.variables;
+    std::optional<Located> located = locate_interpreter(std::nullopt, lookup);
+    if (!located || !cache_dir || !is_binary(located->interpreter)) {
+        return discover(std::nullopt, lookup, timeout);
     }
-    if (!interpreter || !cache_dir || !is_binary(*interpreter)) {
-        return discover(std::nullopt, path_env, timeout);
-    }
-    // One entry per interpreter and set of relevant variables.
-    std::string key = interpreter->string();
+    const fs::path& interpreter = located->interpreter;
+    // One entry per interpreter, shim selection and set of relevant variables.
+    std::string key = interpreter.string();
+    key += "\nselection=" + located->selection;
     for (const char* name : relevant_variables) {
         auto found = env.find(name);
         key += fmt::format("\n{}={}", name, found == env.end() ? "<unset>" : found->second);
     }
     fs::path file = *cache_dir / fmt::format("{:016x}.json", std::hash<std::string>{}(key));
-    if (auto environment = load(file, *interpreter)) {
+    if (auto environment = load(file, interpreter)) {
         Discovery discovery;
         discovery.interpreter = interpreter;
         discovery.environment = std::move(environment);
         return discovery;
     }
-    Discovery discovery = discover(interpreter->string(), path_env, timeout);
+    Discovery discovery = discover(interpreter.string(), lookup, timeout);
     if (discovery.environment) {
         store(file, *discovery.environment, env);
     }

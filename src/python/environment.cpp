@@ -77,13 +77,27 @@ std::optional<fs::path> resolve_interpreter(const std::optional<std::string>& ex
     return fs::path(given);
 }
 
-Discovery discover(const std::optional<std::string>& explicit_interpreter,
-                   const std::string& path_env, std::chrono::milliseconds timeout) {
+std::optional<Located> locate_interpreter(const std::optional<std::string>& explicit_interpreter,
+                                          const Lookup& lookup) {
+    std::optional<fs::path> found = resolve_interpreter(explicit_interpreter, lookup.path_env);
+    if (!found) {
+        return std::nullopt;
+    }
+    ShimResolution shim = resolve_shim(*found, lookup);
+    if (shim.outcome == ShimResolution::Outcome::resolved) {
+        return Located{shim.interpreter, shim.selection};
+    }
+    return Located{*found, ""};
+}
+
+Discovery discover(const std::optional<std::string>& explicit_interpreter, const Lookup& lookup,
+                   std::chrono::milliseconds timeout) {
     Discovery discovery;
-    discovery.interpreter = resolve_interpreter(explicit_interpreter, path_env);
-    if (!discovery.interpreter) {
+    std::optional<Located> located = locate_interpreter(explicit_interpreter, lookup);
+    if (!located) {
         return discovery;
     }
+    discovery.interpreter = located->interpreter;
     const fs::path& interpreter = *discovery.interpreter;
     exec::CaptureResult result = exec::capture(probe_command(interpreter), timeout);
     if (!result.started) {

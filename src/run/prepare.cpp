@@ -10,12 +10,9 @@
 #include "colossalai/util/file.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <memory>
 
@@ -42,28 +39,6 @@ std::string read_hostfile(const std::string& path, std::string_view what = "--ho
     return *text;
 }
 
-bool same_file(const char* a, const char* b) {
-    struct stat first {};
-    struct stat second {};
-    return ::stat(a, &first) == 0 && ::stat(b, &second) == 0 && first.st_dev == second.st_dev &&
-           first.st_ino == second.st_ino;
-}
-
-// The current directory as the user sees it: $PWD when it is absolute and names the current
-// directory (it keeps symbolic links, which other machines often share: /home -> /nfs/home),
-// else the physical path.
-std::string working_directory() {
-    const char* pwd = std::getenv("PWD");
-    if (pwd != nullptr && pwd[0] == '/' && same_file(pwd, ".")) {
-        return pwd;
-    }
-    std::unique_ptr<char, decltype(&std::free)> cwd(::getcwd(nullptr, 0), &std::free);
-    if (!cwd) {
-        throw runtime_error("cannot read the current directory: {}", std::strerror(errno));
-    }
-    return cwd.get();
-}
-
 std::map<std::string, std::string> environment_map() {
     std::map<std::string, std::string> variables;
     for (char** entry = environ; *entry != nullptr; ++entry) {
@@ -79,10 +54,12 @@ std::map<std::string, std::string> environment_map() {
 void find_python(Context& context) {
     const char* path = std::getenv("PATH");
     // The launcher runs often: the search path is cached (and checked) instead of asking the
-    // interpreter every time; see python/cache.hpp.
-    std::map<std::string, std::string> variables = environment_map();
-    python::Discovery discovery = python::discover_cached(path != nullptr ? path : "", variables,
-                                                          python::default_cache_dir(variables));
+    // interpreter every time, and a pyenv or asdf shim is resolved instead of run; see
+    // python/cache.hpp and python/shim.hpp.
+    python::Lookup lookup{path != nullptr ? path : "", context.working_directory,
+                          environment_map()};
+    python::Discovery discovery =
+        python::discover_cached(lookup, python::default_cache_dir(lookup.variables));
     if (discovery.warning) {
         context.warnings.push_back(*discovery.warning + "; assuming PyTorch >= 2.0 (torchrun)");
     }
@@ -114,7 +91,10 @@ Plan prepare(const Options& options) {
             context.nodefile_text = read_hostfile(variable->value, variable->name);
         }
     }
-    context.working_directory = working_directory();
+    const char* pwd = std::getenv("PWD");
+    context.working_directory =
+        util::current_directory(pwd != nullptr ? std::optional<std::string>(pwd) : std::nullopt)
+            .string();
     find_python(context);
     auto detector = std::make_shared<LocalHostDetector>();
     context.is_local = [detector](std::string_view address) { return (*detector)(address); };

@@ -31,7 +31,11 @@ void Attempt::connect(const run::NodeCommand& node, const ConnectSettings& setti
         return;
     }
     try {
-        post(connect_session(node, settings), "");
+        TimingClock::time_point picked = TimingClock::now();
+        SessionPtr session = connect_session(node, settings);
+        session->timing.marks[static_cast<std::size_t>(Mark::queued)] = m_created;
+        session->timing.marks[static_cast<std::size_t>(Mark::picked)] = picked;
+        post(std::move(session), "");
     } catch (const std::exception& e) {
         post(nullptr, e.what());
     }

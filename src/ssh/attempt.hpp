@@ -50,6 +50,7 @@ private:
     std::string m_error;
     std::atomic<bool> m_cancelled{false};
     int m_event_fd;
+    TimingClock::time_point m_created = TimingClock::now(); // when the connection was queued
 };
 
 } // namespace colossalai::ssh

@@ -132,7 +132,11 @@ void on_exit_signal(ssh_session, ssh_channel, const char* signal, int, const cha
 // Data stays in libssh's channel buffers (0 bytes taken), to be read as the output accepts it;
 // the callback only notes that it came.
 int on_data(ssh_session, ssh_channel, void*, uint32_t, int, void* userdata) {
-    static_cast<Session*>(userdata)->activity = true;
+    auto* owned = static_cast<Session*>(userdata);
+    owned->activity = true;
+    if (!owned->timing.marks[static_cast<std::size_t>(Mark::first_output)]) {
+        owned->timing.mark(Mark::first_output);
+    }
     return 0;
 }
 
@@ -208,8 +212,11 @@ SessionPtr connect_session(const run::NodeCommand& node, const ConnectSettings& 
     if (lib::ssh_connect(session) != SSH_OK) {
         connect_failed(session, target, settings);
     }
+    owned->timing.mark(Mark::connected);
     verify_host_key(session, target);
+    owned->timing.mark(Mark::host_key);
     authenticate(session, target);
+    owned->timing.mark(Mark::authenticated);
     enable_keepalive(session);
     return owned;
 }
@@ -237,6 +244,7 @@ void start_command(Session& owned, const std::string& remote_command,
     if (written != static_cast<int>(stdin_prefix.size())) {
         throw runtime_error("cannot send the environment: {}", last_error(session));
     }
+    owned.timing.mark(Mark::channel);
 }
 
 SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_command,

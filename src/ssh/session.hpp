@@ -3,6 +3,7 @@
 // Private to the ssh module: the libssh objects behind a SessionPtr.
 
 #include "colossalai/ssh/connect.hpp"
+#include "colossalai/ssh/timing.hpp"
 
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
@@ -28,6 +29,7 @@ public:
     // stream, writing), so what arrives for the other stream is announced by no descriptor.
     bool activity = false;
     ssh_channel_callbacks_struct callbacks{};
+    HostTiming timing; // filled in by whichever thread drives the session at the time
 };
 
 // The one place where libssh return codes become errors: `rc` is a libssh result (SSH_OK,

@@ -24,10 +24,12 @@ using launch::ExitInfo;
 class SshProcess : public launch::Process {
 public:
     SshProcess(std::shared_ptr<Attempt> attempt, WorkerPool& pool, std::string remote_command,
-               std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings)
-        : m_attempt(std::move(attempt)), m_pool(pool), m_remote_command(std::move(remote_command)),
-          m_stdin_prefix(std::move(stdin_prefix)), m_streams(output),
-          m_heartbeat(settings.heartbeat), m_unacked_limit(settings.unacked_limit) {}
+               std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings,
+               std::vector<HostTiming>& timings)
+        : m_attempt(std::move(attempt)), m_pool(pool), m_timings(timings),
+          m_remote_command(std::move(remote_command)), m_stdin_prefix(std::move(stdin_prefix)),
+          m_streams(output), m_heartbeat(settings.heartbeat),
+          m_unacked_limit(settings.unacked_limit) {}
 
     ~SshProcess() override {
         if (m_attempt) {
@@ -42,6 +44,7 @@ public:
             return;
         }
         m_phase = Phase::starting;
+        m_session->timing.mark(Mark::go);
         m_attempt->give(std::move(m_session));
         m_pool.submit([attempt = m_attempt, remote = m_remote_command, prefix = m_stdin_prefix] {
             attempt->start(remote, prefix);
@@ -282,6 +285,9 @@ private:
     }
 
     void finish(ExitInfo info) {
+        if (m_session && m_phase == Phase::running) {
+            m_timings.push_back(m_session->timing);
+        }
         m_streams.close_all();
         m_result = std::move(info);
         m_session.reset();
@@ -292,6 +298,7 @@ private:
 
     std::shared_ptr<Attempt> m_attempt;
     WorkerPool& m_pool;
+    std::vector<HostTiming>& m_timings; // the transport's, one entry per host whose job ran
     std::string m_remote_command;
     std::string m_stdin_prefix;
     Phase m_phase = Phase::connecting;
@@ -308,13 +315,12 @@ private:
 
 } // namespace
 
-std::unique_ptr<launch::Process> make_ssh_process(std::shared_ptr<Attempt> attempt,
-                                                  WorkerPool& pool, std::string remote_command,
-                                                  std::string stdin_prefix,
-                                                  output::NodeOutput& output,
-                                                  const SshSettings& settings) {
+std::unique_ptr<launch::Process>
+make_ssh_process(std::shared_ptr<Attempt> attempt, WorkerPool& pool, std::string remote_command,
+                 std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings,
+                 std::vector<HostTiming>& timings) {
     return std::make_unique<SshProcess>(std::move(attempt), pool, std::move(remote_command),
-                                        std::move(stdin_prefix), output, settings);
+                                        std::move(stdin_prefix), output, settings, timings);
 }
 
 } // namespace colossalai::ssh

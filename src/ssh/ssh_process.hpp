@@ -6,10 +6,12 @@
 
 #include "colossalai/launch/transport.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
+#include "colossalai/ssh/timing.hpp"
 #include "colossalai/ssh/worker_pool.hpp"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace colossalai::ssh {
 
@@ -19,6 +21,7 @@ namespace colossalai::ssh {
 // signals and heartbeats, and ends with the job's exit status or the connection's error.
 std::unique_ptr<launch::Process>
 make_ssh_process(std::shared_ptr<Attempt> attempt, WorkerPool& pool, std::string remote_command,
-                 std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings);
+                 std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings,
+                 std::vector<HostTiming>& timings);
 
 } // namespace colossalai::ssh

@@ -24,7 +24,11 @@ std::unique_ptr<launch::Process> SshTransport::start(const run::NodeCommand& com
     return make_ssh_process(
         std::move(attempt), m_pool,
         remote_command(command, m_settings.kill_grace, m_settings.silence_limit),
-        environment_block(command), output, m_settings);
+        environment_block(command), output, m_settings, m_timings);
+}
+
+std::string SshTransport::timing_report() const {
+    return render_timing(m_timings, m_created);
 }
 
 } // namespace colossalai::ssh

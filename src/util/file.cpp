@@ -1,5 +1,6 @@
 #include "colossalai/util/file.hpp"
 
+#include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fcntl.h>
@@ -7,7 +8,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 
 namespace colossalai::util {
 
@@ -85,6 +88,21 @@ std::optional<std::filesystem::path> find_in_path(const std::string& name,
         }
     }
     return std::nullopt;
+}
+
+std::filesystem::path current_directory(const std::optional<std::string>& pwd_env) {
+    struct stat named {};
+    struct stat here {};
+    if (pwd_env && !pwd_env->empty() && pwd_env->front() == '/' &&
+        ::stat(pwd_env->c_str(), &named) == 0 && ::stat(".", &here) == 0 &&
+        named.st_dev == here.st_dev && named.st_ino == here.st_ino) {
+        return *pwd_env;
+    }
+    std::unique_ptr<char, decltype(&std::free)> cwd(::getcwd(nullptr, 0), &std::free);
+    if (!cwd) {
+        throw runtime_error("cannot read the current directory: {}", std::strerror(errno));
+    }
+    return cwd.get();
 }
 
 void open_missing_standard_streams() {

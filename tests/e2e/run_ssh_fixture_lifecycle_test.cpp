@@ -148,7 +148,7 @@ TEST_F(SshClusterLifecycle, BadArgumentsAreRefused) {
     std::vector<Case> cases{
         {{"up", dir.path().string(), "0"}, "cluster.sh: N must be 1..250: 0\n"},
         {{"up", dir.path().string(), "2", "--aliases", "x"},
-         "cluster.sh: --aliases must be 0..999: x\n"},
+         "cluster.sh: --aliases must be 0..1024: x\n"},
         {{"up", "/root/x", "1"},
          "cluster.sh: DIR must not be under /root (the client binds its home over /root): "
          "/root/x\n"},

@@ -292,4 +292,23 @@ int exit_code_of(Background& launcher, std::chrono::milliseconds timeout, struct
     return WEXITSTATUS(*status);
 }
 
+std::filesystem::path write_python_shim(const std::string& tool, const std::filesystem::path& root,
+                                        const std::filesystem::path& ran,
+                                        const std::filesystem::path& python) {
+    std::string record = "echo ran >>'" + ran.string() + "'\n";
+    std::string run = "exec '" + python.string() + "' \"$@\"\n";
+    std::string text;
+    if (tool == "pyenv") {
+        // The tool itself is replaced by the recording line, the layout is pyenv's.
+        text = "#!/bin/sh\nset -e\nprogram=\"${0##*/}\"\n\nexport PYENV_ROOT=\"" + root.string() +
+               "\"\n" + record + run + "exec \"" + root.string() +
+               "/libexec/pyenv\" exec \"$program\" \"$@\"\n";
+    } else {
+        text = "#!/bin/sh\n# asdf-plugin: python 3.11.7\n" + record + run +
+               "exec asdf exec \"python3\" \"$@\" # asdf_allow: ' asdf '\n";
+    }
+    write_file(root / "shims" / "python3", text, 0755);
+    return root / "shims";
+}
+
 } // namespace colossalai::test

@@ -39,6 +39,15 @@ private:
 void write_file(const std::filesystem::path& path, const std::string& content,
                 unsigned mode = 0644);
 
+// A version manager's python3 shim, in the layout of `tool` ("pyenv": <root>/shims/python3 as
+// pyenv-rehash writes it, root = PYENV_ROOT; "asdf": <root>/shims/python3 as asdf reshim writes
+// it, root = ASDF_DATA_DIR). It appends a line to `ran` each time it runs, then runs `python`:
+// a test that finds `ran` missing proves the launcher resolved the shim instead of running it.
+// Returns the shims directory.
+std::filesystem::path write_python_shim(const std::string& tool, const std::filesystem::path& root,
+                                        const std::filesystem::path& ran,
+                                        const std::filesystem::path& python);
+
 // Reads a whole file; empty when it does not exist.
 std::string read_file(const std::filesystem::path& path);
 

@@ -3,6 +3,7 @@
 #include "colossalai/check/cuda.hpp"
 #include "colossalai/check/facts.hpp"
 #include "colossalai/check/options.hpp"
+#include "colossalai/python/shim.hpp"
 
 #include <chrono>
 #include <functional>
@@ -14,6 +15,9 @@ namespace colossalai::check {
 // Everything the probes need from the command line and the environment.
 struct ProbeSettings {
     std::optional<std::string> python; // --python
+    // Where the interpreter is looked up: PATH (= cuda.path_env), the current directory and the
+    // variables version managers read (python/shim.hpp).
+    python::Lookup python_lookup;
     CudaHomeInputs cuda;
     std::string driver_library = "libcuda.so.1"; // COLOSSALAI_CUDA_DRIVER_LIBRARY
     std::chrono::milliseconds timeout{10000};    // COLOSSALAI_PROBE_TIMEOUT_MS, per probe

@@ -69,6 +69,12 @@ public:
     // bytes stay unchanged. On a terminal it goes above the progress bars.
     void write_notice(std::string_view text);
 
+    // Whether the stream goes to a terminal (isatty, or Options::terminal).
+    bool terminal(Stream stream) const;
+    // Bytes of the launcher's own status line (`connecting 37/128`), queued on `stream` as they
+    // are. Only before any node's output: they are not taken into account as lines or rows.
+    void write_raw(Stream stream, std::string_view bytes);
+
     // For the launcher's poll loop, like a node's Process: the outputs waiting to be written
     // (POLLOUT), then the writes and the progress updates that are due.
     void collect_fds(std::vector<pollfd>& fds) const;

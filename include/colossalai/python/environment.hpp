@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colossalai/python/shim.hpp"
+
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -30,11 +32,19 @@ std::optional<std::filesystem::path>
 resolve_interpreter(const std::optional<std::string>& explicit_interpreter,
                     const std::string& path_env);
 
-// Finds the interpreter as resolve_interpreter() does and runs it once, with `timeout`, to read its
-// version and sys.path. Never imports torch. A hung, crashing or silent interpreter yields an empty
-// environment and a warning. Throws resolve_interpreter()'s usage errors.
-Discovery discover(const std::optional<std::string>& explicit_interpreter,
-                   const std::string& path_env,
+// resolve_interpreter()'s interpreter with a version manager's shim replaced by the interpreter
+// the shim would run (python/shim.hpp); a shim that cannot be resolved stays as it is.
+struct Located {
+    std::filesystem::path interpreter; // what to run
+    std::string selection; // a resolved shim's selection ("pyenv 3.11.7 (set by ...)"), else ""
+};
+std::optional<Located> locate_interpreter(const std::optional<std::string>& explicit_interpreter,
+                                          const Lookup& lookup);
+
+// Finds the interpreter as locate_interpreter() does and runs it once, with `timeout`, to read
+// its version and sys.path. Never imports torch. A hung, crashing or silent interpreter yields an
+// empty environment and a warning. Throws resolve_interpreter()'s usage errors.
+Discovery discover(const std::optional<std::string>& explicit_interpreter, const Lookup& lookup,
                    std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 // The argv of the one interpreter call that discover() makes (tests use it with fake pythons).

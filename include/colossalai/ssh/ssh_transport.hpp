@@ -2,6 +2,7 @@
 
 #include "colossalai/launch/transport.hpp"
 #include "colossalai/ssh/connect.hpp"
+#include "colossalai/ssh/timing.hpp"
 #include "colossalai/ssh/worker_pool.hpp"
 
 #include <chrono>
@@ -45,9 +46,14 @@ public:
     // True while a connection is still being set up (e.g. one that was given up on).
     bool busy() const { return m_pool.busy(); }
 
+    // Where the time went, per phase, over the hosts whose job ran (ssh/timing.hpp).
+    std::string timing_report() const;
+
 private:
     SshSettings m_settings;
     WorkerPool m_pool;
+    TimingClock::time_point m_created = TimingClock::now();
+    std::vector<HostTiming> m_timings;
 };
 
 } // namespace colossalai::ssh

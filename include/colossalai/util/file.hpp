@@ -21,6 +21,11 @@ bool is_executable_file(const std::filesystem::path& path);
 std::optional<std::filesystem::path> find_in_path(const std::string& name,
                                                   const std::string& path_list);
 
+// The current directory as a shell names it: `pwd_env` ($PWD) when it is absolute and names the
+// current directory (it keeps symbolic links, which other machines often share:
+// /home -> /nfs/home), else the physical path. Throws util::Error when neither can be read.
+std::filesystem::path current_directory(const std::optional<std::string>& pwd_env);
+
 // Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed. A program started with one
 // of them closed would otherwise get its first pipe or socket there, and then write its output
 // or error messages into a job's pipe or a connection. Call first thing in main().

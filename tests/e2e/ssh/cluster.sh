@@ -22,7 +22,7 @@ readonly SSHD=/usr/sbin/sshd
 readonly NET_BASE=10.211 # cluster ID i owns 10.211.i.0/24
 readonly CLIENT_OCTET=254
 readonly MAX_HOSTS=250
-readonly MAX_ALIASES=999
+readonly MAX_ALIASES=1024
 readonly MAX_ID=250
 # The tools below are called by name; a caller's PATH (pyenv shims...) is restored for `exec`.
 readonly CALLER_PATH=${PATH:-/usr/bin:/bin}
@@ -139,7 +139,7 @@ PermitRootLogin yes
 PubkeyAuthentication yes
 PasswordAuthentication no
 KbdInteractiveAuthentication no
-MaxStartups 1024:100:1024
+MaxStartups 2048:100:2048
 MaxSessions 100
 PrintMotd no
 X11Forwarding no

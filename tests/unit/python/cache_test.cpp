@@ -51,7 +51,7 @@ protected:
         for (const auto& [name, value] : m_env) {
             ::setenv(name.c_str(), value.c_str(), 1);
         }
-        return discover_cached((m_root / "bin").string(), m_env, m_root / "cache");
+        return discover_cached(Lookup{(m_root / "bin").string(), m_root, m_env}, m_root / "cache");
     }
 
     std::vector<fs::path> cache_files() {
@@ -132,7 +132,8 @@ TEST_F(CacheTest, AWrapperScriptIsNeverCached) {
 }
 
 TEST_F(CacheTest, NoCacheDirectoryMeansNoCache) {
-    Discovery discovery = discover_cached((m_root / "bin").string(), m_env, std::nullopt);
+    Discovery discovery =
+        discover_cached(Lookup{(m_root / "bin").string(), m_root, m_env}, std::nullopt);
     ASSERT_TRUE(fs::create_directories(m_root / "cache"));
     EXPECT_TRUE(discovery.environment.has_value());
     EXPECT_TRUE(cache_files().empty());
@@ -144,6 +145,42 @@ TEST(DefaultCacheDir, FollowsXdgThenHome) {
     EXPECT_EQ(default_cache_dir({{"XDG_CACHE_HOME", "relative"}, {"HOME", "/h"}}),
               fs::path("/h/.cache/colossalai/python"));
     EXPECT_EQ(default_cache_dir({}), std::nullopt);
+}
+
+// A pyenv shim first on PATH is resolved, and the entry follows what selects the version.
+TEST_F(CacheTest, APyenvSelectionIsPartOfTheKey) {
+    fs::path root = m_root / "pyenv";
+    fs::create_directories(root / "shims");
+    std::ofstream(root / "shims" / "python3")
+        << "#!/usr/bin/env bash\nexport PYENV_ROOT=\"" << root.string() << "\"\nexec \""
+        << root.string() << "/libexec/pyenv\" exec \"$program\" \"$@\"\n";
+    fs::permissions(root / "shims" / "python3", fs::perms::owner_all);
+    for (const char* version : {"3.0.1", "3.0.2"}) {
+        fs::create_directories(root / "versions" / version / "bin");
+        fs::create_symlink("/usr/bin/python3", root / "versions" / version / "bin" / "python3");
+    }
+    fs::create_directories(m_root / "work" / "sub");
+    std::ofstream(m_root / "work" / ".python-version") << "3.0.1\n";
+    Lookup lookup{(root / "shims").string(), m_root / "work" / "sub", m_env};
+    auto run = [&] {
+        for (const auto& [name, value] : m_env) {
+            ::setenv(name.c_str(), value.c_str(), 1);
+        }
+        return discover_cached(lookup, m_root / "cache");
+    };
+
+    EXPECT_EQ(run().interpreter, root / "versions/3.0.1/bin/python3");
+    EXPECT_EQ(cache_files().size(), 1u);
+    std::ofstream(m_root / "work" / ".python-version") << "3.0.2\n"; // edited
+    EXPECT_EQ(run().interpreter, root / "versions/3.0.2/bin/python3");
+    EXPECT_EQ(cache_files().size(), 2u);
+    std::ofstream(m_root / "work" / "sub" / ".python-version") << "3.0.2\n"; // added closer
+    Discovery closer = run();
+    EXPECT_EQ(closer.interpreter, root / "versions/3.0.2/bin/python3");
+    EXPECT_EQ(cache_files().size(), 3u);
+    lookup.variables["PYENV_VERSION"] = "3.0.2"; // the variable set
+    ASSERT_TRUE(run().environment.has_value());
+    EXPECT_EQ(cache_files().size(), 4u);
 }
 
 } // namespace

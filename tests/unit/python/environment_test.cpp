@@ -152,7 +152,7 @@ TEST(ResolveInterpreter, EscapesTheNameInMessages) {
 
 TEST(Discover, NoInterpreterMeansNoEnvironmentAndNoProcess) {
     ScratchDir empty;
-    Discovery discovery = discover(std::nullopt, empty.path().string());
+    Discovery discovery = discover(std::nullopt, Lookup{empty.path().string(), empty.path(), {}});
     EXPECT_EQ(discovery.interpreter, std::nullopt);
     EXPECT_EQ(discovery.environment, std::nullopt);
     EXPECT_EQ(discovery.warning, std::nullopt);

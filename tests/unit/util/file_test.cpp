@@ -81,6 +81,16 @@ int open_descriptors() {
     return count;
 }
 
+TEST_F(FileTest, CurrentDirectoryKeepsASymbolicLinkOnlyWhenPwdNamesIt) {
+    fs::path physical = fs::current_path();
+    fs::path link = m_dir / "link";
+    fs::create_directory_symlink(physical, link);
+    EXPECT_EQ(current_directory(link.string()), link);      // /home -> /nfs/home stays /home
+    EXPECT_EQ(current_directory(m_dir.string()), physical); // another directory: not trusted
+    EXPECT_EQ(current_directory(std::string("relative")), physical);
+    EXPECT_EQ(current_directory(std::nullopt), physical);
+}
+
 TEST(StandardStreams, ClosedOnesAreOpenedOnDevNull) {
     // In a child, so that the test process keeps its own streams.
     pid_t child = ::fork();

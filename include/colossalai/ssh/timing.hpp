@@ -1,0 +1,41 @@
+#pragma once
+
+// Where the time of an SSH launch goes, per host and phase: `COLOSSALAI_TIMING=1 colossalai run`
+// prints it after the summary. Recording costs a clock read per phase and host.
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace colossalai::ssh {
+
+using TimingClock = std::chrono::steady_clock;
+
+// The moments of one host's launch, in order. libssh's ssh_connect() does the TCP connect, the
+// banner exchange and the key exchange in one call: `connected` ends all three.
+enum class Mark : std::size_t {
+    queued,        // its connection was handed to the worker pool
+    picked,        // a worker began it
+    connected,     // TCP connect + banners + key exchange done
+    host_key,      // host key checked against known_hosts
+    authenticated, // logged in
+    go,            // every host was ready: the job's start was handed to the pool
+    channel,       // channel opened, command started, environment sent
+    first_output,  // the first data (or the end) from the job arrived
+};
+constexpr std::size_t mark_count = 8;
+
+struct HostTiming {
+    std::array<std::optional<TimingClock::time_point>, mark_count> marks;
+    void mark(Mark which) { marks[static_cast<std::size_t>(which)] = TimingClock::now(); }
+};
+
+// The report: per phase (between two successive marks), over the hosts that reached both, the
+// median and the largest duration and when the last host finished it, counted from `start`.
+// One `colossalai: timing ...` header line, then one line per phase.
+std::string render_timing(const std::vector<HostTiming>& hosts, TimingClock::time_point start);
+
+} // namespace colossalai::ssh
