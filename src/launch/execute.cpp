@@ -45,13 +45,14 @@ void report_resources(output::Multiplexer& output, const std::string& ssh_timing
     rusage usage{};
     ::getrusage(RUSAGE_SELF, &usage);
     output.write_notice(ssh_timing);
-    output.write_notice(fmt::format("colossalai: peak RSS {:.1f} MiB, CPU {:.0f} ms user + {:.0f} ms "
-                               "system\n",
-                               static_cast<double>(usage.ru_maxrss) / 1024.0,
-                               static_cast<double>(usage.ru_utime.tv_sec) * 1000.0 +
-                                   static_cast<double>(usage.ru_utime.tv_usec) / 1000.0,
-                               static_cast<double>(usage.ru_stime.tv_sec) * 1000.0 +
-                                   static_cast<double>(usage.ru_stime.tv_usec) / 1000.0));
+    output.write_notice(
+        fmt::format("colossalai: peak RSS {:.1f} MiB, CPU {:.0f} ms user + {:.0f} ms "
+                    "system\n",
+                    static_cast<double>(usage.ru_maxrss) / 1024.0,
+                    static_cast<double>(usage.ru_utime.tv_sec) * 1000.0 +
+                        static_cast<double>(usage.ru_utime.tv_usec) / 1000.0,
+                    static_cast<double>(usage.ru_stime.tv_sec) * 1000.0 +
+                        static_cast<double>(usage.ru_stime.tv_usec) / 1000.0));
 }
 
 } // namespace

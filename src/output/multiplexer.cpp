@@ -102,11 +102,12 @@ private:
 
 namespace {
 
-bool same_terminal(int a, int b) {
+// Both descriptors lead to the same pipe, file, socket or terminal (`2>&1`).
+bool same_object(int a, int b) {
     struct stat sa {};
     struct stat sb {};
-    return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && S_ISCHR(sa.st_mode) &&
-           sa.st_rdev == sb.st_rdev;
+    return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 } // namespace
@@ -115,10 +116,10 @@ Multiplexer::Multiplexer(Options options) : m_options(std::move(options)) {
     bool out_terminal = m_options.terminal.value_or(::isatty(m_options.out_fd) != 0);
     bool err_terminal = m_options.terminal.value_or(::isatty(m_options.err_fd) != 0);
     m_out = std::make_unique<Channel>(m_options.out_fd, m_options.queue_limit, out_terminal);
-    // One terminal behind both: one queue, so that the bars' block and the lines of both
-    // streams are drawn in the order they were written.
-    if (out_terminal && err_terminal && !m_options.terminal &&
-        same_terminal(m_options.out_fd, m_options.err_fd)) {
+    // One pipe, file or terminal behind both (`2>&1`): one queue, so that the lines of both
+    // streams stay whole and in the order they were written (two queues would interleave the
+    // pieces of a line that a pipe took only in part), and a terminal's bars stay one block.
+    if (out_terminal == err_terminal && same_object(m_options.out_fd, m_options.err_fd)) {
         m_err = m_out.get();
     } else {
         m_err_own =

@@ -283,5 +283,45 @@ TEST(MultiplexerBackpressure, AFullOutputPausesTheNodesUntilItDrains) {
     ::close(fds[1]);
 }
 
+// `2>&1` into a pipe: a line the pipe takes only in part is finished before a line of the
+// other stream starts, and their order is kept.
+TEST(MultiplexerBackpressure, StdoutAndStderrOnOnePipeNeverMixALine) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    Multiplexer::Options options;
+    options.out_fd = fds[1];
+    options.err_fd = fds[1];
+    options.prefixed = true;
+    options.buffer_limit = 1 << 20;
+    Multiplexer mux(options);
+    NodeOutput& a = mux.add_node("a: ");
+    NodeOutput& b = mux.add_node("b: ");
+    std::string long_line(200 * 1024, 'o'); // more than the pipe holds: written in parts
+    a.write(Stream::out, long_line + "\n");
+    b.write(Stream::err, "an error\n");
+    a.write(Stream::err, "another\n");
+    std::string read;
+    char buffer[65536];
+    while (mux.queued() > 0) {
+        ssize_t n;
+        while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0) {
+            read.append(buffer, static_cast<size_t>(n));
+        }
+        std::vector<pollfd> poll_fds;
+        mux.collect_fds(poll_fds);
+        ASSERT_EQ(poll_fds.size(), 1u); // one queue for both streams
+        poll_fds[0].revents = POLLOUT;
+        mux.process_events(poll_fds);
+    }
+    ssize_t n;
+    while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0) {
+        read.append(buffer, static_cast<size_t>(n));
+    }
+    EXPECT_TRUE(read == "a: " + long_line + "\nb: an error\na: another\n");
+    ::close(fds[0]);
+    ::close(fds[1]);
+}
+
 } // namespace
 } // namespace colossalai::output
