@@ -40,4 +40,13 @@ foreach(entry "colossalai.bash;sh;${COLOSSALAI_BASH_COMPLETION}"
     list(APPEND generated_files "${output}")
 endforeach()
 
+# The changelog, in Debian's format (lintian wants it in a package), of this version.
+configure_file("${PROJECT_SOURCE_DIR}/packaging/changelog.in"
+               "${COLOSSALAI_GENERATED_DIR}/doc/changelog" @ONLY)
+set(COLOSSALAI_CHANGELOG "${COLOSSALAI_GENERATED_DIR}/doc/changelog.gz")
+add_custom_command(OUTPUT "${COLOSSALAI_CHANGELOG}"
+    COMMAND "${COLOSSALAI_GZIP}" -9nkf "${COLOSSALAI_GENERATED_DIR}/doc/changelog"
+    DEPENDS "${PROJECT_SOURCE_DIR}/packaging/changelog.in" VERBATIM)
+list(APPEND generated_files "${COLOSSALAI_CHANGELOG}")
+
 add_custom_target(colossalai_generated ALL DEPENDS ${generated_files})

@@ -28,7 +28,7 @@ install(FILES "${COLOSSALAI_ZSH_COMPLETION}" DESTINATION "\${colossalai_zsh_comp
 install(FILES "${COLOSSALAI_FISH_COMPLETION}"
         DESTINATION "${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d")
 install(FILES LICENSE README.md docs/check.md docs/run.md docs/install.md docs/design.md
-              docs/reliability.md packaging/copyright
+              docs/reliability.md packaging/copyright "${COLOSSALAI_CHANGELOG}"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}")
 
 # The Debian package: colossalai_<version>_amd64.deb.
@@ -37,12 +37,13 @@ set(CPACK_PACKAGE_NAME "colossalai")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_PACKAGE_CONTACT "colossalai-cpp maintainers <colossalai-cpp@example.org>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "native Colossal-AI command line: check and run")
-set(CPACK_PACKAGE_DESCRIPTION
-    "A single native executable that replaces the Python command of Colossal-AI.\n"
-    "'colossalai check -i' reports whether PyTorch, CUDA, the Colossal-AI extensions and the\n"
-    "driver of a GPU machine are compatible; 'colossalai run' starts torchrun on every node\n"
-    "of a job, over SSH for the other machines, streams their output and ends the job\n"
-    "cleanly everywhere.")
+# One string (several would be a list, joined with ';'), lines under 80 columns.
+set(CPACK_PACKAGE_DESCRIPTION "\
+A single native executable that replaces the Python command of Colossal-AI.
+'colossalai check -i' reports whether PyTorch, CUDA, the Colossal-AI
+extensions and the driver of a GPU machine are compatible; 'colossalai run'
+starts torchrun on every node of a job, over SSH for the other machines,
+streams their output and ends the job cleanly everywhere.")
 set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_STRIP_FILES ON)
