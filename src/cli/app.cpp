@@ -62,7 +62,8 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
     // A plain flag rather than CLI11's version flag, which answers as soon as it is seen and so
     // would let `--version --bogus` exit 0.
     bool version = false;
-    app.add_flag("--version", version, "Display program version information and exit");
+    app.add_flag("--version", version,
+                 "Print the version, the commit and the libssh version; exit");
     // Hidden: writes a man page or the completion table at build time (src/CMakeLists.txt).
     std::string generate_name;
     app.add_option("--generate", generate_name, "Write a generated file to stdout")->group("");

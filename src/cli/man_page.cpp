@@ -85,7 +85,7 @@ std::string option_entry(const OptionReference& option) {
     }
     std::string entry = ".TP\n" + names + "\n" + roff(option.help) + "\n";
     if (!option.default_value.empty()) {
-        entry += "Default: " + roff(option.default_value) + ".\n";
+        entry += ".br\nDefault: " + roff(option.default_value) + ".\n";
     }
     return entry;
 }

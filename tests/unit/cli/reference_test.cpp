@@ -107,7 +107,7 @@ TEST(ManPage, EscapesRoffAndListsOptionsWithDefaults) {
     EXPECT_NE(page.find(".TP\n\\fB\\-H\\fR, \\fB\\-\\-host\\fR \\fIHOSTS\\fR\nHosts\n"),
               std::string::npos)
         << page;
-    EXPECT_NE(page.find("\\fB\\-\\-master\\-port\\fR \\fIPORT\\fR\nPort\nDefault: 29500.\n"),
+    EXPECT_NE(page.find("\\fB\\-\\-master\\-port\\fR \\fIPORT\\fR\nPort\n.br\nDefault: 29500.\n"),
               std::string::npos)
         << page;
     EXPECT_NE(page.find("\n.SH SEE ALSO\n.BR colossalai (1)\n"), std::string::npos) << page;
