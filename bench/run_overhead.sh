@@ -38,7 +38,8 @@ plan=$("${environment[@]}" "$binary" run --dry-run --nproc_per_node 1 x.py | tai
 # other: on a shared machine the load drifts, and it must not favour one side. Every run must
 # succeed. Besides the two measured commands, three give context: what starting any process
 # costs here (/bin/true), the launcher's process start alone (`--help`: loading the binary and
-# its libraries; not `--version`, which loads libssh to print its version) and its planning without launching (`--dry-run`).
+# its libraries; not `--version`, which loads libssh to print its version) and its planning
+# without launching (`--dry-run`).
 "${environment[@]}" /usr/bin/python3 - "$runs" "$binary" "$tmp/bin/torchrun $direct" <<'EOF'
 import os, statistics, subprocess, sys, time
 
