@@ -123,6 +123,8 @@ if [[ -n $value_of ]]; then
       # A comma-separated list: complete its last element.
       local list=${(M)cur##*,}
       local -a hosts=(${(u)${(f)"$(_colossalai_hosts $hostfile)"}})
+      local -a listed=(${(s:,:)list})
+      hosts=(${hosts:|listed}) # hosts already in the list are not offered again
       compadd -P "$prefix$list" -a hosts
       ;;
   esac

@@ -129,7 +129,9 @@ _colossalai() {
                 last=${cur##*,}
             fi
             local IFS=$'\n'
-            mapfile -t COMPREPLY < <(compgen -P "$prefix" -W "$(_colossalai_hosts "$hostfile" | sort -u)" -- "$last")
+            # Hosts already in the list are not offered again.
+            mapfile -t COMPREPLY < <(compgen -P "$prefix" -W "$(_colossalai_hosts "$hostfile" |
+                sort -u | grep -vxF -f <(tr , '\n' <<<"${prefix%,}"))" -- "$last")
             ;;
         esac
         return 0

@@ -135,7 +135,11 @@ function __colossalai_complete
             case hosts
                 # A comma-separated list: complete its last element.
                 set -l list (string replace -r '[^,]*$' '' -- $cur)
-                __colossalai_hosts $hostfile | sort -u | string replace -r '^' -- $prefix$list
+                # Hosts already in the list are not offered again.
+                set -l listed (string split -n , -- $list)
+                for host in (__colossalai_hosts $hostfile | sort -u)
+                    contains -- $host $listed; or echo $prefix$list$host
+                end
         end
         return 0
     end

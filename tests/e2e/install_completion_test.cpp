@@ -99,6 +99,9 @@ TEST_P(Completion, OffersTheHostsOfTheHostfileAndOfSshConfig) {
     // bash completes only what follows the '=' (a word break); zsh and fish the whole word.
     EXPECT_EQ(complete({"run", "--hostfile", "hosts", "--exclude=a"}),
               (Words{GetParam().name == "bash" ? "alice@node2" : "--exclude=alice@node2"}));
+    // A host already in the list is not offered again.
+    EXPECT_EQ(complete({"run", "--hostfile", "hosts", "-H", "node1,gpu-a,"}),
+              (Words{"node1,gpu-a,alice@node2", "node1,gpu-a,gpu-b", "node1,gpu-a,lower"}));
     // Without a hostfile: ~/.ssh/config alone.
     EXPECT_EQ(complete({"run", "-H", ""}), (Words{"gpu-a", "gpu-b", "lower"}));
 }
