@@ -37,8 +37,9 @@ plan=$("${environment[@]}" "$binary" run --dry-run --nproc_per_node 1 x.py | tai
 # Interleaved runs (one of each command per round) rather than hyperfine's one command after the
 # other: on a shared machine the load drifts, and it must not favour one side. Every run must
 # succeed. Besides the two measured commands, three give context: what starting any process
-# costs here (/bin/true), the launcher's process start alone (`--version`: loading the binary and
-# its libraries) and its planning without launching (`--dry-run`).
+# costs here (/bin/true), the launcher's process start alone (`--help`: loading the binary and
+# its libraries; not `--version`, which loads libssh to print its version) and its planning
+# without launching (`--dry-run`).
 "${environment[@]}" /usr/bin/python3 - "$runs" "$binary" "$tmp/bin/torchrun $direct" <<'EOF'
 import os, statistics, subprocess, sys, time
 
@@ -47,7 +48,7 @@ commands = {
     "torchrun directly": direct,
     "colossalai run": [binary, "run", "--nproc_per_node", "1", "x.py"],
     "  /bin/true": ["/bin/true"],
-    "  colossalai --version": [binary, "--version"],
+    "  colossalai --help": [binary, "--help"],
     "  colossalai run --dry-run": [binary, "run", "--dry-run", "--nproc_per_node", "1", "x.py"],
 }
 times = {name: [] for name in commands}

@@ -30,7 +30,11 @@ add_library(colossalai_libssh INTERFACE)
 if(libssh_includes)
     target_include_directories(colossalai_libssh SYSTEM INTERFACE ${libssh_includes})
 endif()
-target_compile_definitions(colossalai_libssh INTERFACE COLOSSALAI_LIBSSH_SONAME="${libssh_soname}")
+# The Debian package that ships that SONAME (libssh.so.4 -> libssh-4): what to install when it
+# cannot be loaded, and what the .deb depends on (cmake/Package.cmake).
+string(REGEX REPLACE "^lib(.+)\\.so\\.([0-9]+)$" "lib\\1-\\2" libssh_package "${libssh_soname}")
+target_compile_definitions(colossalai_libssh INTERFACE COLOSSALAI_LIBSSH_SONAME="${libssh_soname}"
+                                                       COLOSSALAI_LIBSSH_PACKAGE="${libssh_package}")
 target_link_libraries(colossalai_libssh INTERFACE ${CMAKE_DL_LIBS})
 add_library(colossalai::libssh ALIAS colossalai_libssh)
 

@@ -1,9 +1,12 @@
 #include "colossalai/cli/app.hpp"
 
 #include "commands.hpp"
+#include "reference.hpp"
 
 #include "colossalai/check/command.hpp"
+#include "colossalai/commit.hpp"
 #include "colossalai/config.hpp"
+#include "colossalai/ssh/library.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -30,6 +33,27 @@ std::string command_path(const std::vector<std::string>& args) {
     return "colossalai";
 }
 
+// What --version prints: the release, the commit it was built from and the libssh that remote
+// nodes would use (loading it costs a few milliseconds, only here and when a node is remote).
+void print_version(std::ostream& out) {
+    fmt::print(out, "colossalai {}\ncommit {}\n", config::version, config::commit);
+    try {
+        fmt::print(out, "libssh {}\n", ssh::library_version());
+    } catch (const Error& e) {
+        fmt::print(out, "libssh none: {}\n", e.what());
+    }
+}
+
+// The command line as data, for the generated man pages and completions (`--generate`).
+CommandReference describe_command_line(const CLI::App& app) {
+    CommandReference root = describe(app, "colossalai");
+    for (CommandReference& sub : root.subcommands) {
+        // The pre-scan of `run` takes '-' and '_' alike (split_run_arguments).
+        sub.underscore_dash_alike = command_name(sub) == "run";
+    }
+    return root;
+}
+
 } // namespace
 
 Command parse(const std::vector<std::string>& args, std::ostream& out) {
@@ -38,7 +62,11 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
     // A plain flag rather than CLI11's version flag, which answers as soon as it is seen and so
     // would let `--version --bogus` exit 0.
     bool version = false;
-    app.add_flag("--version", version, "Display program version information and exit");
+    app.add_flag("--version", version,
+                 "Print the version, the commit and the libssh version; exit");
+    // Hidden: writes a man page or the completion table at build time (src/CMakeLists.txt).
+    std::string generate_name;
+    app.add_option("--generate", generate_name, "Write a generated file to stdout")->group("");
     app.require_subcommand(0, 1);
     app.footer("Run 'colossalai COMMAND --help' for the options of a command.");
 
@@ -71,7 +99,14 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
         if (check_command->parsed() || run_command->parsed()) {
             throw usage_error("--version takes no command");
         }
-        fmt::print(out, "colossalai {}\n", config::version);
+        print_version(out);
+        return Done{0};
+    }
+    if (!generate_name.empty()) {
+        if (check_command->parsed() || run_command->parsed()) {
+            throw usage_error("--generate takes no command");
+        }
+        out << generate(describe_command_line(app), generate_name, config::version);
         return Done{0};
     }
     if (check_command->parsed()) {

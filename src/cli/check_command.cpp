@@ -10,9 +10,11 @@ CLI::App* add_check_command(CLI::App& app, check::Options& options) {
     command->add_flag("-i,--installation", options.installation,
                       "Check the installation of Colossal-AI and its dependencies");
     command->add_flag("--json", options.json, "Print the report as one JSON object (implies -i)");
-    command->add_option("--python", options.python,
-                        "Python interpreter of the environment to inspect "
-                        "(default: first python3, then python, on PATH)");
+    command
+        ->add_option("--python", options.python,
+                     "Python interpreter of the environment to inspect "
+                     "(default: first python3, then python, on PATH)")
+        ->type_name("PATH");
     return command;
 }
 

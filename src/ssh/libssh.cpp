@@ -24,8 +24,9 @@ void load() {
     }
     void* library = ::dlopen(COLOSSALAI_LIBSSH_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) {
-        throw runtime_error("SSH needs libssh ({}), which cannot be loaded: {}",
-                            COLOSSALAI_LIBSSH_SONAME, ::dlerror());
+        throw runtime_error("SSH needs libssh ({}), which cannot be loaded: {} (install the "
+                            "package {})",
+                            COLOSSALAI_LIBSSH_SONAME, ::dlerror(), COLOSSALAI_LIBSSH_PACKAGE);
     }
     std::string missing;
 #define COLOSSALAI_LIBSSH_RESOLVE(name)                                                            \
@@ -39,7 +40,9 @@ void load() {
         throw runtime_error("{} lacks the function {}", COLOSSALAI_LIBSSH_SONAME, missing);
     }
     if (ssh_version(minimum_version) == nullptr) {
-        throw runtime_error("libssh {} is too old: 0.10.3 or newer is needed", ssh_version(0));
+        throw runtime_error("libssh {} is too old: 0.10.3 or newer is needed (upgrade the "
+                            "package {})",
+                            ssh_version(0), COLOSSALAI_LIBSSH_PACKAGE);
     }
     handle = library;
 }
