@@ -2,6 +2,7 @@
 
 // Private to the ssh module: the libssh objects behind a SessionPtr.
 
+#include "colossalai/ssh/client_config.hpp"
 #include "colossalai/ssh/connect.hpp"
 
 #include <libssh/callbacks.h>
@@ -28,6 +29,8 @@ public:
     // stream, writing), so what arrives for the other stream is announced by no descriptor.
     bool activity = false;
     ssh_channel_callbacks_struct callbacks{};
+    ClientConfig config;           // what the ssh config says for the host beyond libssh's part
+    ssh_counter_struct received{}; // packets libssh took in (ssh_set_counters), for keepalive
 };
 
 // The one place where libssh return codes become errors: `rc` is a libssh result (SSH_OK,

@@ -320,8 +320,12 @@ void SshCluster::restore_host_key(int k) const {
 }
 
 void SshCluster::kill_sshd_sessions(int k) const {
+    signal_sshd_sessions(k, "KILL");
+}
+
+void SshCluster::signal_sshd_sessions(int k, const std::string& signal) const {
     check_host(k);
-    script({"kill-sessions", dir().string(), std::to_string(k)});
+    script({"kill-sessions", dir().string(), std::to_string(k), signal});
 }
 
 void SshCluster::set_link(int k, bool up) const {

@@ -117,6 +117,9 @@ public:
     // SIGKILLs host k's per-connection sshd processes but not the listener: every open
     // connection to host k drops, the remote commands stay behind as orphans.
     void kill_sshd_sessions(int k) const;
+    // Sends SIGNAL ("STOP", "CONT" or "KILL") to the same processes: STOP freezes every open
+    // connection to host k while its kernel still acknowledges TCP.
+    void signal_sshd_sessions(int k, const std::string& signal) const;
 
     // Unplugs (false) or plugs back (true) host k's network cable at the switch: while
     // unplugged its packets vanish without a reset, so open connections hang until a keepalive

@@ -71,6 +71,11 @@ struct LaunchOptions {
 RunResult run_launcher(const SshCluster& cluster, const Words& args,
                        const LaunchOptions& options = {});
 
+// run_launcher() with `fake` first on the hosts' PATH, in `cwd`, as `home` (default: the
+// cluster's shared home), for at most a minute.
+RunResult run_fake_job(const SshCluster& cluster, const FakeTorchrun& fake, const Words& args,
+                       const std::filesystem::path& cwd, const std::filesystem::path& home = {});
+
 // A readable dump of a launcher result for assertion messages.
 std::string describe(const RunResult& result);
 

@@ -42,7 +42,8 @@ usage: cluster.sh COMMAND ...
   host-exec DIR K CMD...                run CMD on host K (its network, host name and mounts)
   stop-sshd DIR K | start-sshd DIR K    stop / start host K's sshd listener (sessions survive)
   host-key DIR K own|spare              restart host K's sshd with its own or the spare host key
-  kill-sessions DIR K                   SIGKILL host K's per-connection sshd processes
+  kill-sessions DIR K [SIG]             send SIG (KILL, the default, STOP or CONT) to host K's
+                                        per-connection sshd processes
   link DIR K up|down                    host K's network cable: down, its packets vanish (no
                                         reset: open connections hang, new ones time out)
   pids DIR K|client                     PIDs of the processes in that namespace
@@ -526,9 +527,10 @@ cmd_host_key() {
 }
 
 cmd_kill_sessions() {
-    (($# == 2)) || usage
+    (($# == 2 || $# == 3)) || usage
     load "$1"
-    local k listener pid
+    local k listener pid signal=${3:-KILL}
+    [[ $signal =~ ^(KILL|STOP|CONT)$ ]] || die "bad signal for kill-sessions: $signal"
     k=$(host_arg "$2")
     listener=$(sshd_pid "$k" || true)
     local ns
@@ -536,7 +538,7 @@ cmd_kill_sessions() {
     for pid in $(ns_pids "$ns"); do
         if [[ $pid != "$listener" && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$SSHD" ]] &&
             pid_in_ns "$pid" "$ns"; then
-            kill -KILL "$pid" 2>/dev/null || true
+            kill "-$signal" "$pid" 2>/dev/null || true
         fi
     done
 }
