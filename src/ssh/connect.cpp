@@ -14,10 +14,12 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,8 +104,56 @@ std::optional<std::string> encrypted_identity(const std::vector<std::string>& fi
     return std::nullopt;
 }
 
+KeyPtr private_key(const std::string& file) {
+    ssh_key key = nullptr;
+    if (lib::ssh_pki_import_privkey_file(file.c_str(), nullptr, nullptr, nullptr, &key) != SSH_OK) {
+        return nullptr;
+    }
+    return KeyPtr(key);
+}
+
+// OpenSSH offers an identity with its certificates first: IDENTITY-cert.pub beside it and every
+// CertificateFile. libssh 0.10 offers no certificate of an identity file itself, but can carry
+// one on a private key (ssh_pki_copy_cert_to_privkey). A certificate of another key is
+// refused by the server; nothing here pairs them. True when one was accepted.
+bool authenticate_with_certificates(ssh_session session, const std::vector<std::string>& identities,
+                                    const std::vector<std::string>& certificate_files) {
+    std::error_code ignored;
+    for (const std::string& identity : identities) {
+        std::vector<std::string> certificates = {identity + "-cert.pub"};
+        certificates.insert(certificates.end(), certificate_files.begin(), certificate_files.end());
+        for (const std::string& file : certificates) {
+            ssh_key raw = nullptr;
+            if (!std::filesystem::exists(file, ignored) ||
+                lib::ssh_pki_import_cert_file(file.c_str(), &raw) != SSH_OK) {
+                continue;
+            }
+            KeyPtr certificate(raw);
+            KeyPtr key = private_key(identity); // a key carries one certificate: a fresh one
+            if (!key || lib::ssh_pki_copy_cert_to_privkey(certificate.get(), key.get()) != SSH_OK) {
+                continue;
+            }
+            if (lib::ssh_userauth_publickey(session, nullptr, key.get()) == SSH_AUTH_SUCCESS) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 void authenticate(ssh_session session, const Target& target, const ClientConfig& config) {
     if (lib::ssh_userauth_none(session, nullptr) == SSH_AUTH_SUCCESS) {
+        return;
+    }
+    const passwd* local = ::getpwuid(::getuid());
+    PathTokens tokens{home_directory(), local != nullptr ? local->pw_name : "", target.host,
+                      target.user};
+    std::vector<std::string> identities = identity_files(config, tokens);
+    std::vector<std::string> certificates;
+    for (const std::string& file : config.certificate_files) {
+        certificates.push_back(expand_path(file, tokens));
+    }
+    if (authenticate_with_certificates(session, identities, certificates)) {
         return;
     }
     int rc = lib::ssh_userauth_publickey_auto(session, nullptr, nullptr);
@@ -111,8 +161,7 @@ void authenticate(ssh_session session, const Target& target, const ClientConfig&
         return;
     }
     std::string reason = rc == SSH_AUTH_DENIED ? "no key was accepted" : last_error(session);
-    PathTokens tokens{home_directory(), "", target.host, target.user};
-    if (std::optional<std::string> file = encrypted_identity(identity_files(config, tokens))) {
+    if (std::optional<std::string> file = encrypted_identity(identities)) {
         reason += fmt::format("; the key {} needs a passphrase, which the launcher cannot ask "
                               "for: add it to ssh-agent (eval $(ssh-agent); ssh-add {}) and run "
                               "again",
@@ -181,6 +230,10 @@ Session::~Session() {
         lib::ssh_disconnect(session);
         lib::ssh_free(session);
     }
+}
+
+void KeyDeleter::operator()(ssh_key key) const {
+    lib::ssh_key_free(key);
 }
 
 void SessionDeleter::operator()(Session* session) const {

@@ -14,6 +14,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -26,11 +27,6 @@
 namespace colossalai::ssh {
 
 namespace {
-
-struct KeyDeleter {
-    void operator()(ssh_key key) const { lib::ssh_key_free(key); }
-};
-using KeyPtr = std::unique_ptr<std::remove_pointer_t<ssh_key>, KeyDeleter>;
 
 // OpenSSH's `SHA256:...` fingerprint of a key.
 std::string fingerprint(ssh_key key) {
@@ -112,6 +108,45 @@ std::string offending_keys(ssh_session session, const std::string& name, ssh_key
     return result.empty() ? "another key" : result;
 }
 
+// A marked line of the known_hosts files (`@revoked`, `@cert-authority`) whose host patterns
+// match the host. libssh skips marked lines altogether.
+struct MarkedKey {
+    std::string marker;
+    KeyPtr key;
+    std::string where; // FILE:LINE
+};
+
+std::vector<MarkedKey> marked_keys(ssh_session session, const std::string& name) {
+    std::vector<MarkedKey> result;
+    for (ssh_options_e which : {SSH_OPTIONS_KNOWNHOSTS, SSH_OPTIONS_GLOBAL_KNOWNHOSTS}) {
+        std::string path = option(session, which);
+        std::optional<std::string> text = path.empty() ? std::nullopt : util::read_file(path);
+        if (!text) {
+            continue;
+        }
+        int number = 0;
+        for (std::string_view line : util::split_lines(*text)) {
+            ++number;
+            line = util::trim(line);
+            std::size_t space = line.find_first_of(" \t");
+            if (line.empty() || line[0] != '@' || space == std::string_view::npos) {
+                continue;
+            }
+            std::string marker(line.substr(0, space));
+            std::string rest(util::trim(line.substr(space)));
+            ssh_knownhosts_entry* entry = nullptr;
+            if (lib::ssh_known_hosts_parse_line(name.c_str(), rest.c_str(), &entry) != SSH_OK) {
+                continue;
+            }
+            result.push_back(
+                {marker, KeyPtr(entry->publickey), fmt::format("{}:{}", path, number)});
+            entry->publickey = nullptr; // now owned by the result
+            lib::ssh_knownhosts_entry_free(entry);
+        }
+    }
+    return result;
+}
+
 class FileDescriptor {
 public:
     explicit FileDescriptor(int fd) : m_fd(fd) {}
@@ -180,7 +215,31 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
 void verify_host_key(ssh_session session, const std::string& host, unsigned port,
                      const HostKeyCheck& check) {
     const std::string name = known_hosts_name(host, port);
+    std::vector<MarkedKey> marked = marked_keys(session, name);
+    {
+        KeyPtr key = server_key(session);
+        for (const MarkedKey& line : marked) {
+            if (line.marker == "@revoked" &&
+                lib::ssh_key_cmp(line.key.get(), key.get(), SSH_KEY_CMP_PUBLIC) == 0) {
+                throw runtime_error("the host key of {} port {} is marked @revoked in {} — "
+                                    "refusing to connect",
+                                    host, port, line.where);
+            }
+        }
+    }
     ssh_known_hosts_e state = lib::ssh_session_is_known_server(session);
+    auto authority = std::find_if(marked.begin(), marked.end(), [](const MarkedKey& line) {
+        return line.marker == "@cert-authority";
+    });
+    if ((state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND) &&
+        authority != marked.end() && check.policy != HostKeyPolicy::no) {
+        // libssh 0.10 offers no host certificate algorithm, so the server sends its plain key,
+        // and has no public function to check a certificate's signature.
+        throw runtime_error("unknown host {} port {}: known_hosts trusts it through "
+                            "@cert-authority ({}), but host certificates cannot be checked with "
+                            "libssh 0.10; after checking its key, trust it with: {}",
+                            host, port, authority->where, keyscan_command(host, port));
+    }
     bool learns = check.policy == HostKeyPolicy::accept_new || check.policy == HostKeyPolicy::no;
     if ((state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND) && learns) {
         KeyPtr key = server_key(session);

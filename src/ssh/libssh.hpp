@@ -58,6 +58,12 @@ namespace colossalai::ssh::lib {
     X(ssh_knownhosts_entry_free)                                                                   \
     X(ssh_known_hosts_parse_line)                                                                  \
     X(ssh_set_counters)                                                                            \
+    X(ssh_pki_import_privkey_file)                                                                 \
+    X(ssh_pki_import_cert_file)                                                                    \
+    X(ssh_pki_import_pubkey_base64)                                                                \
+    X(ssh_pki_copy_cert_to_privkey)                                                                \
+    X(ssh_key_cmp)                                                                                 \
+    X(ssh_userauth_publickey)                                                                      \
     X(ssh_send_keepalive)
 
 #define COLOSSALAI_LIBSSH_DECLARE(name) extern decltype(&::name) name;

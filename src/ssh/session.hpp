@@ -8,7 +8,9 @@
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 
+#include <memory>
 #include <optional>
+#include <type_traits>
 
 namespace colossalai::ssh {
 
@@ -36,6 +38,12 @@ public:
 // The one place where libssh return codes become errors: `rc` is a libssh result (SSH_OK,
 // SSH_ERROR, ...); anything but SSH_OK throws a runtime Error "<what>: <ssh_get_error>".
 void check(int rc, ssh_session session, const char* what);
+
+struct KeyDeleter {
+    void operator()(ssh_key key) const;
+};
+// An ssh_key that frees itself.
+using KeyPtr = std::unique_ptr<std::remove_pointer_t<ssh_key>, KeyDeleter>;
 
 // libssh's last error text for the session.
 std::string last_error(ssh_session session);

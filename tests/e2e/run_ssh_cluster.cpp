@@ -319,6 +319,11 @@ void SshCluster::restore_host_key(int k) const {
     script({"host-key", dir().string(), std::to_string(k), "own"});
 }
 
+void SshCluster::configure_sshd(int k, const std::string& lines) const {
+    check_host(k);
+    script({"sshd-extra", dir().string(), std::to_string(k), lines});
+}
+
 void SshCluster::kill_sshd_sessions(int k) const {
     signal_sshd_sessions(k, "KILL");
 }

@@ -114,6 +114,9 @@ public:
     // longer matches; restore_host_key() puts its own key back.
     void replace_host_key(int k) const;
     void restore_host_key(int k) const;
+    // Restarts host k's sshd (own host key) with `lines` of sshd_config first, where they win
+    // (TrustedUserCAKeys, AuthorizedKeysFile none, HostCertificate ...); "" restores it.
+    void configure_sshd(int k, const std::string& lines) const;
     // SIGKILLs host k's per-connection sshd processes but not the listener: every open
     // connection to host k drops, the remote commands stay behind as orphans.
     void kill_sshd_sessions(int k) const;

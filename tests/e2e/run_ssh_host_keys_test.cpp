@@ -38,19 +38,7 @@ protected:
         return hosts;
     }
 
-    // "ssh-ed25519 AAAA..." of a public key file.
-    static std::string key_of(const std::filesystem::path& pub) {
-        Words words;
-        std::istringstream in(read_file(pub));
-        std::string word;
-        while (in >> word) {
-            words.push_back(word);
-        }
-        return words.at(0) + " " + words.at(1);
-    }
-    static std::string host_key(int k) {
-        return key_of(cluster().dir() / ("node" + std::to_string(k)) / "ssh_host_ed25519_key.pub");
-    }
+    static std::string host_key(int k) { return host_public_key(cluster(), k); }
     // OpenSSH's SHA256 fingerprint of a public key file.
     static std::string fingerprint(const std::filesystem::path& pub) {
         RunResult result = run({"ssh-keygen", "-l", "-E", "sha256", "-f", pub.string()});
