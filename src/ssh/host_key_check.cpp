@@ -71,53 +71,17 @@ std::string option(ssh_session session, ssh_options_e which) {
     return result;
 }
 
-// Where the known_hosts files hold another key for the host: "SHA256:... (FILE:LINE)", those
-// of the server key's type first (libssh hands out no entry for a changed key).
-std::string offending_keys(ssh_session session, const std::string& name, ssh_key server) {
-    std::vector<std::string> same_type, other_type;
-    for (ssh_options_e which : {SSH_OPTIONS_KNOWNHOSTS, SSH_OPTIONS_GLOBAL_KNOWNHOSTS}) {
-        std::string path = option(session, which);
-        std::optional<std::string> text = path.empty() ? std::nullopt : util::read_file(path);
-        if (!text) {
-            continue;
-        }
-        int number = 0;
-        for (std::string_view line : util::split_lines(*text)) {
-            ++number;
-            std::string copy(line);
-            ssh_knownhosts_entry* entry = nullptr;
-            if (copy.empty() || copy[0] == '#' || copy[0] == '@' ||
-                lib::ssh_known_hosts_parse_line(name.c_str(), copy.c_str(), &entry) != SSH_OK) {
-                continue;
-            }
-            if (entry->publickey != nullptr) {
-                std::string where =
-                    fmt::format("{} ({}:{})", fingerprint(entry->publickey), path, number);
-                (lib::ssh_key_type(entry->publickey) == lib::ssh_key_type(server) ? same_type
-                                                                                  : other_type)
-                    .push_back(where);
-            }
-            lib::ssh_knownhosts_entry_free(entry);
-        }
-    }
-    same_type.insert(same_type.end(), other_type.begin(), other_type.end());
-    std::string result;
-    for (const std::string& where : same_type) {
-        result += (result.empty() ? "" : ", ") + where;
-    }
-    return result.empty() ? "another key" : result;
-}
-
-// A marked line of the known_hosts files (`@revoked`, `@cert-authority`) whose host patterns
-// match the host. libssh skips marked lines altogether.
-struct MarkedKey {
+// A known_hosts line whose host patterns match the host: its marker ("" or `@revoked`,
+// `@cert-authority`; libssh skips marked lines altogether), its key and where it is.
+struct KnownKey {
     std::string marker;
     KeyPtr key;
     std::string where; // FILE:LINE
 };
 
-std::vector<MarkedKey> marked_keys(ssh_session session, const std::string& name) {
-    std::vector<MarkedKey> result;
+// Every line of the user and global known_hosts files (as libssh resolved them) for `name`.
+std::vector<KnownKey> known_keys(ssh_session session, const std::string& name) {
+    std::vector<KnownKey> result;
     for (ssh_options_e which : {SSH_OPTIONS_KNOWNHOSTS, SSH_OPTIONS_GLOBAL_KNOWNHOSTS}) {
         std::string path = option(session, which);
         std::optional<std::string> text = path.empty() ? std::nullopt : util::read_file(path);
@@ -128,23 +92,50 @@ std::vector<MarkedKey> marked_keys(ssh_session session, const std::string& name)
         for (std::string_view line : util::split_lines(*text)) {
             ++number;
             line = util::trim(line);
-            std::size_t space = line.find_first_of(" \t");
-            if (line.empty() || line[0] != '@' || space == std::string_view::npos) {
-                continue;
+            std::string marker;
+            if (!line.empty() && line[0] == '@') {
+                std::size_t space = line.find_first_of(" \t");
+                if (space == std::string_view::npos) {
+                    continue;
+                }
+                marker = line.substr(0, space);
+                line = util::trim(line.substr(space));
             }
-            std::string marker(line.substr(0, space));
-            std::string rest(util::trim(line.substr(space)));
+            std::string rest(line);
             ssh_knownhosts_entry* entry = nullptr;
-            if (lib::ssh_known_hosts_parse_line(name.c_str(), rest.c_str(), &entry) != SSH_OK) {
+            if (rest.empty() || rest[0] == '#' ||
+                lib::ssh_known_hosts_parse_line(name.c_str(), rest.c_str(), &entry) != SSH_OK) {
                 continue;
             }
-            result.push_back(
-                {marker, KeyPtr(entry->publickey), fmt::format("{}:{}", path, number)});
-            entry->publickey = nullptr; // now owned by the result
+            if (entry->publickey != nullptr) {
+                result.push_back(
+                    {marker, KeyPtr(entry->publickey), fmt::format("{}:{}", path, number)});
+                entry->publickey = nullptr; // now owned by the result
+            }
             lib::ssh_knownhosts_entry_free(entry);
         }
     }
     return result;
+}
+
+// Where the known_hosts files hold another key for the host: "SHA256:... (FILE:LINE)", those
+// of the server key's type first (libssh hands out no entry for a changed key).
+std::string offending_keys(const std::vector<KnownKey>& known, ssh_key server) {
+    std::vector<std::string> same_type, other_type;
+    for (const KnownKey& line : known) {
+        if (line.marker.empty()) {
+            std::string where = fmt::format("{} ({})", fingerprint(line.key.get()), line.where);
+            (lib::ssh_key_type(line.key.get()) == lib::ssh_key_type(server) ? same_type
+                                                                            : other_type)
+                .push_back(where);
+        }
+    }
+    same_type.insert(same_type.end(), other_type.begin(), other_type.end());
+    std::string result;
+    for (const std::string& where : same_type) {
+        result += (result.empty() ? "" : ", ") + where;
+    }
+    return result.empty() ? "another key" : result;
 }
 
 class FileDescriptor {
@@ -215,10 +206,10 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
 void verify_host_key(ssh_session session, const std::string& host, unsigned port,
                      const HostKeyCheck& check) {
     const std::string name = known_hosts_name(host, port);
-    std::vector<MarkedKey> marked = marked_keys(session, name);
+    std::vector<KnownKey> known = known_keys(session, name);
     {
         KeyPtr key = server_key(session);
-        for (const MarkedKey& line : marked) {
+        for (const KnownKey& line : known) {
             if (line.marker == "@revoked" &&
                 lib::ssh_key_cmp(line.key.get(), key.get(), SSH_KEY_CMP_PUBLIC) == 0) {
                 throw runtime_error("the host key of {} port {} is marked @revoked in {} — "
@@ -228,11 +219,11 @@ void verify_host_key(ssh_session session, const std::string& host, unsigned port
         }
     }
     ssh_known_hosts_e state = lib::ssh_session_is_known_server(session);
-    auto authority = std::find_if(marked.begin(), marked.end(), [](const MarkedKey& line) {
+    auto authority = std::find_if(known.begin(), known.end(), [](const KnownKey& line) {
         return line.marker == "@cert-authority";
     });
     if ((state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND) &&
-        authority != marked.end() && check.policy != HostKeyPolicy::no) {
+        authority != known.end() && check.policy != HostKeyPolicy::no) {
         // libssh 0.10 offers no host certificate algorithm, so the server sends its plain key,
         // and has no public function to check a certificate's signature.
         throw runtime_error("unknown host {} port {}: known_hosts trusts it through "
@@ -265,7 +256,7 @@ void verify_host_key(ssh_session session, const std::string& host, unsigned port
                 "anyway (StrictHostKeyChecking no); if the change is expected, remove the old "
                 "key with: {}",
                 host, port, type_label(key.get()), fingerprint(key.get()),
-                offending_keys(session, name, key.get()), forget_key_command(host, port)));
+                offending_keys(known, key.get()), forget_key_command(host, port)));
             return;
         }
         if (state == SSH_KNOWN_HOSTS_OTHER) {
