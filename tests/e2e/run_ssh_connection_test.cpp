@@ -72,6 +72,20 @@ TEST_F(SshConnection, AFrozenSshdIsNoticedByKeepaliveAndItsJobStops) {
     expect_no_job_left(10s);
 }
 
+TEST_F(SshConnection, ServerAliveIntervalAndCountMaxFromTheConfigReplaceTheKeepalive) {
+    Finally thaw([this] { cluster().signal_sshd_sessions(2, "CONT"); });
+    auto home = cluster().make_home("server-alive");
+    write_file(home / ".ssh/config",
+               "ServerAliveInterval 1\nServerAliveCountMax 2\n" + read_file(home / ".ssh/config"));
+    // The launcher's own keepalive would take 6 s here; the config's takes 2.
+    auto launcher = start_launcher({"--kill-grace", "20", "--ssh-timeout", "3"}, home);
+    ASSERT_TRUE(all_ready()) << launcher_err();
+    cluster().signal_sshd_sessions(2, "STOP");
+    EXPECT_EQ(exit_status(*launcher), 255);
+    expect_node2_lost("no answer from its sshd for 2 s (keepalive)");
+    expect_no_job_left(10s);
+}
+
 TEST_F(SshConnection, AStoppedSshdListenerLeavesRunningSessionsAlone) {
     Finally restart([this] { cluster().start_sshd(2); });
     behave("all", "spawn; ready; await go; echo finished\n");
