@@ -75,11 +75,15 @@ bool match_list(const std::string& text, const std::vector<std::string>& pattern
     return matched;
 }
 
+// As OpenSSH's READCONF_MAX_DEPTH: a file that includes itself ends here, not in a crash.
+constexpr int max_include_depth = 16;
+
 class Parser {
 public:
     Parser(const std::string& source, const ConfigTarget& target, const IncludeReader& include,
-           ClientConfig& config)
-        : m_source(source), m_target(target), m_include(include), m_config(config) {}
+           ClientConfig& config, int depth = 0)
+        : m_source(source), m_target(target), m_include(include), m_config(config), m_depth(depth) {
+    }
 
     void parse(std::string_view text, bool active) {
         m_active = active;
@@ -115,10 +119,14 @@ private:
             return;
         }
         if (keyword == "include") {
+            if (m_depth >= max_include_depth) {
+                bad("Include nested more than {} deep (a file that includes itself?)",
+                    max_include_depth);
+            }
             for (const std::string& argument : args) {
                 for (const std::string& text : m_include(argument)) {
                     Parser nested(m_source + " (Include " + argument + ")", m_target, m_include,
-                                  m_config);
+                                  m_config, m_depth + 1);
                     nested.parse(text, true);
                 }
             }
@@ -210,10 +218,11 @@ private:
         }
     }
 
-    const std::string& m_source;
+    std::string m_source; // owned: an Include makes a new name for the nested parser
     const ConfigTarget& m_target;
     const IncludeReader& m_include;
     ClientConfig& m_config;
+    int m_depth;
     bool m_active = true;
     int m_line = 0;
 };

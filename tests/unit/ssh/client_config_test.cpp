@@ -97,6 +97,11 @@ TEST(ClientConfig, IncludeAppliesWhereItStands) {
     EXPECT_EQ(outside.strict_host_key_checking, std::nullopt);
 }
 
+TEST(ClientConfig, AFileThatIncludesItselfIsAnError) {
+    std::map<std::string, std::string> includes = {{"loop.conf", "Include loop.conf\n"}};
+    EXPECT_THROW(parse("Include loop.conf\n", "node1", "", includes), Error);
+}
+
 TEST(ClientConfig, IdentityAndCertificateFilesAccumulate) {
     ClientConfig config = parse("IdentityFile ~/.ssh/a\n"
                                 "CertificateFile \"/x y/a-cert.pub\"\n"
