@@ -155,22 +155,24 @@ private:
 };
 
 // Appends the host's key to the user known_hosts file, under an exclusive lock, unless the
-// file (read again under the lock) knows the host by now. Returns the check's result then.
+// file (read again under the lock) knows the host by now: then returns the check's result and
+// `path` stays empty. Returns OK with `path` set to the file it wrote.
 ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key key,
                         const HostKeyCheck& host_keys, std::string& path) {
-    path = option(session, SSH_OPTIONS_KNOWNHOSTS);
-    if (path.empty()) {
+    std::string file_name = option(session, SSH_OPTIONS_KNOWNHOSTS);
+    if (file_name.empty()) {
         throw runtime_error("cannot learn the host key: no user known_hosts file");
     }
     std::error_code ignored;
-    std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    std::filesystem::path parent = std::filesystem::path(file_name).parent_path();
     if (!parent.empty() && !std::filesystem::exists(parent, ignored)) {
         std::filesystem::create_directories(parent, ignored);
         std::filesystem::permissions(parent, std::filesystem::perms::owner_all, ignored);
     }
-    FileDescriptor file(::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
+    FileDescriptor file(::open(file_name.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
     if (file.get() < 0 || ::flock(file.get(), LOCK_EX) != 0) {
-        throw runtime_error("cannot learn the host key into {}: {}", path, std::strerror(errno));
+        throw runtime_error("cannot learn the host key into {}: {}", file_name,
+                            std::strerror(errno));
     }
     ssh_known_hosts_e now = lib::ssh_session_is_known_server(session);
     if (now != SSH_KNOWN_HOSTS_UNKNOWN && now != SSH_KNOWN_HOSTS_NOT_FOUND) {
@@ -196,8 +198,10 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
         line.insert(0, "\n");
     }
     if (::write(file.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-        throw runtime_error("cannot learn the host key into {}: {}", path, std::strerror(errno));
+        throw runtime_error("cannot learn the host key into {}: {}", file_name,
+                            std::strerror(errno));
     }
+    path = file_name;
     return SSH_KNOWN_HOSTS_OK;
 }
 
@@ -236,7 +240,7 @@ void verify_host_key(ssh_session session, const std::string& host, unsigned port
         KeyPtr key = server_key(session);
         std::string path;
         state = learn(session, name, key.get(), check, path);
-        if (state == SSH_KNOWN_HOSTS_OK) {
+        if (!path.empty()) {
             check.warn(fmt::format("permanently added '{}' ({}) to the list of known hosts ({})",
                                    name, type_label(key.get()), path));
             return;
