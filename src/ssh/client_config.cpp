@@ -316,13 +316,22 @@ void apply_client_config(std::string_view text, const std::string& source,
     Parser(source, target, include, config).parse(text, true);
 }
 
-std::string home_directory() {
-    const passwd* entry = ::getpwuid(::getuid());
-    if (entry != nullptr && entry->pw_dir != nullptr) {
-        return entry->pw_dir;
+LocalUser local_user() {
+    // getpwuid_r: connections are set up on several threads at once.
+    LocalUser user;
+    std::vector<char> buffer(16384);
+    passwd entry{};
+    passwd* found = nullptr;
+    if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) == 0 &&
+        found != nullptr) {
+        user.name = found->pw_name != nullptr ? found->pw_name : "";
+        user.home = found->pw_dir != nullptr ? found->pw_dir : "";
     }
-    const char* home = std::getenv("HOME");
-    return home != nullptr ? home : "/";
+    if (user.home.empty()) {
+        const char* home = std::getenv("HOME");
+        user.home = home != nullptr ? home : "/";
+    }
+    return user;
 }
 
 std::string expand_path(std::string_view path, const PathTokens& tokens) {
@@ -363,7 +372,7 @@ std::string expand_path(std::string_view path, const PathTokens& tokens) {
 
 ClientConfig read_client_config(const ConfigTarget& target) {
     ClientConfig config;
-    std::filesystem::path home = home_directory();
+    std::filesystem::path home = local_user().home;
     const std::pair<std::filesystem::path, std::filesystem::path> files[] = {
         {home / ".ssh/config", home / ".ssh"},
         {"/etc/ssh/ssh_config", "/etc/ssh"},

@@ -14,7 +14,6 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <pwd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -145,9 +144,8 @@ void authenticate(ssh_session session, const Target& target, const ClientConfig&
     if (lib::ssh_userauth_none(session, nullptr) == SSH_AUTH_SUCCESS) {
         return;
     }
-    const passwd* local = ::getpwuid(::getuid());
-    PathTokens tokens{home_directory(), local != nullptr ? local->pw_name : "", target.host,
-                      target.user};
+    LocalUser local = local_user();
+    PathTokens tokens{local.home, local.name, target.host, target.user};
     std::vector<std::string> identities = identity_files(config, tokens);
     std::vector<std::string> certificates;
     for (const std::string& file : config.certificate_files) {

@@ -62,8 +62,13 @@ struct PathTokens {
 // A path of the ssh config with `~/`, %d, %u, %h, %r and %% replaced, as OpenSSH does. Pure.
 std::string expand_path(std::string_view path, const PathTokens& tokens);
 
-// The user's home as OpenSSH and libssh take it: the passwd entry's, else $HOME.
-std::string home_directory();
+// The local user as OpenSSH and libssh see it: name and home from the passwd entry (home
+// else $HOME). Thread-safe.
+struct LocalUser {
+    std::string name;
+    std::string home;
+};
+LocalUser local_user();
 
 // ~/.ssh/config (home from the passwd entry, as libssh and OpenSSH take it) then
 // /etc/ssh/ssh_config, with Include relative to ~/.ssh and /etc/ssh. Missing files are empty.
