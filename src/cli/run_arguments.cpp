@@ -18,11 +18,21 @@ struct LauncherOption {
 
 // Every long option of `colossalai run`, spelled as in --help.
 constexpr LauncherOption launcher_options[] = {
-    {"--host", true},        {"--hostfile", true},    {"--include", true},
-    {"--exclude", true},     {"--num_nodes", true},   {"--nproc_per_node", true},
-    {"--master_port", true}, {"--master_addr", true}, {"--extra_launch_args", true},
-    {"--ssh-port", true},    {"--ssh-timeout", true}, {"--kill-grace", true},
-    {"--dry-run", false},    {"--help", false},
+    {"--host", true},
+    {"--hostfile", true},
+    {"--include", true},
+    {"--exclude", true},
+    {"--num_nodes", true},
+    {"--nproc_per_node", true},
+    {"--master_port", true},
+    {"--master_addr", true},
+    {"--extra_launch_args", true},
+    {"--ssh-port", true},
+    {"--ssh-timeout", true},
+    {"--kill-grace", true},
+    {"--strict-host-key-checking", true},
+    {"--dry-run", false},
+    {"--help", false},
 };
 
 // The option named `--name` (with '-' and '_' alike, as torchrun allows), if any.

@@ -4,6 +4,7 @@
 #include "colossalai/run/dry_run.hpp"
 #include "colossalai/run/planner.hpp"
 #include "colossalai/run/validate.hpp"
+#include "colossalai/ssh/client_config.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -91,6 +92,9 @@ CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
     add("--extra_launch_args", "ARGS", "More launcher options: a=1,b,c=2 -> --a=1 --b --c=2");
     add("--ssh-port", "PORT", "SSH port for every host (else ~/.ssh/config, else 22)");
     add("--ssh-timeout", "SECONDS", "SSH connect timeout per host")->default_str("30");
+    add("--strict-host-key-checking", "MODE",
+        "Unknown or changed SSH host keys: yes (refuse), accept-new (learn new keys), no "
+        "(learn new keys, warn of changed ones), ask (= yes); else ~/.ssh/config, else yes");
     add("--kill-grace", "SECONDS", "Time between TERM and KILL when stopping a node")
         ->default_str("10");
     command->add_flag("--dry-run", arguments.help_only_flag,
@@ -134,6 +138,13 @@ run::Options finish_run_command(const RunArguments& arguments) {
             options.ssh_port = to_port(value, name);
         } else if (name == "--ssh-timeout") {
             options.ssh_timeout = to_seconds(value, name);
+        } else if (name == "--strict-host-key-checking") {
+            if (!ssh::parse_host_key_policy(value)) {
+                throw usage_error("--strict-host-key-checking '{}': use yes, accept-new, no or "
+                                  "ask",
+                                  util::escape_for_message(value));
+            }
+            options.strict_host_key_checking = value;
         } else if (name == "--kill-grace") {
             options.kill_grace = to_seconds(value, name);
         }

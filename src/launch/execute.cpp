@@ -71,7 +71,13 @@ int execute(const run::Plan& plan, const run::Options& options) {
     exec::LocalTransport local(settings.kill_grace);
     std::optional<ssh::SshTransport> ssh;
     if (remote) {
-        ssh.emplace(ssh::ssh_settings(to_ms(options.ssh_timeout), settings.kill_grace));
+        ssh::SshSettings ssh_settings =
+            ssh::ssh_settings(to_ms(options.ssh_timeout), settings.kill_grace);
+        if (options.strict_host_key_checking) {
+            ssh_settings.connect.host_key_policy =
+                ssh::parse_host_key_policy(*options.strict_host_key_checking);
+        }
+        ssh.emplace(ssh_settings);
     }
     output::Multiplexer::Options output_options;
     output_options.prefixed = plan.nodes.size() > 1;

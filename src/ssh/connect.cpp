@@ -1,18 +1,27 @@
 #include "colossalai/ssh/connect.hpp"
 
+#include "host_key_check.hpp"
 #include "libssh.hpp"
 #include "session.hpp"
 
+#include "colossalai/run/quote.hpp"
 #include "colossalai/ssh/host_key_advice.hpp"
+#include "colossalai/ssh/private_key.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/file.hpp"
 
 #include <fmt/core.h>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace colossalai::ssh {
 
@@ -64,43 +73,101 @@ bool contains(const std::string& text, const char* part) {
     throw runtime_error("cannot connect ({} port {}): {}", target.host, target.port, reason);
 }
 
-void verify_host_key(ssh_session session, const Target& target) {
-    switch (lib::ssh_session_is_known_server(session)) {
-    case SSH_KNOWN_HOSTS_OK:
-        return;
-    case SSH_KNOWN_HOSTS_CHANGED:
-        throw runtime_error("REMOTE HOST KEY HAS CHANGED for {} port {} — refusing to "
-                            "connect (someone may be intercepting the connection); if the change "
-                            "is expected, remove the old key with: {}",
-                            target.host, target.port, forget_key_command(target.host, target.port));
-    case SSH_KNOWN_HOSTS_OTHER:
-        throw runtime_error("the host key of {} port {} is of another type than the one in "
-                            "known_hosts — refusing to connect (possible attack); check it and "
-                            "fix known_hosts",
-                            target.host, target.port);
-    case SSH_KNOWN_HOSTS_UNKNOWN:
-    case SSH_KNOWN_HOSTS_NOT_FOUND:
-        throw runtime_error("unknown host {} port {} (not in known_hosts); after checking its "
-                            "key, trust it with: {}",
-                            target.host, target.port, keyscan_command(target.host, target.port));
-    case SSH_KNOWN_HOSTS_ERROR:
-    default:
-        throw runtime_error("cannot check the host key: {}", last_error(session));
-    }
+// The launcher's warnings about a host (a key learned, a changed key accepted) go straight to
+// stderr in one write, from the connecting worker: whole lines, never mixed with others.
+void warn_on_stderr(const std::string& text) {
+    std::string line = "colossalai: warning: " + text + "\n";
+    [[maybe_unused]] ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
 }
 
-void authenticate(ssh_session session, const Target& target) {
+// The identity files libssh tries: IdentityFile from the ssh config, then its defaults.
+std::vector<std::string> identity_files(const ClientConfig& config, const PathTokens& tokens) {
+    std::vector<std::string> files;
+    for (const std::string& file : config.identity_files) {
+        files.push_back(expand_path(file, tokens));
+    }
+    for (const char* name : {"id_ed25519", "id_ecdsa", "id_rsa"}) {
+        files.push_back(tokens.home + "/.ssh/" + name);
+    }
+    return files;
+}
+
+// The first identity file that needs a passphrase, which libssh, with no one to ask, skips.
+std::optional<std::string> encrypted_identity(const std::vector<std::string>& files) {
+    for (const std::string& file : files) {
+        std::optional<std::string> text = util::read_file(file, 1024 * 1024);
+        if (text && is_encrypted_private_key(*text)) {
+            return file;
+        }
+    }
+    return std::nullopt;
+}
+
+KeyPtr private_key(const std::string& file) {
+    ssh_key key = nullptr;
+    if (lib::ssh_pki_import_privkey_file(file.c_str(), nullptr, nullptr, nullptr, &key) != SSH_OK) {
+        return nullptr;
+    }
+    return KeyPtr(key);
+}
+
+// OpenSSH offers an identity with its certificates first: IDENTITY-cert.pub beside it and every
+// CertificateFile. libssh 0.10 offers no certificate of an identity file itself, but can carry
+// one on a private key (ssh_pki_copy_cert_to_privkey). A certificate of another key is
+// refused by the server; nothing here pairs them. True when one was accepted.
+bool authenticate_with_certificates(ssh_session session, const std::vector<std::string>& identities,
+                                    const std::vector<std::string>& certificate_files) {
+    std::error_code ignored;
+    for (const std::string& identity : identities) {
+        std::vector<std::string> certificates = {identity + "-cert.pub"};
+        certificates.insert(certificates.end(), certificate_files.begin(), certificate_files.end());
+        for (const std::string& file : certificates) {
+            ssh_key raw = nullptr;
+            if (!std::filesystem::exists(file, ignored) ||
+                lib::ssh_pki_import_cert_file(file.c_str(), &raw) != SSH_OK) {
+                continue;
+            }
+            KeyPtr certificate(raw);
+            KeyPtr key = private_key(identity); // a key carries one certificate: a fresh one
+            if (!key || lib::ssh_pki_copy_cert_to_privkey(certificate.get(), key.get()) != SSH_OK) {
+                continue;
+            }
+            if (lib::ssh_userauth_publickey(session, nullptr, key.get()) == SSH_AUTH_SUCCESS) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+void authenticate(ssh_session session, const Target& target, const ClientConfig& config) {
     if (lib::ssh_userauth_none(session, nullptr) == SSH_AUTH_SUCCESS) {
+        return;
+    }
+    LocalUser local = local_user();
+    PathTokens tokens{local.home, local.name, target.host, target.user};
+    std::vector<std::string> identities = identity_files(config, tokens);
+    std::vector<std::string> certificates;
+    for (const std::string& file : config.certificate_files) {
+        certificates.push_back(expand_path(file, tokens));
+    }
+    if (authenticate_with_certificates(session, identities, certificates)) {
         return;
     }
     int rc = lib::ssh_userauth_publickey_auto(session, nullptr, nullptr);
     if (rc == SSH_AUTH_SUCCESS) {
         return;
     }
+    std::string reason = rc == SSH_AUTH_DENIED ? "no key was accepted" : last_error(session);
+    if (std::optional<std::string> file = encrypted_identity(identities)) {
+        reason += fmt::format("; the key {} needs a passphrase, which the launcher cannot ask "
+                              "for: add it to ssh-agent (eval $(ssh-agent); ssh-add {}) and run "
+                              "again",
+                              *file, run::shell_quote(*file));
+    }
     throw runtime_error("authentication failed for {}@{} (public key, from ssh-agent and the "
                         "identity files): {}",
-                        target.user, target.host,
-                        rc == SSH_AUTH_DENIED ? "no key was accepted" : last_error(session));
+                        target.user, target.host, reason);
 }
 
 // Detects a peer that vanished without closing the connection (powered off, network cut).
@@ -167,6 +234,10 @@ Session::~Session() {
     }
 }
 
+void KeyDeleter::operator()(ssh_key key) const {
+    lib::ssh_key_free(key);
+}
+
 void SessionDeleter::operator()(Session* session) const {
     delete session;
 }
@@ -208,14 +279,26 @@ SessionPtr connect_session(const run::NodeCommand& node, const ConnectSettings& 
     lib::ssh_options_set(session, SSH_OPTIONS_TIMEOUT, &seconds);
     lib::ssh_options_set(session, SSH_OPTIONS_TIMEOUT_USEC, &usec);
     Target target = target_of(session);
+    // What libssh leaves out of the ssh config (StrictHostKeyChecking accept-new,
+    // HashKnownHosts, ServerAlive*, CertificateFile) is read by us, for the same host.
+    owned->config = read_client_config({address, target.host});
+    // libssh itself would take an unknown host as known under `StrictHostKeyChecking no`;
+    // verify_host_key() decides instead, from the true answer.
+    int strict = 1;
+    lib::ssh_options_set(session, SSH_OPTIONS_STRICTHOSTKEYCHECK, &strict);
+    HostKeyCheck host_keys;
+    host_keys.policy = settings.host_key_policy.value_or(
+        owned->config.strict_host_key_checking.value_or(HostKeyPolicy::yes));
+    host_keys.hash_known_hosts = owned->config.hash_known_hosts.value_or(false);
+    host_keys.warn = warn_on_stderr;
 
     if (lib::ssh_connect(session) != SSH_OK) {
         connect_failed(session, target, settings);
     }
     owned->timing.mark(Mark::connected);
-    verify_host_key(session, target);
+    verify_host_key(session, target.host, target.port, host_keys);
     owned->timing.mark(Mark::host_key);
-    authenticate(session, target);
+    authenticate(session, target, owned->config);
     owned->timing.mark(Mark::authenticated);
     enable_keepalive(session);
     return owned;

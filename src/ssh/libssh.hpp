@@ -11,6 +11,7 @@
 
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
+#include <libssh/server.h> // ssh_send_keepalive
 
 namespace colossalai::ssh::lib {
 
@@ -44,7 +45,26 @@ namespace colossalai::ssh::lib {
     X(ssh_channel_get_exit_status)                                                                 \
     X(ssh_channel_is_closed)                                                                       \
     X(ssh_channel_is_eof)                                                                          \
-    X(ssh_set_channel_callbacks)
+    X(ssh_set_channel_callbacks)                                                                   \
+    X(ssh_get_server_publickey)                                                                    \
+    X(ssh_get_publickey_hash)                                                                      \
+    X(ssh_get_fingerprint_hash)                                                                    \
+    X(ssh_clean_pubkey_hash)                                                                       \
+    X(ssh_key_free)                                                                                \
+    X(ssh_key_type)                                                                                \
+    X(ssh_key_type_to_char)                                                                        \
+    X(ssh_pki_export_pubkey_base64)                                                                \
+    X(ssh_session_get_known_hosts_entry)                                                           \
+    X(ssh_knownhosts_entry_free)                                                                   \
+    X(ssh_known_hosts_parse_line)                                                                  \
+    X(ssh_set_counters)                                                                            \
+    X(ssh_pki_import_privkey_file)                                                                 \
+    X(ssh_pki_import_cert_file)                                                                    \
+    X(ssh_pki_import_pubkey_base64)                                                                \
+    X(ssh_pki_copy_cert_to_privkey)                                                                \
+    X(ssh_key_cmp)                                                                                 \
+    X(ssh_userauth_publickey)                                                                      \
+    X(ssh_send_keepalive)
 
 #define COLOSSALAI_LIBSSH_DECLARE(name) extern decltype(&::name) name;
 COLOSSALAI_LIBSSH_FUNCTIONS(COLOSSALAI_LIBSSH_DECLARE)

@@ -2,13 +2,16 @@
 
 // Private to the ssh module: the libssh objects behind a SessionPtr.
 
+#include "colossalai/ssh/client_config.hpp"
 #include "colossalai/ssh/connect.hpp"
 #include "colossalai/ssh/timing.hpp"
 
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 
+#include <memory>
 #include <optional>
+#include <type_traits>
 
 namespace colossalai::ssh {
 
@@ -29,12 +32,20 @@ public:
     // stream, writing), so what arrives for the other stream is announced by no descriptor.
     bool activity = false;
     ssh_channel_callbacks_struct callbacks{};
-    HostTiming timing; // filled in by whichever thread drives the session at the time
+    HostTiming timing;             // filled in by whichever thread drives the session at the time
+    ClientConfig config;           // what the ssh config says for the host beyond libssh's part
+    ssh_counter_struct received{}; // packets libssh took in (ssh_set_counters), for keepalive
 };
 
 // The one place where libssh return codes become errors: `rc` is a libssh result (SSH_OK,
 // SSH_ERROR, ...); anything but SSH_OK throws a runtime Error "<what>: <ssh_get_error>".
 void check(int rc, ssh_session session, const char* what);
+
+struct KeyDeleter {
+    void operator()(ssh_key key) const;
+};
+// An ssh_key that frees itself.
+using KeyPtr = std::unique_ptr<std::remove_pointer_t<ssh_key>, KeyDeleter>;
 
 // libssh's last error text for the session.
 std::string last_error(ssh_session session);

@@ -7,12 +7,17 @@
 
 #include "colossalai/ssh/remote_command.hpp"
 
+#include <fmt/core.h>
+
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 
 namespace colossalai::ssh {
@@ -29,7 +34,9 @@ public:
         : m_attempt(std::move(attempt)), m_pool(pool), m_timings(timings),
           m_remote_command(std::move(remote_command)), m_stdin_prefix(std::move(stdin_prefix)),
           m_streams(output), m_heartbeat(settings.heartbeat),
-          m_unacked_limit(settings.unacked_limit) {}
+          m_unacked_limit(settings.unacked_limit),
+          m_keepalive_interval(settings.keepalive_interval),
+          m_keepalive_count(settings.keepalive_count) {}
 
     ~SshProcess() override {
         if (m_attempt) {
@@ -81,7 +88,7 @@ public:
 
     std::optional<launch::Clock::time_point> deadline() const override {
         if (m_phase == Phase::running && !m_result && !m_remote_closed) {
-            return m_next_heartbeat;
+            return std::min(m_next_heartbeat, m_next_keepalive);
         }
         return std::nullopt;
     }
@@ -99,6 +106,10 @@ public:
             return;
         }
         heartbeat();
+        keepalive();
+        if (m_result) {
+            return;
+        }
         flush_outbox();
         if (m_session && !m_result) {
             pump();
@@ -179,6 +190,7 @@ private:
         lib::ssh_set_blocking(m_session->session, 0);
         limit_unacknowledged_time();
         m_next_heartbeat = launch::Clock::now() + m_heartbeat;
+        start_keepalive();
         if (m_pending_signal != 0) {
             signal(m_pending_signal);
         }
@@ -194,6 +206,53 @@ private:
             m_outbox = "\n";
         }
         m_next_heartbeat = now + m_heartbeat;
+    }
+
+    // ServerAliveInterval (seconds, not 0) and ServerAliveCountMax (default 3, as OpenSSH's)
+    // from the ssh config replace the launcher's own keepalive.
+    void start_keepalive() {
+        const ClientConfig& config = m_session->config;
+        if (config.server_alive_interval.value_or(0) > 0) {
+            m_keepalive_interval = std::chrono::seconds(*config.server_alive_interval);
+            m_keepalive_count = config.server_alive_count_max.value_or(3);
+        }
+        lib::ssh_set_counters(m_session->session, nullptr, &m_session->received);
+        m_next_keepalive = launch::Clock::now() + m_keepalive_interval;
+    }
+
+    // A node whose sshd stops answering (frozen, stopped, its machine hung) while its kernel
+    // still acknowledges TCP is noticed by nothing else: TCP_USER_TIMEOUT never fires. So a
+    // `keepalive@openssh.com` request, which sshd answers, goes out every interval, and
+    // `count` intervals in a row in which no packet at all came from the node lose the
+    // connection. (libssh sends the next request only once the last one was answered.)
+    void keepalive() {
+        launch::Clock::time_point now = launch::Clock::now();
+        if (m_remote_closed || now < m_next_keepalive) {
+            return;
+        }
+        m_next_keepalive = now + m_keepalive_interval;
+        if (m_session->received.in_packets != m_packets_seen) {
+            m_packets_seen = m_session->received.in_packets;
+            m_unanswered = 0;
+        } else if (unread_bytes_waiting()) {
+            // The launcher's own output is full (a paused pager), so the socket is not read:
+            // what waits there came from the node all the same.
+            m_unanswered = 0;
+        } else if (++m_unanswered >= m_keepalive_count) {
+            std::chrono::duration<double> silent = m_keepalive_interval * m_keepalive_count;
+            finish(ExitInfo{-1, 0,
+                            fmt::format("connection lost: no answer from its sshd for {:g} s "
+                                        "(keepalive)",
+                                        silent.count())});
+            return;
+        }
+        lib::ssh_send_keepalive(m_session->session);
+    }
+
+    bool unread_bytes_waiting() const {
+        int waiting = 0;
+        int fd = lib::ssh_get_fd(m_session->session);
+        return fd >= 0 && ::ioctl(fd, FIONREAD, &waiting) == 0 && waiting > 0;
     }
 
     // A peer cut off by the network neither answers nor resets: without this, TCP would keep
@@ -306,6 +365,11 @@ private:
     std::chrono::milliseconds m_heartbeat;
     std::chrono::milliseconds m_unacked_limit;
     launch::Clock::time_point m_next_heartbeat{};
+    std::chrono::milliseconds m_keepalive_interval;
+    int m_keepalive_count;
+    launch::Clock::time_point m_next_keepalive{};
+    std::uint64_t m_packets_seen = 0;
+    int m_unanswered = 0; // keepalive intervals in a row without a packet from the node
     SessionPtr m_session;
     std::string m_outbox; // control lines not yet written
     int m_pending_signal = 0;

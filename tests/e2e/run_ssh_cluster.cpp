@@ -319,9 +319,18 @@ void SshCluster::restore_host_key(int k) const {
     script({"host-key", dir().string(), std::to_string(k), "own"});
 }
 
-void SshCluster::kill_sshd_sessions(int k) const {
+void SshCluster::configure_sshd(int k, const std::string& lines) const {
     check_host(k);
-    script({"kill-sessions", dir().string(), std::to_string(k)});
+    script({"sshd-extra", dir().string(), std::to_string(k), lines});
+}
+
+void SshCluster::kill_sshd_sessions(int k) const {
+    signal_sshd_sessions(k, "KILL");
+}
+
+void SshCluster::signal_sshd_sessions(int k, const std::string& signal) const {
+    check_host(k);
+    script({"kill-sessions", dir().string(), std::to_string(k), signal});
 }
 
 void SshCluster::set_link(int k, bool up) const {

@@ -114,9 +114,15 @@ public:
     // longer matches; restore_host_key() puts its own key back.
     void replace_host_key(int k) const;
     void restore_host_key(int k) const;
+    // Restarts host k's sshd (own host key) with `lines` of sshd_config first, where they win
+    // (TrustedUserCAKeys, AuthorizedKeysFile none, HostCertificate ...); "" restores it.
+    void configure_sshd(int k, const std::string& lines) const;
     // SIGKILLs host k's per-connection sshd processes but not the listener: every open
     // connection to host k drops, the remote commands stay behind as orphans.
     void kill_sshd_sessions(int k) const;
+    // Sends SIGNAL ("STOP", "CONT" or "KILL") to the same processes: STOP freezes every open
+    // connection to host k while its kernel still acknowledges TCP.
+    void signal_sshd_sessions(int k, const std::string& signal) const;
 
     // Unplugs (false) or plugs back (true) host k's network cable at the switch: while
     // unplugged its packets vanish without a reset, so open connections hang until a keepalive

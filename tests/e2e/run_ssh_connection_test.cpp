@@ -1,7 +1,8 @@
 // Connections that break while a job runs over SSH: a dropped connection (its sshd session
 // killed) and a host cut off by the network are failures like any other: the launcher stops
 // the other nodes, and the orphaned job on that host stops too — on EOF of its wrapper's stdin,
-// or, when no EOF ever comes, when the launcher's heartbeats stop. A stopped sshd listener
+// or, when no EOF ever comes, when the launcher's heartbeats stop. A frozen sshd (SIGSTOP) is
+// noticed by the SSH keepalive. A stopped sshd listener
 // disturbs no running session.
 
 #include "run_ssh_teardown_support.hpp"
@@ -54,6 +55,34 @@ TEST_F(SshConnection, AHostCutOffByTheNetworkIsNoticedAndItsJobStops) {
     expect_node2_lost("Socket error: Connection timed out"); // TCP_USER_TIMEOUT
     // No EOF ever reaches node2's wrapper (its sshd still waits on a silent peer): the missing
     // heartbeats stop the job, while the host is still cut off.
+    expect_no_job_left(10s);
+}
+
+TEST_F(SshConnection, AFrozenSshdIsNoticedByKeepaliveAndItsJobStops) {
+    Finally thaw([this] { cluster().signal_sshd_sessions(2, "CONT"); });
+    // --ssh-timeout 3: a keepalive every 500 ms; 12 unanswered in a row (6 s) lose node2.
+    auto launcher = start_launcher({"--kill-grace", "20", "--ssh-timeout", "3"});
+    ASSERT_TRUE(all_ready()) << launcher_err();
+    // The node's kernel still acknowledges every heartbeat: only an SSH-level answer can
+    // tell that its sshd is gone.
+    cluster().signal_sshd_sessions(2, "STOP");
+    EXPECT_EQ(exit_status(*launcher), 255);
+    expect_node2_lost("no answer from its sshd for 6 s (keepalive)");
+    // Its wrapper hears no heartbeat any more (its sshd is frozen) and stops the job.
+    expect_no_job_left(10s);
+}
+
+TEST_F(SshConnection, ServerAliveIntervalAndCountMaxFromTheConfigReplaceTheKeepalive) {
+    Finally thaw([this] { cluster().signal_sshd_sessions(2, "CONT"); });
+    auto home = cluster().make_home("server-alive");
+    write_file(home / ".ssh/config",
+               "ServerAliveInterval 1\nServerAliveCountMax 2\n" + read_file(home / ".ssh/config"));
+    // The launcher's own keepalive would take 6 s here; the config's takes 2.
+    auto launcher = start_launcher({"--kill-grace", "20", "--ssh-timeout", "3"}, home);
+    ASSERT_TRUE(all_ready()) << launcher_err();
+    cluster().signal_sshd_sessions(2, "STOP");
+    EXPECT_EQ(exit_status(*launcher), 255);
+    expect_node2_lost("no answer from its sshd for 2 s (keepalive)");
     expect_no_job_left(10s);
 }
 

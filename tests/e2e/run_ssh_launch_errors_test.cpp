@@ -1,7 +1,7 @@
 // `colossalai run` over SSH when a host cannot be used: unknown or changed host key, wrong
-// identity, sshd down, a name that does not resolve, a host that does not answer. Each is one
-// line naming the host, the job exits non-zero, and nothing of it runs on, or is left on, the
-// other hosts.
+// identity, an encrypted key without agent, sshd down, a name that does not resolve, a host that
+// does not answer. Each is one line naming the host, the job exits non-zero, and nothing of it runs
+// on, or is left on, the other hosts.
 
 #include "run_ssh_cluster.hpp"
 #include "run_ssh_launch_support.hpp"
@@ -36,12 +36,7 @@ protected:
         Words args = {"-H", hosts, "--nproc_per_node", "1", "--kill-grace", "2"};
         args.insert(args.end(), extra.begin(), extra.end());
         args.insert(args.end(), {"train.py", m_marker});
-        LaunchOptions options;
-        options.env = launcher_environment(cluster(), m_fake.bin());
-        options.cwd = m_job.path();
-        options.home = home;
-        options.timeout = 60s;
-        return run_launcher(cluster(), args, options);
+        return run_fake_job(cluster(), m_fake, args, m_job.path(), home);
     }
 
     // No process of the job is left on host k (the grace is 2 s).
@@ -137,6 +132,22 @@ TEST_F(LaunchErrorsOverSsh, WrongIdentityNamesTheLoginUserAndHost) {
     EXPECT_EQ(result.err,
               summary_block({"node1: failure (authentication failed for root@node1 (public key, "
                              "from ssh-agent and the identity files): no key was accepted)"}));
+    EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{});
+}
+
+TEST_F(LaunchErrorsOverSsh, AnEncryptedKeyWithoutAgentPointsToSshAgent) {
+    auto home = cluster().make_home("encrypted-key"); // the authorized key, and no agent
+    RunResult encrypt = run({"ssh-keygen", "-q", "-p", "-P", "", "-N", "secret", "-f",
+                             (home / ".ssh/id_ed25519").string()});
+    ASSERT_EQ(encrypt.exit_code, 0) << encrypt.err;
+    RunResult result = launch("node1", {}, home);
+    EXPECT_EQ(result.exit_code, 255) << describe(result);
+    EXPECT_EQ(result.err,
+              summary_block({"node1: failure (authentication failed for root@node1 (public key, "
+                             "from ssh-agent and the identity files): no key was accepted; the "
+                             "key /root/.ssh/id_ed25519 needs a passphrase, which the launcher "
+                             "cannot ask for: add it to ssh-agent (eval $(ssh-agent); ssh-add "
+                             "/root/.ssh/id_ed25519) and run again)"}));
     EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{});
 }
 

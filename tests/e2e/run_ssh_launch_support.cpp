@@ -116,6 +116,27 @@ RunResult run_launcher(const SshCluster& cluster, const Words& args, const Launc
     return cluster.run_on_client(argv, run_options, options.home);
 }
 
+std::string public_key_of(const std::filesystem::path& file) {
+    std::istringstream in(read_file(file));
+    std::string type, key;
+    in >> type >> key;
+    return type + " " + key;
+}
+
+std::string host_public_key(const SshCluster& cluster, int k) {
+    return public_key_of(cluster.dir() / ("node" + std::to_string(k)) / "ssh_host_ed25519_key.pub");
+}
+
+RunResult run_fake_job(const SshCluster& cluster, const FakeTorchrun& fake, const Words& args,
+                       const std::filesystem::path& cwd, const std::filesystem::path& home) {
+    LaunchOptions options;
+    options.env = launcher_environment(cluster, fake.bin());
+    options.cwd = cwd;
+    options.home = home;
+    options.timeout = std::chrono::seconds(60);
+    return run_launcher(cluster, args, options);
+}
+
 std::string describe(const RunResult& result) {
     return "exit code " + std::to_string(result.exit_code) + ", signal " +
            std::to_string(result.signal) + (result.timed_out ? " (timed out)" : "") +

@@ -71,6 +71,16 @@ struct LaunchOptions {
 RunResult run_launcher(const SshCluster& cluster, const Words& args,
                        const LaunchOptions& options = {});
 
+// "TYPE BASE64" of an OpenSSH public key file (a .pub, a certificate).
+std::string public_key_of(const std::filesystem::path& file);
+// That of host k's own host key.
+std::string host_public_key(const SshCluster& cluster, int k);
+
+// run_launcher() with `fake` first on the hosts' PATH, in `cwd`, as `home` (default: the
+// cluster's shared home), for at most a minute.
+RunResult run_fake_job(const SshCluster& cluster, const FakeTorchrun& fake, const Words& args,
+                       const std::filesystem::path& cwd, const std::filesystem::path& home = {});
+
 // A readable dump of a launcher result for assertion messages.
 std::string describe(const RunResult& result);
 

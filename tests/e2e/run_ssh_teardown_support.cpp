@@ -80,14 +80,15 @@ bool SshTeardown::ready(int rank) const {
         30s);
 }
 
-std::unique_ptr<Background> SshTeardown::start_launcher(const Words& args) const {
+std::unique_ptr<Background> SshTeardown::start_launcher(const Words& args,
+                                                        const std::filesystem::path& home) const {
     Words argv{binary().string(), "run", "--host", "node1,node2", "--nproc_per_node", "1"};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"train.py", m_marker});
     RunOptions options = cluster().client_options();
     (*options.env)["PATH"] = (m_dir / "bin").string() + ":" + (*options.env)["PATH"];
     options.cwd = m_dir / "job";
-    return std::make_unique<Background>(cluster().client_command(argv), options,
+    return std::make_unique<Background>(cluster().client_command(argv, home), options,
                                         m_dir / "launcher.out", m_dir / "launcher.err");
 }
 

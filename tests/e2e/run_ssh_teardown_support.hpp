@@ -51,8 +51,10 @@ protected:
     bool all_ready() const { return ready(0) && ready(1); }
 
     // `colossalai run --host node1,node2 --nproc_per_node 1 ARGS... train.py MARKER` in the
-    // client namespace, in the job directory; output in launcher.{out,err}.
-    std::unique_ptr<Background> start_launcher(const Words& args) const;
+    // client namespace, in the job directory, as `home` (default: the shared one); output in
+    // launcher.{out,err}.
+    std::unique_ptr<Background> start_launcher(const Words& args,
+                                               const std::filesystem::path& home = {}) const;
     std::string launcher_out() const { return read_file(m_dir / "launcher.out"); }
     std::string launcher_err() const { return read_file(m_dir / "launcher.err"); }
     // Waits for stderr to contain `text` (up to `timeout`).

@@ -21,8 +21,10 @@ struct Options {
     bool master_addr_given = false;               // --master_addr was on the command line
     std::optional<std::string> extra_launch_args; // --extra_launch_args "a=1,b,c=2"
     std::optional<int> ssh_port;                  // --ssh-port
-    double ssh_timeout = 30;              // --ssh-timeout SECONDS (connect timeout per host)
-    double kill_grace = 10;               // --kill-grace SECONDS (TERM -> KILL)
+    double ssh_timeout = 30; // --ssh-timeout SECONDS (connect timeout per host)
+    double kill_grace = 10;  // --kill-grace SECONDS (TERM -> KILL)
+    // --strict-host-key-checking MODE, checked by ssh::parse_host_key_policy when parsed
+    std::optional<std::string> strict_host_key_checking;
     bool dry_run = false;                 // --dry-run
     std::optional<std::string> module;    // -m MODULE
     std::optional<std::string> script;    // SCRIPT.py

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "colossalai/run/plan.hpp"
+#include "colossalai/ssh/client_config.hpp"
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 // Opening a node's SSH session the way OpenSSH users expect. Only src/ssh sees libssh; the
@@ -12,6 +14,8 @@ namespace colossalai::ssh {
 
 struct ConnectSettings {
     std::chrono::milliseconds timeout{30000}; // connect timeout, per host
+    // StrictHostKeyChecking from the command line; unset: the ssh config's, else `yes`.
+    std::optional<HostKeyPolicy> host_key_policy;
 };
 
 // A connected, authenticated session with the node's job started on one channel.

@@ -23,11 +23,16 @@ struct SshSettings {
     std::chrono::milliseconds heartbeat{5000};
     std::chrono::milliseconds silence_limit{60000};
     std::chrono::milliseconds unacked_limit{30000};
+    // A node whose sshd answers nothing (not even the `keepalive@openssh.com` requests sent
+    // every `keepalive_interval`) for `keepalive_count` intervals in a row is a lost
+    // connection. ServerAliveInterval / ServerAliveCountMax in the ssh config replace both.
+    std::chrono::milliseconds keepalive_interval{5000};
+    int keepalive_count = 12;
 };
 
 // The settings for `--ssh-timeout` (connect timeout per host) and `--kill-grace`: unacked
-// limit = the timeout, silence limit = twice the timeout, a heartbeat every sixth of it
-// (at least 100 ms).
+// limit = the timeout, silence limit = twice the timeout, a heartbeat and a keepalive every
+// sixth of it (at least 100 ms), a node silent for 12 keepalives (twice the timeout) lost.
 SshSettings ssh_settings(std::chrono::milliseconds ssh_timeout,
                          std::chrono::milliseconds kill_grace);
 

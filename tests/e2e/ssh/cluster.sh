@@ -43,7 +43,10 @@ usage: cluster.sh COMMAND ...
   host-exec DIR K CMD...                run CMD on host K (its network, host name and mounts)
   stop-sshd DIR K | start-sshd DIR K    stop / start host K's sshd listener (sessions survive)
   host-key DIR K own|spare              restart host K's sshd with its own or the spare host key
-  kill-sessions DIR K                   SIGKILL host K's per-connection sshd processes
+  sshd-extra DIR K LINES                restart host K's sshd (own host key) with LINES (sshd_config
+                                        keywords; empty: none) before its usual configuration
+  kill-sessions DIR K [SIG]             send SIG (KILL, the default, STOP or CONT) to host K's
+                                        per-connection sshd processes
   link DIR K up|down                    host K's network cable: down, its packets vanish (no
                                         reset: open connections hang, new ones time out)
   pids DIR K|client                     PIDs of the processes in that namespace
@@ -124,10 +127,15 @@ sshd_pid() {
     [[ $pid =~ ^[0-9]+$ ]] && alive "$pid" && pid_in_ns "$pid" "$(ns_of "$k")" && echo "$pid"
 }
 
+# sshd_config of host K with host key KEY; the lines of DIR/nodeK/sshd_extra (see `sshd-extra`)
+# come first, so that they win (sshd takes the first value of a keyword).
 write_sshd_config() {
     local k=$1 key=$2
-    cat >"$DIR/node$k/sshd_config" <<EOF
-# sshd of test host node$k (tests/e2e/ssh/cluster.sh)
+    {
+        echo "# sshd of test host node$k (tests/e2e/ssh/cluster.sh)"
+        cat "$DIR/node$k/sshd_extra" 2>/dev/null || true
+    } >"$DIR/node$k/sshd_config"
+    cat >>"$DIR/node$k/sshd_config" <<EOF
 ListenAddress $CLUSTER_NET.$k
 Port 22
 HostKey $key
@@ -467,10 +475,23 @@ cmd_host_key() {
     wait_sshd "$k"
 }
 
-cmd_kill_sessions() {
-    (($# == 2)) || usage
+cmd_sshd_extra() {
+    (($# == 3)) || usage
     load "$1"
-    local k listener pid
+    local k
+    k=$(host_arg "$2")
+    printf '%s\n' "$3" >"$DIR/node$k/sshd_extra"
+    stop_sshd "$k"
+    write_sshd_config "$k" "$DIR/node$k/ssh_host_ed25519_key"
+    launch_sshd "$k"
+    wait_sshd "$k"
+}
+
+cmd_kill_sessions() {
+    (($# == 2 || $# == 3)) || usage
+    load "$1"
+    local k listener pid signal=${3:-KILL}
+    [[ $signal =~ ^(KILL|STOP|CONT)$ ]] || die "bad signal for kill-sessions: $signal"
     k=$(host_arg "$2")
     listener=$(sshd_pid "$k" || true)
     local ns
@@ -478,7 +499,7 @@ cmd_kill_sessions() {
     for pid in $(ns_pids "$ns"); do
         if [[ $pid != "$listener" && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$SSHD" ]] &&
             pid_in_ns "$pid" "$ns"; then
-            kill -KILL "$pid" 2>/dev/null || true
+            kill "-$signal" "$pid" 2>/dev/null || true
         fi
     done
 }
@@ -568,6 +589,7 @@ stop-sshd) cmd_stop_sshd "$@" ;;
 start-sshd) cmd_start_sshd "$@" ;;
 host-key) cmd_host_key "$@" ;;
 kill-sessions) cmd_kill_sessions "$@" ;;
+sshd-extra) cmd_sshd_extra "$@" ;;
 link) cmd_link "$@" ;;
 pids) cmd_pids "$@" ;;
 home) cmd_home "$@" ;;

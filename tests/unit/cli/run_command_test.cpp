@@ -90,6 +90,10 @@ TEST(RunCommand, EveryOption) {
 
     EXPECT_EQ(parse_run({"--hostfile=h", "--exclude", "c", "--nproc_per_node=1", "t.py"}).exclude,
               "c");
+    EXPECT_EQ(parse_run({"-H", "a", "--nproc_per_node=1", "--strict_host_key_checking=accept-new",
+                         "t.py"})
+                  .strict_host_key_checking,
+              "accept-new");
 }
 
 TEST(RunCommand, EveryHostSpelling) {
@@ -176,6 +180,8 @@ TEST(RunCommand, BadValuesAreUsageErrors) {
          "--kill-grace 'inf': not a number of seconds"},
         {{"--nproc_per_node", "2", "--kill-grace", "-1", "t.py"},
          "--kill-grace '-1': must be 0 or more seconds"},
+        {{"--nproc_per_node", "2", "--strict-host-key-checking", "maybe", "t.py"},
+         "--strict-host-key-checking 'maybe': use yes, accept-new, no or ask"},
         {{"--nproc_per_node", "2", "--ssh-timeout", "0", "t.py"},
          "--ssh-timeout '0': must be more than 0 seconds"},
         {{"--nproc_per_node", "2", "--ssh-timeout", "nan", "t.py"},

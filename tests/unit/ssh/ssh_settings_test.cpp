@@ -15,6 +15,14 @@ TEST(SshSettings, DefaultTimeoutGivesMinuteLongSilenceAndFiveSecondHeartbeats) {
     EXPECT_EQ(settings.unacked_limit, 30000ms);
     EXPECT_EQ(settings.silence_limit, 60000ms);
     EXPECT_EQ(settings.heartbeat, 5000ms);
+    EXPECT_EQ(settings.keepalive_interval, 5000ms);
+    EXPECT_EQ(settings.keepalive_count, 12);
+}
+
+TEST(SshSettings, AFrozenNodeIsLostAfterTwiceTheTimeoutAfterTcpWouldReportACut) {
+    SshSettings settings = ssh_settings(3000ms, 1000ms);
+    EXPECT_EQ(settings.keepalive_interval * settings.keepalive_count, 6000ms);
+    EXPECT_GT(settings.keepalive_interval * settings.keepalive_count, settings.unacked_limit);
 }
 
 TEST(SshSettings, HeartbeatsComeWellWithinTheSilenceLimit) {

@@ -1,0 +1,292 @@
+#include "host_key_check.hpp"
+
+#include "libssh.hpp"
+#include "session.hpp"
+
+#include "colossalai/ssh/host_key_advice.hpp"
+#include "colossalai/ssh/known_hosts_line.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/file.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace colossalai::ssh {
+
+namespace {
+
+// OpenSSH's `SHA256:...` fingerprint of a key.
+std::string fingerprint(ssh_key key) {
+    unsigned char* hash = nullptr;
+    size_t length = 0;
+    if (lib::ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &length) != SSH_OK) {
+        return "(unknown fingerprint)";
+    }
+    char* text = lib::ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, length);
+    lib::ssh_clean_pubkey_hash(&hash);
+    std::string result = text != nullptr ? text : "(unknown fingerprint)";
+    lib::ssh_string_free_char(text);
+    return result;
+}
+
+// "ED25519", "RSA", ... as OpenSSH names key types in its messages.
+std::string type_label(ssh_key key) {
+    const char* name = lib::ssh_key_type_to_char(lib::ssh_key_type(key));
+    std::string label = name != nullptr ? name : "unknown";
+    if (label.rfind("ssh-", 0) == 0) {
+        label.erase(0, 4);
+    }
+    for (char& c : label) {
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    return label;
+}
+
+KeyPtr server_key(ssh_session session) {
+    ssh_key key = nullptr;
+    check(lib::ssh_get_server_publickey(session, &key), session, "cannot read the host key");
+    return KeyPtr(key);
+}
+
+std::string option(ssh_session session, ssh_options_e which) {
+    char* value = nullptr;
+    std::string result;
+    if (lib::ssh_options_get(session, which, &value) == SSH_OK && value != nullptr) {
+        result = value;
+        lib::ssh_string_free_char(value);
+    }
+    return result;
+}
+
+// A known_hosts line whose host patterns match the host: its marker ("" or `@revoked`,
+// `@cert-authority`; libssh skips marked lines altogether), its key and where it is.
+struct KnownKey {
+    std::string marker;
+    KeyPtr key;
+    std::string where; // FILE:LINE
+};
+
+// Every line of the user and global known_hosts files (as libssh resolved them) for `name`.
+std::vector<KnownKey> known_keys(ssh_session session, const std::string& name) {
+    std::vector<KnownKey> result;
+    for (ssh_options_e which : {SSH_OPTIONS_KNOWNHOSTS, SSH_OPTIONS_GLOBAL_KNOWNHOSTS}) {
+        std::string path = option(session, which);
+        std::optional<std::string> text = path.empty() ? std::nullopt : util::read_file(path);
+        if (!text) {
+            continue;
+        }
+        int number = 0;
+        for (std::string_view line : util::split_lines(*text)) {
+            ++number;
+            line = util::trim(line);
+            std::string marker;
+            if (!line.empty() && line[0] == '@') {
+                std::size_t space = line.find_first_of(" \t");
+                if (space == std::string_view::npos) {
+                    continue;
+                }
+                marker = line.substr(0, space);
+                line = util::trim(line.substr(space));
+            }
+            std::string rest(line);
+            ssh_knownhosts_entry* entry = nullptr;
+            if (rest.empty() || rest[0] == '#' ||
+                lib::ssh_known_hosts_parse_line(name.c_str(), rest.c_str(), &entry) != SSH_OK) {
+                continue;
+            }
+            if (entry->publickey != nullptr) {
+                result.push_back(
+                    {marker, KeyPtr(entry->publickey), fmt::format("{}:{}", path, number)});
+                entry->publickey = nullptr; // now owned by the result
+            }
+            lib::ssh_knownhosts_entry_free(entry);
+        }
+    }
+    return result;
+}
+
+// Where the known_hosts files hold another key for the host: "SHA256:... (FILE:LINE)", those
+// of the server key's type first (libssh hands out no entry for a changed key).
+std::string offending_keys(const std::vector<KnownKey>& known, ssh_key server) {
+    std::vector<std::string> same_type, other_type;
+    for (const KnownKey& line : known) {
+        if (line.marker.empty()) {
+            std::string where = fmt::format("{} ({})", fingerprint(line.key.get()), line.where);
+            (lib::ssh_key_type(line.key.get()) == lib::ssh_key_type(server) ? same_type
+                                                                            : other_type)
+                .push_back(where);
+        }
+    }
+    same_type.insert(same_type.end(), other_type.begin(), other_type.end());
+    std::string result;
+    for (const std::string& where : same_type) {
+        result += (result.empty() ? "" : ", ") + where;
+    }
+    return result.empty() ? "another key" : result;
+}
+
+class FileDescriptor {
+public:
+    explicit FileDescriptor(int fd) : m_fd(fd) {}
+    ~FileDescriptor() {
+        if (m_fd >= 0) {
+            ::close(m_fd);
+        }
+    }
+    FileDescriptor(const FileDescriptor&) = delete;
+    FileDescriptor& operator=(const FileDescriptor&) = delete;
+    int get() const { return m_fd; }
+
+private:
+    int m_fd;
+};
+
+// Appends the host's key to the user known_hosts file, under an exclusive lock, unless the
+// file (read again under the lock) knows the host by now: then returns the check's result and
+// `path` stays empty. Returns OK with `path` set to the file it wrote.
+ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key key,
+                        const HostKeyCheck& host_keys, std::string& path) {
+    std::string file_name = option(session, SSH_OPTIONS_KNOWNHOSTS);
+    if (file_name.empty()) {
+        throw runtime_error("cannot learn the host key: no user known_hosts file");
+    }
+    std::error_code ignored;
+    std::filesystem::path parent = std::filesystem::path(file_name).parent_path();
+    if (!parent.empty() && !std::filesystem::exists(parent, ignored)) {
+        std::filesystem::create_directories(parent, ignored);
+        std::filesystem::permissions(parent, std::filesystem::perms::owner_all, ignored);
+    }
+    FileDescriptor file(::open(file_name.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
+    if (file.get() < 0 || ::flock(file.get(), LOCK_EX) != 0) {
+        throw runtime_error("cannot learn the host key into {}: {}", file_name,
+                            std::strerror(errno));
+    }
+    ssh_known_hosts_e now = lib::ssh_session_is_known_server(session);
+    if (now != SSH_KNOWN_HOSTS_UNKNOWN && now != SSH_KNOWN_HOSTS_NOT_FOUND) {
+        return now; // learned meanwhile (or changed meanwhile: the caller decides)
+    }
+    char* base64 = nullptr;
+    check(lib::ssh_pki_export_pubkey_base64(key, &base64), session, "cannot encode the host key");
+    std::string key_text = base64;
+    lib::ssh_string_free_char(base64);
+    std::string salt;
+    if (host_keys.hash_known_hosts) {
+        salt.resize(20);
+        if (::getrandom(salt.data(), salt.size(), 0) != static_cast<ssize_t>(salt.size())) {
+            throw runtime_error("cannot hash the host name: no random bytes");
+        }
+    }
+    std::string line =
+        known_hosts_line(name, lib::ssh_key_type_to_char(lib::ssh_key_type(key)), key_text, salt);
+    // A file whose last line has no newline would glue our line to it.
+    off_t size = ::lseek(file.get(), 0, SEEK_END);
+    char last = '\n';
+    if (size > 0 && ::pread(file.get(), &last, 1, size - 1) == 1 && last != '\n') {
+        line.insert(0, "\n");
+    }
+    if (::write(file.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+        throw runtime_error("cannot learn the host key into {}: {}", file_name,
+                            std::strerror(errno));
+    }
+    path = file_name;
+    return SSH_KNOWN_HOSTS_OK;
+}
+
+} // namespace
+
+void verify_host_key(ssh_session session, const std::string& host, unsigned port,
+                     const HostKeyCheck& check) {
+    const std::string name = known_hosts_name(host, port);
+    std::vector<KnownKey> known = known_keys(session, name);
+    {
+        KeyPtr key = server_key(session);
+        for (const KnownKey& line : known) {
+            if (line.marker == "@revoked" &&
+                lib::ssh_key_cmp(line.key.get(), key.get(), SSH_KEY_CMP_PUBLIC) == 0) {
+                throw runtime_error("the host key of {} port {} is marked @revoked in {} — "
+                                    "refusing to connect",
+                                    host, port, line.where);
+            }
+        }
+    }
+    ssh_known_hosts_e state = lib::ssh_session_is_known_server(session);
+    auto authority = std::find_if(known.begin(), known.end(), [](const KnownKey& line) {
+        return line.marker == "@cert-authority";
+    });
+    if ((state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND) &&
+        authority != known.end() && check.policy != HostKeyPolicy::no) {
+        // libssh 0.10 offers no host certificate algorithm, so the server sends its plain key,
+        // and has no public function to check a certificate's signature.
+        throw runtime_error("unknown host {} port {}: known_hosts trusts it through "
+                            "@cert-authority ({}), but host certificates cannot be checked with "
+                            "libssh 0.10; after checking its key, trust it with: {}",
+                            host, port, authority->where, keyscan_command(host, port));
+    }
+    bool learns = check.policy == HostKeyPolicy::accept_new || check.policy == HostKeyPolicy::no;
+    if ((state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND) && learns) {
+        KeyPtr key = server_key(session);
+        std::string path;
+        state = learn(session, name, key.get(), check, path);
+        if (!path.empty()) {
+            check.warn(fmt::format("permanently added '{}' ({}) to the list of known hosts ({})",
+                                   name, type_label(key.get()), path));
+            return;
+        }
+    }
+    switch (state) {
+    case SSH_KNOWN_HOSTS_OK:
+        return;
+    case SSH_KNOWN_HOSTS_CHANGED:
+    case SSH_KNOWN_HOSTS_OTHER:
+        if (check.policy == HostKeyPolicy::no) {
+            KeyPtr key = server_key(session);
+            check.warn(fmt::format(
+                "REMOTE HOST IDENTIFICATION HAS CHANGED for {} port {}! The {} key it "
+                "sent has fingerprint {}; known_hosts holds {}. Someone could be eavesdropping "
+                "(man-in-the-middle attack), or the host key has just been changed. Connecting "
+                "anyway (StrictHostKeyChecking no); if the change is expected, remove the old "
+                "key with: {}",
+                host, port, type_label(key.get()), fingerprint(key.get()),
+                offending_keys(known, key.get()), forget_key_command(host, port)));
+            return;
+        }
+        if (state == SSH_KNOWN_HOSTS_OTHER) {
+            throw runtime_error("the host key of {} port {} is of another type than the one in "
+                                "known_hosts — refusing to connect (possible attack); check it "
+                                "and fix known_hosts",
+                                host, port);
+        }
+        throw runtime_error("REMOTE HOST KEY HAS CHANGED for {} port {} — refusing to "
+                            "connect (someone may be intercepting the connection); if the change "
+                            "is expected, remove the old key with: {}",
+                            host, port, forget_key_command(host, port));
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+    case SSH_KNOWN_HOSTS_NOT_FOUND:
+        throw runtime_error("unknown host {} port {} (not in known_hosts{}); after checking its "
+                            "key, trust it with: {}",
+                            host, port,
+                            check.policy == HostKeyPolicy::ask
+                                ? "; StrictHostKeyChecking ask is taken as yes: a launcher "
+                                  "cannot ask"
+                                : "",
+                            keyscan_command(host, port));
+    case SSH_KNOWN_HOSTS_ERROR:
+    default:
+        throw runtime_error("cannot check the host key: {}", last_error(session));
+    }
+}
+
+} // namespace colossalai::ssh

@@ -1,0 +1,34 @@
+#pragma once
+
+// Private to the ssh module: the server's host key checked against the known_hosts files as
+// OpenSSH's StrictHostKeyChecking says, new keys learned into the user's known_hosts.
+
+#include "colossalai/ssh/client_config.hpp"
+
+#include <libssh/libssh.h>
+
+#include <functional>
+#include <string>
+
+namespace colossalai::ssh {
+
+struct HostKeyCheck {
+    HostKeyPolicy policy = HostKeyPolicy::yes;
+    bool hash_known_hosts = false; // learned names are hashed (HashKnownHosts yes)
+    // Receives a warning line (without "colossalai: " and newline); called on the worker.
+    std::function<void(const std::string&)> warn;
+};
+
+// Checks the connected session's host key for `host` port `port` (as libssh resolved them):
+// - known: fine;
+// - unknown: refused (yes, ask: with the ssh-keyscan line to trust it), or learned into the
+//   user known_hosts file (accept-new, no) with a warning; learning takes an exclusive lock
+//   on that file and checks again under it, so many hosts (and launchers) learning at once
+//   append whole lines, each host once;
+// - changed or of another type: refused loudly, except with `no`: a loud warning naming the
+//   host and both fingerprints, every time, and the connection goes on.
+// Throws colossalai::Error with one line.
+void verify_host_key(ssh_session session, const std::string& host, unsigned port,
+                     const HostKeyCheck& check);
+
+} // namespace colossalai::ssh
