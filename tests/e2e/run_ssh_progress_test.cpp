@@ -80,7 +80,10 @@ TerminalRun run_with_terminal_stderr(const std::vector<std::string>& argv, const
         run.terminal.append(buffer, static_cast<size_t>(n));
     }
     int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == 0) {
+    // The terminal reads EIO once the launcher's descriptors are closed, a moment before the
+    // launcher is a zombie that waitpid can collect.
+    bool ended = eventually([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, 20s);
+    if (!ended) {
         ADD_FAILURE() << "the launcher did not end";
         ::kill(pid, SIGKILL);
         ::waitpid(pid, &status, 0);
