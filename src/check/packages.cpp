@@ -1,5 +1,6 @@
 #include "colossalai/check/packages.hpp"
 
+#include "colossalai/python/distributions.hpp"
 #include "colossalai/util/version.hpp"
 
 #include <system_error>
@@ -50,8 +51,17 @@ void read_packages(const python::Environment& environment, Facts& facts) {
         apply_torch_info(python::read_torch_info(*torch), facts);
     }
     if (auto colossalai = python::find_package(environment, "colossalai")) {
-        apply_colossalai_info(python::read_colossalai_info(*colossalai),
-                              has_compiled_extension(*colossalai / "_C"), facts);
+        python::ColossalaiInfo info = python::read_colossalai_info(*colossalai);
+        if (!info.version) {
+            // An editable install keeps its dist-info in site-packages, not beside the sources.
+            auto distribution = python::find_distribution(
+                environment, [](std::string_view name) { return name == "colossalai"; });
+            if (distribution && distribution->version) {
+                info.version = distribution->version;
+                python::parse_aot_label(*info.version, info);
+            }
+        }
+        apply_colossalai_info(info, has_compiled_extension(*colossalai / "_C"), facts);
     }
 }
 

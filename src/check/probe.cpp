@@ -38,7 +38,8 @@ void probe_python(const ProbeSettings& settings, Facts& facts) {
     python::Discovery discovery =
         python::discover(settings.python, settings.cuda.path_env, settings.timeout);
     if (discovery.interpreter) {
-        facts.python = discovery.interpreter->string();
+        // Absolute: the report is read elsewhere (another directory, another node).
+        facts.python = fs::absolute(*discovery.interpreter).lexically_normal().string();
     } else {
         facts.warnings.push_back(
             "no python3 or python in PATH (use --python PATH); Python values are N/A");

@@ -1,5 +1,7 @@
 #include "colossalai/check/report.hpp"
 
+#include "colossalai/util/strings.hpp"
+
 #include <fmt/core.h>
 
 #include <iterator>
@@ -23,8 +25,9 @@ std::string section(std::string_view title) {
     return fmt::format("\n------------ {} ------------\n", title);
 }
 
+// Values may hold any byte (a CUDA_HOME with a newline): escaped, each stays on its line.
 void add_line(std::string& out, std::string_view label, std::string_view text) {
-    fmt::format_to(std::back_inserter(out), "{}: {}\n", label, text);
+    fmt::format_to(std::back_inserter(out), "{}: {}\n", label, util::escape_control_bytes(text));
 }
 
 void environment_section(std::string& out, const Facts& facts) {
@@ -71,8 +74,8 @@ void aot_section(std::string& out, const Facts& facts) {
     out += "\nNote:\n"
            "1. AOT (ahead-of-time) compilation of the CUDA kernels happens when Colossal-AI is "
            "installed with BUILD_EXT=1; the kernels are then in colossalai/_C/.\n"
-           "2. Without it the kernels are built at run time (JIT), which needs a CUDA toolkit "
-           "that matches PyTorch.\n"
+           "2. If AOT compilation is not enabled, stay calm: the CUDA kernels are built at run "
+           "time (JIT) when first used, which needs a CUDA toolkit that matches PyTorch.\n"
            "3. N/A: Colossal-AI is not installed, or its version does not record the versions "
            "used for the build.\n";
 }

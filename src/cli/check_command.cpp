@@ -13,6 +13,9 @@ CLI::App* add_check_command(CLI::App& app, check::Options& options) {
     command->add_option("--python", options.python,
                         "Python interpreter of the environment to inspect "
                         "(default: first python3, then python, on PATH)");
+    // Its own footer: CLI11 would otherwise repeat the top-level "Run 'colossalai COMMAND
+    // --help'" line, which says nothing here.
+    command->footer("Exit status: 0 when no check is x, 1 when one is, 2 for a usage error.");
     return command;
 }
 

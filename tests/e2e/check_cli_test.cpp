@@ -61,6 +61,10 @@ TEST_F(CheckUsage, HelpNamesTheWholeCommand) {
     std::vector<std::string> lines = lines_of(result.out);
     ASSERT_GE(lines.size(), 2u) << result.out;
     EXPECT_EQ(lines[1], "Usage: colossalai check [OPTIONS]");
+    // Its own footer, not the top level's "Run 'colossalai COMMAND --help'".
+    EXPECT_EQ(result.out.find("COMMAND"), std::string::npos) << result.out;
+    EXPECT_EQ(lines.back(),
+              "Exit status: 0 when no check is x, 1 when one is, 2 for a usage error.");
 }
 
 TEST_F(CheckUsage, UnknownOptionOrArgumentIsAUsageError) {

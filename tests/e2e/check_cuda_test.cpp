@@ -54,6 +54,17 @@ TEST_F(CheckCuda, CudaHomeComesFirst) {
     EXPECT_EQ(lines.home, "CUDA home: " + home.string());
 }
 
+TEST_F(CheckCuda, CudaHomeWithANewlineIsPrintedEscaped) {
+    fs::path home = cuda_home("cuda\nGPUs: 8", nvcc_script("12.4"));
+    m_env["CUDA_HOME"] = home.string();
+    RunResult result = check({"-i"});
+    EXPECT_EQ(report_value(result.out, "System CUDA version"), "12.4");
+    EXPECT_EQ(report_value(result.out, "CUDA home"), (scratch() / "cuda\\x0aGPUs: 8").string());
+    EXPECT_EQ(report_value(result.out, "GPUs"), "N/A"); // no forged line
+    RunResult json_result;
+    EXPECT_EQ(check_json({}, &json_result)["environment"]["cuda_home"], home.string());
+}
+
 TEST_F(CheckCuda, CudaPathWhenNoCudaHome) {
     m_env["CUDA_HOME"] = ""; // empty counts as unset, as in PyTorch
     fs::path home = cuda_home("cuda-path", nvcc_script("11.8"));

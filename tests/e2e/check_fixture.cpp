@@ -83,6 +83,16 @@ std::vector<std::string> report_lines(const std::string& report) {
     return kept;
 }
 
+std::string report_value(const std::string& report, const std::string& label) {
+    std::string prefix = label + ": ";
+    for (const std::string& line : report_lines(report)) {
+        if (line.rfind(prefix, 0) == 0) {
+            return line.substr(prefix.size());
+        }
+    }
+    return "<no line '" + label + "'>";
+}
+
 std::vector<std::string> expected_report(const std::vector<std::string>& environment,
                                          const std::vector<std::string>& aot,
                                          const std::vector<std::string>& compatibility) {

@@ -291,5 +291,56 @@ TEST_F(CheckPython, ExplicitPythonWinsOverPath) {
     EXPECT_EQ(lines[8], venv_python_line());
 }
 
+TEST_F(CheckPython, EditableInstallIsFoundThroughItsFinder) {
+    // `pip install -e .` with setuptools >= 64 (PEP 660): only a .pth that imports a finder
+    // module, the finder with its MAPPING, and the dist-info are in site-packages.
+    fs::path source = scratch() / "ColossalAI" / "colossalai";
+    write_file(source / "__init__.py", "");
+    write_file(source / "_C" / extension, "");
+    const fs::path& site = venv().site_packages;
+    write_file(site / "__editable__.colossalai-0.4.0.pth",
+               "import __editable___colossalai_0_4_0_finder; "
+               "__editable___colossalai_0_4_0_finder.install()\n");
+    write_file(site / "__editable___colossalai_0_4_0_finder.py",
+               "import sys\nMAPPING: dict[str, str] = {'colossalai': '" + source.string() +
+                   "'}\nNAMESPACES: dict[str, list[str]] = {}\n");
+    write_file(site / "colossalai-0.4.0+torch2.1cu12.1.dist-info" / "METADATA",
+               "Metadata-Version: 2.1\nName: colossalai\nVersion: 0.4.0+torch2.1cu12.1\n");
+    install_torch(torch_2_1);
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(report_value(result.out, "Colossal-AI version"), "0.4.0");
+    EXPECT_EQ(report_value(result.out, "Found AOT CUDA Extension"), "\u2713");
+    EXPECT_EQ(report_value(result.out, "PyTorch version used for AOT compilation"), "2.1");
+    EXPECT_EQ(report_value(result.out, "PyTorch version match"), "\u2713");
+}
+
+TEST_F(CheckPython, LegacyEditableInstallIsFoundThroughItsPthPath) {
+    // `setup.py develop` / older pip: a .pth line with the source directory (and an egg-link).
+    fs::path checkout = scratch() / "ColossalAI";
+    write_file(checkout / "colossalai" / "version.py", "__version__ = '0.3.6'\n");
+    write_file(checkout / "colossalai" / "__init__.py", "");
+    const fs::path& site = venv().site_packages;
+    write_file(site / "easy-install.pth", checkout.string() + "\n");
+    write_file(site / "colossalai.egg-link", checkout.string() + "\n.\n");
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(report_value(result.out, "Colossal-AI version"), "0.3.6");
+    EXPECT_EQ(report_value(result.out, "Found AOT CUDA Extension"), "x");
+}
+
+TEST_F(CheckPython, RelativePythonIsShownAbsolute) {
+    fs::path link = scratch() / "bin" / "python3";
+    fs::create_directories(link.parent_path());
+    fs::create_symlink(venv().python, link);
+    RunOptions options;
+    options.env = m_env;
+    options.cwd = scratch();
+    RunResult result = run_colossalai({"check", "-i", "--python", "./bin/python3"}, options);
+    EXPECT_EQ(report_value(result.out, "Python"),
+              link.string() + " (" + venv().python_version + ")");
+}
+
 } // namespace
 } // namespace colossalai::test

@@ -22,8 +22,8 @@ const std::string aot_note =
     "\nNote:\n"
     "1. AOT (ahead-of-time) compilation of the CUDA kernels happens when Colossal-AI is installed "
     "with BUILD_EXT=1; the kernels are then in colossalai/_C/.\n"
-    "2. Without it the kernels are built at run time (JIT), which needs a CUDA toolkit that "
-    "matches PyTorch.\n"
+    "2. If AOT compilation is not enabled, stay calm: the CUDA kernels are built at run time (JIT) "
+    "when first used, which needs a CUDA toolkit that matches PyTorch.\n"
     "3. N/A: Colossal-AI is not installed, or its version does not record the versions used for "
     "the build.\n";
 
@@ -167,6 +167,18 @@ TEST(RenderText, MismatchesAndAnEmptyValueShowAsSuch) {
                         "PyTorch version used for AOT compilation: 1.11\n"
                         "CUDA version used for AOT compilation: 11.3\n"),
               std::string::npos)
+        << text;
+}
+
+TEST(RenderText, ValuesWithControlBytesStayOnTheirLine) {
+    Facts facts;
+    facts.cuda_home = "/opt/cuda\nSystem CUDA version: 12.4";
+    facts.gpus = std::vector<Gpu>{{"GPU\t\xc3\xa9", "9.0"}};
+    std::string text = render_text(facts, Checks{});
+    EXPECT_NE(text.find("\nCUDA home: /opt/cuda\\x0aSystem CUDA version: 12.4\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("\nGPU 0: GPU\\x09\xc3\xa9 (compute capability 9.0)\n"), std::string::npos)
         << text;
 }
 
