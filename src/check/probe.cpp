@@ -2,9 +2,11 @@
 
 #include "colossalai/check/driver.hpp"
 #include "colossalai/check/packages.hpp"
+#include "colossalai/check/system.hpp"
 #include "colossalai/exec/capture.hpp"
 #include "colossalai/python/environment.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/file.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
@@ -53,6 +55,40 @@ void probe_python(const ProbeSettings& settings, Facts& facts) {
     }
 }
 
+void probe_system(const ProbeSettings& settings, Facts& facts) {
+    std::vector<fs::path> dirs = settings.ld_library_path;
+    if (facts.cuda_home) {
+        dirs.push_back(fs::path(*facts.cuda_home) / "lib64");
+    }
+    dirs.insert(dirs.end(), settings.system_library_dirs.begin(),
+                settings.system_library_dirs.end());
+    if (auto nccl = find_library(dirs, "libnccl.so")) {
+        facts.system_nccl = nccl->version;
+        facts.system_nccl_library = nccl->path.string();
+        if (!facts.system_nccl) {
+            // Packages that ship only libnccl.so.2 (the CUDA toolkit's, pip's) ship nccl.h
+            // beside it: <prefix>/lib{,64}/libnccl.so.2 and <prefix>/include/nccl.h.
+            fs::path header = nccl->path.parent_path().parent_path() / "include" / "nccl.h";
+            if (auto text = util::read_file(header, 1024 * 1024)) {
+                facts.system_nccl = parse_nccl_header(*text);
+            }
+        }
+    }
+    facts.shm_bytes = filesystem_size(settings.shm_path);
+    if (facts.aot_extension == false) {
+        // torch.utils.cpp_extension's JIT build: `ninja` from PATH, $CXX or `c++`.
+        facts.jit_tools_probed = true;
+        if (auto ninja = util::find_in_path("ninja", settings.cuda.path_env)) {
+            facts.ninja = fs::absolute(*ninja).lexically_normal().string();
+        }
+        std::string cxx =
+            settings.cxx_env && !settings.cxx_env->empty() ? *settings.cxx_env : "c++";
+        if (auto compiler = util::find_in_path(cxx, settings.cuda.path_env)) {
+            facts.cxx = fs::absolute(*compiler).lexically_normal().string();
+        }
+    }
+}
+
 } // namespace
 
 ProbeSettings read_settings(const Options& options, const GetEnv& getenv) {
@@ -65,6 +101,12 @@ ProbeSettings read_settings(const Options& options, const GetEnv& getenv) {
     if (auto library = getenv("COLOSSALAI_CUDA_DRIVER_LIBRARY"); library && !library->empty()) {
         settings.driver_library = *library;
     }
+    settings.ld_library_path = split_directories(getenv("LD_LIBRARY_PATH").value_or(""));
+    settings.system_library_dirs = split_directories(
+        getenv("COLOSSALAI_SYSTEM_LIBRARY_DIRS")
+            .value_or("/usr/lib/x86_64-linux-gnu:/usr/lib/aarch64-linux-gnu:/usr/lib64:/usr/lib:"
+                      "/usr/local/lib"));
+    settings.cxx_env = getenv("CXX");
     if (auto timeout = getenv("COLOSSALAI_PROBE_TIMEOUT_MS")) {
         settings.timeout = parse_timeout(*timeout);
     }
@@ -100,6 +142,8 @@ Facts gather_facts(const ProbeSettings& settings) {
     if (system.warning) {
         facts.warnings.push_back(*system.warning);
     }
+
+    probe_system(settings, facts);
 
     DriverFacts driver_facts = driver.finish(settings.timeout);
     facts.driver_cuda = driver_facts.cuda_version;

@@ -1,5 +1,6 @@
 #include "colossalai/check/report.hpp"
 
+#include "colossalai/check/system.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
@@ -30,7 +31,28 @@ void add_line(std::string& out, std::string_view label, std::string_view text) {
     fmt::format_to(std::back_inserter(out), "{}: {}\n", label, util::escape_control_bytes(text));
 }
 
-void environment_section(std::string& out, const Facts& facts) {
+// "2.20.5 (nvidia-nccl-cu12)", "N/A (/usr/lib/libnccl.so.2)", "N/A".
+std::string with_source(const std::optional<std::string>& version,
+                        const std::optional<std::string>& source) {
+    return source ? fmt::format("{} ({})", value(version), *source) : value(version);
+}
+
+void advice_block(std::string& out, const std::vector<Advice>& advice, Section section) {
+    bool first = true;
+    for (const Advice& item : advice) {
+        if (item.section != section) {
+            continue;
+        }
+        if (first) {
+            out += "\nAdvice:\n";
+            first = false;
+        }
+        out += "- " + util::escape_control_bytes(item.text) + "\n";
+    }
+}
+
+void environment_section(std::string& out, const Facts& facts, const Checks& checks,
+                         const std::vector<Advice>& advice) {
     out += section("Environment");
     add_line(out, "Colossal-AI version", value(facts.colossalai_version));
     add_line(out, "PyTorch version", value(facts.torch_version));
@@ -54,6 +76,14 @@ void environment_section(std::string& out, const Facts& facts) {
     }
     add_line(out, "Python", python);
     add_line(out, "CUDA home", value(facts.cuda_home));
+    add_line(out, "NCCL version used by PyTorch",
+             with_source(facts.torch_nccl, facts.torch_nccl_source));
+    add_line(out, "System NCCL version", with_source(facts.system_nccl, facts.system_nccl_library));
+    std::string shm = facts.shm_bytes ? format_size(*facts.shm_bytes) : "N/A";
+    if (checks.shm_sufficient == false) {
+        shm += " (warning: under 1 GiB with several GPUs)";
+    }
+    add_line(out, "Shared memory (/dev/shm)", shm);
     out += "\nNote:\n"
            "1. The versions above are those of the Python environment shown (choose another with "
            "--python) and of the CUDA toolkit in the CUDA home.\n"
@@ -63,30 +93,51 @@ void environment_section(std::string& out, const Facts& facts) {
            "CPU-only build (torch.version.cuda is None); see "
            "https://pytorch.org/get-started/locally/.\n"
            "4. The Driver CUDA version is the newest CUDA the installed NVIDIA driver supports; "
-           "N/A when no driver could be loaded.\n";
+           "N/A when no driver could be loaded.\n"
+           "5. NCCL used by PyTorch: torch/lib/libnccl.so.X.Y.Z, else the nvidia-nccl-cu* "
+           "package; the system NCCL is the libnccl found in LD_LIBRARY_PATH, the CUDA home or "
+           "the system library directories.\n";
+    advice_block(out, advice, Section::environment);
 }
 
-void aot_section(std::string& out, const Facts& facts) {
+std::string tool(const std::optional<std::string>& path, const char* missing) {
+    return path ? *path : fmt::format("x ({})", missing);
+}
+
+void aot_section(std::string& out, const Facts& facts, const Checks& checks,
+                 const std::vector<Advice>& advice) {
     out += section("CUDA Extensions AOT Compilation");
     add_line(out, "Found AOT CUDA Extension", mark(facts.aot_extension));
     add_line(out, "PyTorch version used for AOT compilation", value(facts.aot_torch));
     add_line(out, "CUDA version used for AOT compilation", value(facts.aot_cuda));
+    if (facts.jit_tools_probed) {
+        add_line(out, "Ninja for the runtime build", tool(facts.ninja, "not found in PATH"));
+        add_line(out, "C++ compiler for the runtime build",
+                 tool(facts.cxx, "$CXX or c++ not found in PATH"));
+        add_line(out, "nvcc matches PyTorch CUDA for the runtime build",
+                 mark(checks.jit_nvcc_matches_torch));
+    }
     out += "\nNote:\n"
            "1. AOT (ahead-of-time) compilation of the CUDA kernels happens when Colossal-AI is "
            "installed with BUILD_EXT=1; the kernels are then in colossalai/_C/.\n"
            "2. If AOT compilation is not enabled, stay calm: the CUDA kernels are built at run "
            "time (JIT) when first used, which needs a CUDA toolkit that matches PyTorch.\n"
            "3. N/A: Colossal-AI is not installed, or its version does not record the versions "
-           "used for the build.\n";
+           "used for the build.\n"
+           "4. Without an AOT build the runtime build's prerequisites are listed: ninja, a C++ "
+           "compiler ($CXX, else c++) and an nvcc of PyTorch's CUDA version.\n";
+    advice_block(out, advice, Section::aot);
 }
 
-void compatibility_section(std::string& out, const Checks& checks) {
+void compatibility_section(std::string& out, const Checks& checks,
+                           const std::vector<Advice>& advice) {
     out += section("Compatibility");
     add_line(out, "PyTorch version match", mark(checks.torch_version_match));
     add_line(out, "System and PyTorch CUDA version match", mark(checks.system_torch_cuda_match));
     add_line(out, "System and Colossal-AI CUDA version match",
              mark(checks.system_colossalai_cuda_match));
     add_line(out, "Driver supports PyTorch CUDA version", mark(checks.driver_supports_torch_cuda));
+    add_line(out, "PyTorch CUDA supports every GPU", mark(checks.torch_cuda_supports_gpus));
     out += "\nNote:\n"
            "1. Two versions match when their major and minor numbers are equal; N/A means a "
            "version is unknown.\n"
@@ -96,16 +147,20 @@ void compatibility_section(std::string& out, const Checks& checks) {
            "   - System and Colossal-AI CUDA version match: the system CUDA against the CUDA used "
            "for AOT compilation\n"
            "   - Driver supports PyTorch CUDA version: the driver's CUDA is at least PyTorch's\n"
-           "2. The exit status is 1 when any of these is x, else 0.\n";
+           "   - PyTorch CUDA supports every GPU: each GPU's compute capability is one PyTorch's "
+           "CUDA version can build for\n"
+           "2. The exit status is 1 when any of these, or a runtime-build line, is x, else 0.\n";
+    advice_block(out, advice, Section::compatibility);
 }
 
 } // namespace
 
 std::string render_text(const Facts& facts, const Checks& checks) {
     std::string out = "#### Installation Report ####\n";
-    environment_section(out, facts);
-    aot_section(out, facts);
-    compatibility_section(out, checks);
+    std::vector<Advice> advice = advise(facts, checks);
+    environment_section(out, facts, checks, advice);
+    aot_section(out, facts, checks, advice);
+    compatibility_section(out, checks, advice);
     return out;
 }
 

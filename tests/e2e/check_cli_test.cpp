@@ -30,7 +30,7 @@ TEST_F(CheckUsage, PythonByNameIsLookedUpInPath) {
     RunResult result = check({"-i", "--python", "python3"});
     EXPECT_EQ(result.exit_code, 0) << result.err;
     std::vector<std::string> lines = report_lines(result.out);
-    ASSERT_EQ(lines.size(), 19u) << result.out;
+    ASSERT_EQ(lines.size(), 23u) << result.out;
     EXPECT_EQ(lines[8], venv_python_line());
 }
 
@@ -89,7 +89,7 @@ TEST_F(CheckUsage, JsonImpliesInstallationAndLongFormWorks) {
     RunResult json_result;
     nlohmann::json report = check_json({"-i"}, &json_result);
     EXPECT_EQ(json_result.exit_code, 0);
-    EXPECT_EQ(report["schema_version"], 1);
+    EXPECT_EQ(report["schema_version"], 2);
 }
 
 TEST_F(CheckUsage, ExitStatusFollowsTheChecks) {

@@ -16,7 +16,7 @@ struct CudaLines {
 
 CudaLines cuda_lines(const RunResult& result) {
     std::vector<std::string> lines = report_lines(result.out);
-    if (lines.size() != 19u) {
+    if (lines.size() != 23u) {
         ADD_FAILURE() << "unexpected report:\n" << result.out;
         return {};
     }
@@ -183,15 +183,15 @@ TEST_F(CheckCuda, SystemCudaAgainstPyTorchs) {
     RunResult result = check({"-i"});
     EXPECT_EQ(result.exit_code, 1); // 12.10 is not 12.1
     std::vector<std::string> lines = report_lines(result.out);
-    ASSERT_EQ(lines.size(), 19u) << result.out;
-    EXPECT_EQ(lines[16], "System and PyTorch CUDA version match: x");
+    ASSERT_EQ(lines.size(), 23u) << result.out;
+    EXPECT_EQ(lines[19], "System and PyTorch CUDA version match: x");
 
     m_env["CUDA_HOME"] = cuda_home("cuda-12.1", nvcc_script("12.1")).string();
     result = check({"-i"});
     EXPECT_EQ(result.exit_code, 0);
     lines = report_lines(result.out);
-    ASSERT_EQ(lines.size(), 19u) << result.out;
-    EXPECT_EQ(lines[16], "System and PyTorch CUDA version match: \u2713");
+    ASSERT_EQ(lines.size(), 23u) << result.out;
+    EXPECT_EQ(lines[19], "System and PyTorch CUDA version match: \u2713");
 }
 
 } // namespace
