@@ -144,7 +144,6 @@ std::optional<fs::path> parse_editable_mapping(std::string_view finder_source,
 
 std::optional<fs::path> find_editable_package(const Environment& environment,
                                               std::string_view package) {
-    std::error_code ec;
     for (const fs::path& dir : environment.search_path) {
         for (const fs::path& pth : pth_files(dir)) {
             std::optional<std::string> text = util::read_file(pth, max_source);
