@@ -10,8 +10,9 @@ using json = nlohmann::ordered_json;
 
 // Bumped only for changes that break readers (a key removed, renamed or retyped); 2 added the
 // NCCL, /dev/shm, runtime-build and GPU-architecture keys and `advice`, and `ok` now also
-// counts the new checks.
-constexpr int schema_version = 2;
+// counts the new checks; 3 is the version of `check --host/--hostfile`, whose top-level object
+// (docs/check.md) holds one of these per node.
+constexpr int schema_version = 3;
 
 json string_or_null(const std::optional<std::string>& text) {
     return text && !text->empty() ? json(*text) : json(nullptr);

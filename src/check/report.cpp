@@ -51,39 +51,53 @@ void advice_block(std::string& out, const std::vector<Advice>& advice, Section s
     }
 }
 
-void environment_section(std::string& out, const Facts& facts, const Checks& checks,
-                         const std::vector<Advice>& advice) {
-    out += section("Environment");
-    add_line(out, "Colossal-AI version", value(facts.colossalai_version));
-    add_line(out, "PyTorch version", value(facts.torch_version));
-    add_line(out, "System CUDA version", value(facts.system_cuda));
-    add_line(out, "CUDA version required by PyTorch", value(facts.torch_cuda));
+void environment_rows(std::vector<ReportRow>& rows, const Facts& facts, const Checks& checks) {
+    auto add = [&rows](std::string label, std::string text) {
+        rows.push_back({Section::environment, std::move(label), std::move(text)});
+    };
+    add("Colossal-AI version", value(facts.colossalai_version));
+    add("PyTorch version", value(facts.torch_version));
+    add("System CUDA version", value(facts.system_cuda));
+    add("CUDA version required by PyTorch", value(facts.torch_cuda));
     // Ours, after the original lines.
-    add_line(out, "Driver CUDA version", value(facts.driver_cuda));
-    add_line(out, "GPUs", facts.gpus ? std::to_string(facts.gpus->size()) : "N/A");
+    add("Driver CUDA version", value(facts.driver_cuda));
+    add("GPUs", facts.gpus ? std::to_string(facts.gpus->size()) : "N/A");
     if (facts.gpus) {
         for (size_t i = 0; i < facts.gpus->size(); ++i) {
             const Gpu& gpu = (*facts.gpus)[i];
             std::string cc = gpu.compute_capability
                                  ? fmt::format(" (compute capability {})", *gpu.compute_capability)
                                  : "";
-            add_line(out, fmt::format("GPU {}", i), gpu.name + cc);
+            add(fmt::format("GPU {}", i), gpu.name + cc);
         }
     }
     std::string python = value(facts.python);
     if (facts.python && facts.python_version) {
         python += fmt::format(" ({})", *facts.python_version);
     }
-    add_line(out, "Python", python);
-    add_line(out, "CUDA home", value(facts.cuda_home));
-    add_line(out, "NCCL version used by PyTorch",
-             with_source(facts.torch_nccl, facts.torch_nccl_source));
-    add_line(out, "System NCCL version", with_source(facts.system_nccl, facts.system_nccl_library));
+    add("Python", python);
+    add("CUDA home", value(facts.cuda_home));
+    add("NCCL version used by PyTorch", with_source(facts.torch_nccl, facts.torch_nccl_source));
+    add("System NCCL version", with_source(facts.system_nccl, facts.system_nccl_library));
     std::string shm = facts.shm_bytes ? format_size(*facts.shm_bytes) : "N/A";
     if (checks.shm_sufficient == false) {
         shm += " (warning: under 1 GiB with several GPUs)";
     }
-    add_line(out, "Shared memory (/dev/shm)", shm);
+    add("Shared memory (/dev/shm)", shm);
+}
+
+void add_rows(std::string& out, const std::vector<ReportRow>& rows, Section section) {
+    for (const ReportRow& row : rows) {
+        if (row.section == section) {
+            add_line(out, row.label, row.value);
+        }
+    }
+}
+
+void environment_section(std::string& out, const std::vector<ReportRow>& rows,
+                         const std::vector<Advice>& advice) {
+    out += section("Environment");
+    add_rows(out, rows, Section::environment);
     out += "\nNote:\n"
            "1. The versions above are those of the Python environment shown (choose another with "
            "--python) and of the CUDA toolkit in the CUDA home.\n"
@@ -104,19 +118,24 @@ std::string tool(const std::optional<std::string>& path, const char* missing) {
     return path ? *path : fmt::format("x ({})", missing);
 }
 
-void aot_section(std::string& out, const Facts& facts, const Checks& checks,
+void aot_rows(std::vector<ReportRow>& rows, const Facts& facts, const Checks& checks) {
+    auto add = [&rows](std::string label, std::string text) {
+        rows.push_back({Section::aot, std::move(label), std::move(text)});
+    };
+    add("Found AOT CUDA Extension", mark(facts.aot_extension));
+    add("PyTorch version used for AOT compilation", value(facts.aot_torch));
+    add("CUDA version used for AOT compilation", value(facts.aot_cuda));
+    if (facts.jit_tools_probed) {
+        add("Ninja for the runtime build", tool(facts.ninja, "not found in PATH"));
+        add("C++ compiler for the runtime build", tool(facts.cxx, "$CXX or c++ not found in PATH"));
+        add("nvcc matches PyTorch CUDA for the runtime build", mark(checks.jit_nvcc_matches_torch));
+    }
+}
+
+void aot_section(std::string& out, const std::vector<ReportRow>& rows,
                  const std::vector<Advice>& advice) {
     out += section("CUDA Extensions AOT Compilation");
-    add_line(out, "Found AOT CUDA Extension", mark(facts.aot_extension));
-    add_line(out, "PyTorch version used for AOT compilation", value(facts.aot_torch));
-    add_line(out, "CUDA version used for AOT compilation", value(facts.aot_cuda));
-    if (facts.jit_tools_probed) {
-        add_line(out, "Ninja for the runtime build", tool(facts.ninja, "not found in PATH"));
-        add_line(out, "C++ compiler for the runtime build",
-                 tool(facts.cxx, "$CXX or c++ not found in PATH"));
-        add_line(out, "nvcc matches PyTorch CUDA for the runtime build",
-                 mark(checks.jit_nvcc_matches_torch));
-    }
+    add_rows(out, rows, Section::aot);
     out += "\nNote:\n"
            "1. AOT (ahead-of-time) compilation of the CUDA kernels happens when Colossal-AI is "
            "installed with BUILD_EXT=1; the kernels are then in colossalai/_C/.\n"
@@ -129,15 +148,21 @@ void aot_section(std::string& out, const Facts& facts, const Checks& checks,
     advice_block(out, advice, Section::aot);
 }
 
-void compatibility_section(std::string& out, const Checks& checks,
+void compatibility_rows(std::vector<ReportRow>& rows, const Checks& checks) {
+    auto add = [&rows](std::string label, const std::optional<bool>& check) {
+        rows.push_back({Section::compatibility, std::move(label), mark(check)});
+    };
+    add("PyTorch version match", checks.torch_version_match);
+    add("System and PyTorch CUDA version match", checks.system_torch_cuda_match);
+    add("System and Colossal-AI CUDA version match", checks.system_colossalai_cuda_match);
+    add("Driver supports PyTorch CUDA version", checks.driver_supports_torch_cuda);
+    add("PyTorch CUDA supports every GPU", checks.torch_cuda_supports_gpus);
+}
+
+void compatibility_section(std::string& out, const std::vector<ReportRow>& rows,
                            const std::vector<Advice>& advice) {
     out += section("Compatibility");
-    add_line(out, "PyTorch version match", mark(checks.torch_version_match));
-    add_line(out, "System and PyTorch CUDA version match", mark(checks.system_torch_cuda_match));
-    add_line(out, "System and Colossal-AI CUDA version match",
-             mark(checks.system_colossalai_cuda_match));
-    add_line(out, "Driver supports PyTorch CUDA version", mark(checks.driver_supports_torch_cuda));
-    add_line(out, "PyTorch CUDA supports every GPU", mark(checks.torch_cuda_supports_gpus));
+    add_rows(out, rows, Section::compatibility);
     out += "\nNote:\n"
            "1. Two versions match when their major and minor numbers are equal; N/A means a "
            "version is unknown.\n"
@@ -155,12 +180,21 @@ void compatibility_section(std::string& out, const Checks& checks,
 
 } // namespace
 
+std::vector<ReportRow> report_rows(const Facts& facts, const Checks& checks) {
+    std::vector<ReportRow> rows;
+    environment_rows(rows, facts, checks);
+    aot_rows(rows, facts, checks);
+    compatibility_rows(rows, checks);
+    return rows;
+}
+
 std::string render_text(const Facts& facts, const Checks& checks) {
     std::string out = "#### Installation Report ####\n";
     std::vector<Advice> advice = advise(facts, checks);
-    environment_section(out, facts, checks, advice);
-    aot_section(out, facts, checks, advice);
-    compatibility_section(out, checks, advice);
+    std::vector<ReportRow> rows = report_rows(facts, checks);
+    environment_section(out, rows, advice);
+    aot_section(out, rows, advice);
+    compatibility_section(out, rows, advice);
     return out;
 }
 

@@ -64,7 +64,9 @@ TEST_F(CheckUsage, HelpNamesTheWholeCommand) {
     // Its own footer, not the top level's "Run 'colossalai COMMAND --help'".
     EXPECT_EQ(result.out.find("COMMAND"), std::string::npos) << result.out;
     EXPECT_EQ(lines.back(),
-              "Exit status: 0 when no check is x, 1 when one is, 2 for a usage error.");
+              "Exit status: 0 when no check is x, 1 when one is (or, with --host or --hostfile, "
+              "when the nodes differ), 2 for a usage error, 255 when a node could not be "
+              "checked.");
 }
 
 TEST_F(CheckUsage, UnknownOptionOrArgumentIsAUsageError) {
@@ -89,7 +91,7 @@ TEST_F(CheckUsage, JsonImpliesInstallationAndLongFormWorks) {
     RunResult json_result;
     nlohmann::json report = check_json({"-i"}, &json_result);
     EXPECT_EQ(json_result.exit_code, 0);
-    EXPECT_EQ(report["schema_version"], 2);
+    EXPECT_EQ(report["schema_version"], 3);
 }
 
 TEST_F(CheckUsage, ExitStatusFollowsTheChecks) {

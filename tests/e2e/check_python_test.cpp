@@ -83,7 +83,7 @@ TEST_F(CheckPython, EverythingCompatible) {
     // The machine's /dev/shm size: a decimal string, compared apart.
     EXPECT_TRUE(report["environment"]["shm_bytes"].is_string()) << report;
     report["environment"]["shm_bytes"] = "<size>";
-    EXPECT_EQ(report, json({{"schema_version", 2},
+    EXPECT_EQ(report, json({{"schema_version", 3},
                             {"environment",
                              {{"colossalai_version", "0.2.5"},
                               {"torch_version", "2.1.0"},

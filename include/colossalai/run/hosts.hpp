@@ -32,4 +32,8 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view path);
 // (`a,,b`, `a,`), a bad host or a duplicate.
 std::vector<Host> parse_host_list(std::string_view list, std::string_view option);
 
+// Reads the hostfile at `path` for parse_hostfile(). Throws a usage error `--hostfile '<path>':
+// <reason>` when it cannot be read or is larger than 1 MiB (a binary, /dev/zero).
+std::string read_hostfile(const std::string& path);
+
 } // namespace colossalai::run

@@ -21,7 +21,7 @@ TEST(RenderJson, EverythingKnown) {
     std::string text = render_json(facts, sample::checks(true, true, false, true));
     ASSERT_EQ(text.back(), '\n');
     json expected = json::parse(R"({
-      "schema_version": 2,
+      "schema_version": 3,
       "environment": {
         "colossalai_version": "0.2.5",
         "torch_version": "1.13.1",
@@ -66,7 +66,7 @@ TEST(RenderJson, EverythingKnown) {
 TEST(RenderJson, NothingKnownIsAllNull) {
     std::string text = render_json(Facts{}, Checks{});
     json expected = json::parse(R"({
-      "schema_version": 2,
+      "schema_version": 3,
       "environment": {
         "colossalai_version": null, "torch_version": null, "system_cuda_version": null,
         "torch_cuda_version": null, "driver_cuda_version": null, "gpu_count": null,
