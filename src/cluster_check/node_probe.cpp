@@ -102,19 +102,10 @@ bool older(const std::string& a, const std::string& b) {
     return util::parse_version(a) < util::parse_version(b);
 }
 
+// The lines of a listing, without empty ones.
 std::vector<std::string_view> lines_of(std::string_view text) {
-    std::vector<std::string_view> lines;
-    size_t start = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string_view::npos) {
-            end = text.size();
-        }
-        if (end > start) {
-            lines.push_back(text.substr(start, end - start));
-        }
-        start = end + 1;
-    }
+    std::vector<std::string_view> lines = util::split_lines(text);
+    std::erase_if(lines, [](std::string_view line) { return line.empty(); });
     return lines;
 }
 
@@ -244,16 +235,6 @@ void read_system(const Dump& dump, check::Facts& facts) {
     }
 }
 
-std::string_view trim(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
 } // namespace
 
 const Dump::Section* Dump::find(std::string_view name) const {
@@ -278,7 +259,7 @@ std::string node_command(const std::optional<std::string>& python,
 Dump parse_dump(std::string_view text) {
     Dump dump;
     Dump::Section* current = nullptr;
-    for (std::string_view line : lines_of(text)) {
+    for (std::string_view line : util::split_lines(text)) {
         if (line.starts_with("@@ ")) {
             std::string_view header = line.substr(3);
             size_t space = header.find(' ');
@@ -322,8 +303,8 @@ std::optional<std::vector<check::Gpu>> parse_gpu_csv(std::string_view csv) {
             continue;
         }
         check::Gpu gpu;
-        gpu.name = trim(line.substr(0, comma));
-        std::string_view cc = trim(line.substr(comma + 1));
+        gpu.name = util::trim(line.substr(0, comma));
+        std::string_view cc = util::trim(line.substr(comma + 1));
         if (gpu.name.empty()) {
             continue;
         }
@@ -345,7 +326,7 @@ std::optional<std::string> parse_smi_cuda_version(std::string_view text) {
     if (at == std::string_view::npos) {
         return std::nullopt;
     }
-    std::string_view rest = trim(text.substr(at + label.size()));
+    std::string_view rest = util::trim(text.substr(at + label.size()));
     size_t end = rest.find_first_not_of("0123456789.");
     std::string_view version = rest.substr(0, end);
     if (version.empty() || version.find('.') == std::string_view::npos) {
@@ -365,7 +346,7 @@ std::optional<std::uint64_t> parse_df_size(std::string_view text) {
     if (first_end == std::string_view::npos) {
         return std::nullopt;
     }
-    std::string_view rest = trim(line.substr(first_end));
+    std::string_view rest = util::trim(line.substr(first_end));
     std::string_view blocks = rest.substr(0, rest.find_first_of(" \t"));
     std::uint64_t kib = 0;
     auto [end, ec] = std::from_chars(blocks.data(), blocks.data() + blocks.size(), kib);
