@@ -68,7 +68,7 @@ Outcome check_node(const run::NodeCommand& node, const std::string& command,
 
 int execute(const check::Options& options, std::ostream& out, std::ostream& err) {
     if (options.ssh_timeout <= 0) {
-        throw usage_error("--ssh-timeout must be greater than 0");
+        throw usage_error("--ssh-timeout '{}': must be more than 0 seconds", options.ssh_timeout);
     }
     std::vector<run::Host> hosts = hosts_of(options);
     check::ProbeSettings probe = check::read_settings(options, [](const std::string& name) {

@@ -27,10 +27,10 @@ std::string system_cuda_release() {
     return release.empty() ? "12.1" : release;
 }
 
-class CheckOverSsh : public SharedSshCluster<4> {
+class CheckOverSsh : public SharedSshCluster<4, 64> {
 protected:
     void SetUp() override {
-        SharedSshCluster<4>::SetUp();
+        SharedSshCluster<4, 64>::SetUp();
         if (IsSkipped() || HasFatalFailure()) {
             return;
         }
@@ -128,16 +128,42 @@ TEST_F(CheckOverSsh, AnUnknownHostKeyIsRefusedWithTheFix) {
     EXPECT_NE(result.out.find("ssh-keyscan"), std::string::npos) << result.out;
 }
 
+// 64 nodes at once (aliases of node1, so one configuration): every one checked, one column.
+TEST_F(CheckOverSsh, SixtyFourNodesMakeOneConfiguration) {
+    std::string hosts;
+    for (const std::string& alias : cluster().aliases()) {
+        hosts += alias + "\n";
+    }
+    write_file(m_trees / "hosts64", hosts);
+    RunResult result = check({"--hostfile", (m_trees / "hosts64").string()});
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_NE(result.out.find("Checked: 64 of 64, 1 configuration:\n1. a001, a002, "),
+              std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find("a001, a002, a003 +61"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("Same PyTorch version: \u2713\n"), std::string::npos) << result.out;
+}
+
 TEST_F(CheckOverSsh, UsageErrorsConnectNowhere) {
     RunResult both = check({"--host", "node1", "--hostfile", (m_trees / "hosts").string()});
     EXPECT_EQ(both.exit_code, 2) << both.err;
+    EXPECT_NE(both.err.find("--host and --hostfile cannot be used together"), std::string::npos)
+        << both.err;
     RunResult bad = check({"--host", "node1,-oProxyCommand=x"});
     EXPECT_EQ(bad.exit_code, 2) << bad.err;
     EXPECT_NE(bad.err.find("invalid host"), std::string::npos) << bad.err;
     RunResult missing = check({"--hostfile", (m_trees / "no-such-file").string()});
     EXPECT_EQ(missing.exit_code, 2) << missing.err;
+    EXPECT_NE(missing.err.find("No such file or directory"), std::string::npos) << missing.err;
     RunResult port = run_colossalai({"check", "-i", "--ssh-port", "22"});
     EXPECT_EQ(port.exit_code, 2) << port.err;
+    EXPECT_NE(port.err.find("--ssh-port and --ssh-timeout need --host or --hostfile"),
+              std::string::npos)
+        << port.err;
+    RunResult timeout = run_colossalai({"check", "-i", "--host", "node1", "--ssh-timeout", "0"});
+    EXPECT_EQ(timeout.exit_code, 2) << timeout.err;
+    EXPECT_NE(timeout.err.find("--ssh-timeout '0': must be more than 0 seconds"), std::string::npos)
+        << timeout.err;
 }
 
 } // namespace
