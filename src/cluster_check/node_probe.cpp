@@ -134,7 +134,9 @@ void read_python(const Dump& dump, check::Facts& facts) {
 }
 
 void read_torch(const Dump& dump, check::Facts& facts) {
-    if (dump.find("torch") == nullptr) {
+    // The package directory: the node found torch there (an answer without it counts as none).
+    std::optional<std::string> torch = first_line(dump, "torch");
+    if (!torch) {
         return;
     }
     const Dump::Section* source = dump.find("torch_version_py");
@@ -150,7 +152,7 @@ void read_torch(const Dump& dump, check::Facts& facts) {
             auto version = nccl_release(name);
             if (version && (!bundled || older(*bundled, *version))) {
                 bundled = version;
-                bundled_file = *first_line(dump, "torch") + "/lib/" + std::string(name);
+                bundled_file = *torch + "/lib/" + std::string(name);
             }
         }
     }
@@ -172,7 +174,7 @@ void read_torch(const Dump& dump, check::Facts& facts) {
 }
 
 void read_colossalai(const Dump& dump, check::Facts& facts) {
-    if (dump.find("colossalai") == nullptr) {
+    if (!first_line(dump, "colossalai")) {
         return;
     }
     const Dump::Section* source = dump.find("colossalai_version_py");

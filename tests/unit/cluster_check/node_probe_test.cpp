@@ -170,6 +170,15 @@ TEST(FactsFromDump, ACpuOnlyPyTorchAndAnUnparsableNvcc) {
     EXPECT_NE(facts.warnings[0].find("/opt/cuda/bin/nvcc -V"), std::string::npos);
 }
 
+// Found by fuzzing: sections that name no package directory.
+TEST(FactsFromDump, APackageSectionWithoutItsDirectoryIsNoPackage) {
+    check::Facts facts = facts_from_dump(
+        parse_dump("@@ torch\n@@ torch_version_py\n__version__ = '2.1.0'\ncuda = '12.1'\n"
+                   "@@ torch_lib\nlibnccl.so.2.18.1\n@@ end\n"));
+    EXPECT_EQ(facts.torch_version, std::nullopt);
+    EXPECT_EQ(facts.torch_nccl, std::nullopt);
+}
+
 TEST(NvidiaSmi, GpuCsvLines) {
     auto gpus = parse_gpu_csv("NVIDIA A100-SXM4-40GB, 8.0\nTesla K80, [N/A]\n\nbroken\n");
     ASSERT_TRUE(gpus.has_value());
