@@ -1,9 +1,11 @@
-// libFuzzer target: the output of `nvcc -V`. Property: a release that is found parses as a
-// MAJOR.MINOR version and is a piece of the input (after "release" and whitespace).
+// libFuzzer target: the output of `nvcc -V` (and, on the same bytes, nccl.h and a library file
+// name). Property: a release that is found parses as a MAJOR.MINOR version and is a piece of the
+// input (after "release" and whitespace); an NCCL version parses as a version.
 
 #include "fuzz_support.hpp"
 
 #include "colossalai/check/cuda.hpp"
+#include "colossalai/check/system.hpp"
 #include "colossalai/util/version.hpp"
 
 #include <cstddef>
@@ -20,5 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                       text.find(*release, word) != std::string_view::npos,
                                   "a release that is not in the output after 'release'");
     }
+    if (auto nccl = colossalai::check::parse_nccl_header(text)) {
+        colossalai::fuzz::require(colossalai::util::parse_version(*nccl).has_value(),
+                                  "an NCCL header version that is not a version");
+    }
+    (void)colossalai::check::library_file_version(text, "libnccl.so");
     return 0;
 }

@@ -1,8 +1,11 @@
-// libFuzzer target: torch/version.py, colossalai/version.py, dist-info METADATA and the version
-// rules applied to whatever they yield.
+// libFuzzer target: torch/version.py, colossalai/version.py, dist-info METADATA, .pth files and
+// editable finders, and the version rules applied to whatever they yield.
 
+#include "colossalai/python/distributions.hpp"
 #include "colossalai/python/package_info.hpp"
 #include "colossalai/util/version.hpp"
+
+#include "fuzz_support.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -32,5 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     exercise(info.aot_torch);
     exercise(info.aot_cuda);
     exercise(colossalai::python::parse_metadata_version(text));
+    for (const std::string& module : colossalai::python::parse_pth_imports(text)) {
+        colossalai::fuzz::require(!module.empty() && text.find(module) != std::string_view::npos,
+                                  "an imported module that is not in the .pth text");
+    }
+    (void)colossalai::python::parse_editable_mapping(text, "colossalai");
+    (void)colossalai::python::normalize_project_name(text);
     return 0;
 }

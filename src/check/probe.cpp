@@ -2,6 +2,7 @@
 
 #include "colossalai/check/driver.hpp"
 #include "colossalai/check/packages.hpp"
+#include "colossalai/check/system.hpp"
 #include "colossalai/exec/capture.hpp"
 #include "colossalai/python/environment.hpp"
 #include "colossalai/util/error.hpp"
@@ -39,7 +40,8 @@ void probe_python(const ProbeSettings& settings, Facts& facts) {
     python::Discovery discovery =
         python::discover(settings.python, settings.python_lookup, settings.timeout);
     if (discovery.interpreter) {
-        facts.python = discovery.interpreter->string();
+        // Absolute: the report is read elsewhere (another directory, another node).
+        facts.python = fs::absolute(*discovery.interpreter).lexically_normal().string();
     } else {
         facts.warnings.push_back(
             "no python3 or python in PATH (use --python PATH); Python values are N/A");
@@ -50,6 +52,40 @@ void probe_python(const ProbeSettings& settings, Facts& facts) {
     if (discovery.environment) {
         facts.python_version = discovery.environment->version;
         read_packages(*discovery.environment, facts);
+    }
+}
+
+void probe_system(const ProbeSettings& settings, Facts& facts) {
+    std::vector<fs::path> dirs = settings.ld_library_path;
+    if (facts.cuda_home) {
+        dirs.push_back(fs::path(*facts.cuda_home) / "lib64");
+    }
+    dirs.insert(dirs.end(), settings.system_library_dirs.begin(),
+                settings.system_library_dirs.end());
+    if (auto nccl = find_library(dirs, "libnccl.so")) {
+        facts.system_nccl = nccl->version;
+        facts.system_nccl_library = nccl->path.string();
+        if (!facts.system_nccl) {
+            // Packages that ship only libnccl.so.2 (the CUDA toolkit's, pip's) ship nccl.h
+            // beside it: <prefix>/lib{,64}/libnccl.so.2 and <prefix>/include/nccl.h.
+            fs::path header = nccl->path.parent_path().parent_path() / "include" / "nccl.h";
+            if (auto text = util::read_file(header, 1024 * 1024)) {
+                facts.system_nccl = parse_nccl_header(*text);
+            }
+        }
+    }
+    facts.shm_bytes = filesystem_size(settings.shm_path);
+    if (facts.aot_extension == false) {
+        // torch.utils.cpp_extension's JIT build: `ninja` from PATH, $CXX or `c++`.
+        facts.jit_tools_probed = true;
+        if (auto ninja = util::find_in_path("ninja", settings.cuda.path_env)) {
+            facts.ninja = fs::absolute(*ninja).lexically_normal().string();
+        }
+        std::string cxx =
+            settings.cxx_env && !settings.cxx_env->empty() ? *settings.cxx_env : "c++";
+        if (auto compiler = util::find_in_path(cxx, settings.cuda.path_env)) {
+            facts.cxx = fs::absolute(*compiler).lexically_normal().string();
+        }
     }
 }
 
@@ -76,6 +112,12 @@ ProbeSettings read_settings(const Options& options, const GetEnv& getenv) {
     if (auto library = getenv("COLOSSALAI_CUDA_DRIVER_LIBRARY"); library && !library->empty()) {
         settings.driver_library = *library;
     }
+    settings.ld_library_path = split_directories(getenv("LD_LIBRARY_PATH").value_or(""));
+    settings.system_library_dirs = split_directories(
+        getenv("COLOSSALAI_SYSTEM_LIBRARY_DIRS")
+            .value_or("/usr/lib/x86_64-linux-gnu:/usr/lib/aarch64-linux-gnu:/usr/lib64:/usr/lib:"
+                      "/usr/local/lib"));
+    settings.cxx_env = getenv("CXX");
     if (auto timeout = getenv("COLOSSALAI_PROBE_TIMEOUT_MS")) {
         settings.timeout = parse_timeout(*timeout);
     }
@@ -111,6 +153,8 @@ Facts gather_facts(const ProbeSettings& settings) {
     if (system.warning) {
         facts.warnings.push_back(*system.warning);
     }
+
+    probe_system(settings, facts);
 
     DriverFacts driver_facts = driver.finish(settings.timeout);
     facts.driver_cuda = driver_facts.cuda_version;

@@ -5,6 +5,7 @@
 
 #include "colossalai/check/command.hpp"
 #include "colossalai/commit.hpp"
+#include "colossalai/cluster_check/command.hpp"
 #include "colossalai/config.hpp"
 #include "colossalai/ssh/library.hpp"
 #include "colossalai/util/error.hpp"
@@ -125,7 +126,11 @@ int execute(const Command& command, std::ostream& out, std::ostream& err) {
     if (const auto* run_options = std::get_if<run::Options>(&command)) {
         return execute_run_command(*run_options, out, err);
     }
-    return check::execute(std::get<check::Options>(command), out, err);
+    const auto& check_options = std::get<check::Options>(command);
+    if (check_options.cluster()) {
+        return cluster_check::execute(check_options, out, err);
+    }
+    return check::execute(check_options, out, err);
 }
 
 int main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

@@ -15,12 +15,31 @@ CLI::App* add_check_command(CLI::App& app, check::Options& options) {
                      "Python interpreter of the environment to inspect "
                      "(default: first python3, then python, on PATH)")
         ->type_name("PATH");
+    command->add_option("-H,--host", options.host,
+                        "Check these nodes over SSH instead of this machine: \"h1,h2\" "
+                        "(as for 'colossalai run')");
+    command->add_option("--hostfile", options.hostfile,
+                        "Check the nodes of this hostfile over SSH (one host per line)");
+    command
+        ->add_option("--ssh-port", options.ssh_port,
+                     "SSH port for every node (else ~/.ssh/config, else 22)")
+        ->check(CLI::Range(1, 65535));
+    command->add_option("--ssh-timeout", options.ssh_timeout, "SSH connect timeout per node")
+        ->default_str("30");
+    // Its own footer: CLI11 would otherwise repeat the top-level "Run 'colossalai COMMAND
+    // --help'" line, which says nothing here.
+    command->footer("Exit status: 0 when no check is x, 1 when one is (or, with --host or "
+                    "--hostfile, when the nodes differ), 2 for a usage error, 255 when a node "
+                    "could not be checked.");
     return command;
 }
 
 check::Options finish_check_command(const CLI::App& command, check::Options options) {
     if (options.json) {
         options.installation = true;
+    }
+    if (!options.cluster() && (options.ssh_port || command.count("--ssh-timeout") > 0)) {
+        throw usage_error("--ssh-port and --ssh-timeout need --host or --hostfile");
     }
     if (!options.installation) {
         // help(prev) names the command after `prev`: "Usage: colossalai check [OPTIONS]".

@@ -1,6 +1,7 @@
 #include "colossalai/python/environment.hpp"
 
 #include "colossalai/exec/capture.hpp"
+#include "colossalai/python/distributions.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/file.hpp"
 #include "colossalai/util/strings.hpp"
@@ -135,7 +136,9 @@ std::optional<fs::path> find_package(const Environment& environment, std::string
             return package;
         }
     }
-    return std::nullopt;
+    // The import system's path finder comes first; editable finders are appended to
+    // sys.meta_path after it by their .pth files.
+    return find_editable_package(environment, name);
 }
 
 } // namespace colossalai::python

@@ -2,6 +2,7 @@
 
 #include "colossalai/python/cache.hpp"
 #include "colossalai/python/package_info.hpp"
+#include "colossalai/run/hosts.hpp"
 #include "colossalai/run/local_host.hpp"
 #include "colossalai/run/planner.hpp"
 #include "colossalai/run/scheduler_hosts.hpp"
@@ -22,21 +23,6 @@ namespace colossalai::run {
 
 namespace {
 
-// A hostfile is a short text; anything bigger is a mistake (a binary, /dev/zero).
-constexpr std::size_t max_hostfile_bytes = 1024 * 1024;
-
-// Reads a hostfile, or the node file of a scheduler; `what` names it in messages.
-std::string read_hostfile(const std::string& path, std::string_view what = "--hostfile") {
-    std::string error;
-    std::optional<std::string> text = util::read_file(path, max_hostfile_bytes, &error);
-    if (!text) {
-        std::string shown = util::escape_for_message(path);
-        if (error == "file too large") {
-            throw usage_error("{} '{}': larger than 1 MiB, not a hostfile", what, shown);
-        }
-        throw usage_error("{} '{}': {}", what, shown, error);
-    }
-    return *text;
 }
 
 std::map<std::string, std::string> environment_map() {
@@ -75,6 +61,22 @@ void find_python(Context& context) {
 }
 
 } // namespace
+
+// A hostfile is a short text; anything bigger is a mistake (a binary, /dev/zero).
+constexpr std::size_t max_hostfile_bytes = 1024 * 1024;
+
+std::string read_hostfile(const std::string& path, std::string_view what) {
+    std::string error;
+    std::optional<std::string> text = util::read_file(path, max_hostfile_bytes, &error);
+    if (!text) {
+        std::string shown = util::escape_for_message(path);
+        if (error == "file too large") {
+            throw usage_error("{} '{}': larger than 1 MiB, not a hostfile", what, shown);
+        }
+        throw usage_error("{} '{}': {}", what, shown, error);
+    }
+    return *text;
+}
 
 Plan prepare(const Options& options) {
     validate_options(options);

@@ -42,6 +42,8 @@ namespace colossalai::ssh::lib {
     X(ssh_channel_write)                                                                           \
     X(ssh_channel_poll)                                                                            \
     X(ssh_channel_read_nonblocking)                                                                \
+    X(ssh_channel_read_timeout)                                                                    \
+    X(ssh_channel_send_eof)                                                                        \
     X(ssh_channel_get_exit_status)                                                                 \
     X(ssh_channel_is_closed)                                                                       \
     X(ssh_channel_is_eof)                                                                          \

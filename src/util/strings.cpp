@@ -85,4 +85,17 @@ std::string escape_for_message(std::string_view text) {
     return out;
 }
 
+std::string escape_control_bytes(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (unsigned char c : text) {
+        if (c < 0x20 || c == 0x7f || c == '\\') {
+            out += c == '\\' ? std::string("\\\\") : fmt::format("\\x{:02x}", c);
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
 } // namespace colossalai::util

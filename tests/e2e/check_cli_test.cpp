@@ -30,7 +30,7 @@ TEST_F(CheckUsage, PythonByNameIsLookedUpInPath) {
     RunResult result = check({"-i", "--python", "python3"});
     EXPECT_EQ(result.exit_code, 0) << result.err;
     std::vector<std::string> lines = report_lines(result.out);
-    ASSERT_EQ(lines.size(), 19u) << result.out;
+    ASSERT_EQ(lines.size(), 23u) << result.out;
     EXPECT_EQ(lines[8], venv_python_line());
 }
 
@@ -61,6 +61,12 @@ TEST_F(CheckUsage, HelpNamesTheWholeCommand) {
     std::vector<std::string> lines = lines_of(result.out);
     ASSERT_GE(lines.size(), 2u) << result.out;
     EXPECT_EQ(lines[1], "Usage: colossalai check [OPTIONS]");
+    // Its own footer, not the top level's "Run 'colossalai COMMAND --help'".
+    EXPECT_EQ(result.out.find("COMMAND"), std::string::npos) << result.out;
+    EXPECT_EQ(lines.back(),
+              "Exit status: 0 when no check is x, 1 when one is (or, with --host or --hostfile, "
+              "when the nodes differ), 2 for a usage error, 255 when a node could not be "
+              "checked.");
 }
 
 TEST_F(CheckUsage, UnknownOptionOrArgumentIsAUsageError) {
@@ -85,7 +91,7 @@ TEST_F(CheckUsage, JsonImpliesInstallationAndLongFormWorks) {
     RunResult json_result;
     nlohmann::json report = check_json({"-i"}, &json_result);
     EXPECT_EQ(json_result.exit_code, 0);
-    EXPECT_EQ(report["schema_version"], 1);
+    EXPECT_EQ(report["schema_version"], 3);
 }
 
 TEST_F(CheckUsage, ExitStatusFollowsTheChecks) {

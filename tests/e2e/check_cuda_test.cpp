@@ -16,7 +16,7 @@ struct CudaLines {
 
 CudaLines cuda_lines(const RunResult& result) {
     std::vector<std::string> lines = report_lines(result.out);
-    if (lines.size() != 19u) {
+    if (lines.size() != 23u) {
         ADD_FAILURE() << "unexpected report:\n" << result.out;
         return {};
     }
@@ -52,6 +52,17 @@ TEST_F(CheckCuda, CudaHomeComesFirst) {
     CudaLines lines = cuda_lines(check({"-i"}));
     EXPECT_EQ(lines.system, "System CUDA version: 12.4");
     EXPECT_EQ(lines.home, "CUDA home: " + home.string());
+}
+
+TEST_F(CheckCuda, CudaHomeWithANewlineIsPrintedEscaped) {
+    fs::path home = cuda_home("cuda\nGPUs: 8", nvcc_script("12.4"));
+    m_env["CUDA_HOME"] = home.string();
+    RunResult result = check({"-i"});
+    EXPECT_EQ(report_value(result.out, "System CUDA version"), "12.4");
+    EXPECT_EQ(report_value(result.out, "CUDA home"), (scratch() / "cuda\\x0aGPUs: 8").string());
+    EXPECT_EQ(report_value(result.out, "GPUs"), "N/A"); // no forged line
+    RunResult json_result;
+    EXPECT_EQ(check_json({}, &json_result)["environment"]["cuda_home"], home.string());
 }
 
 TEST_F(CheckCuda, CudaPathWhenNoCudaHome) {
@@ -172,15 +183,15 @@ TEST_F(CheckCuda, SystemCudaAgainstPyTorchs) {
     RunResult result = check({"-i"});
     EXPECT_EQ(result.exit_code, 1); // 12.10 is not 12.1
     std::vector<std::string> lines = report_lines(result.out);
-    ASSERT_EQ(lines.size(), 19u) << result.out;
-    EXPECT_EQ(lines[16], "System and PyTorch CUDA version match: x");
+    ASSERT_EQ(lines.size(), 23u) << result.out;
+    EXPECT_EQ(lines[19], "System and PyTorch CUDA version match: x");
 
     m_env["CUDA_HOME"] = cuda_home("cuda-12.1", nvcc_script("12.1")).string();
     result = check({"-i"});
     EXPECT_EQ(result.exit_code, 0);
     lines = report_lines(result.out);
-    ASSERT_EQ(lines.size(), 19u) << result.out;
-    EXPECT_EQ(lines[16], "System and PyTorch CUDA version match: \u2713");
+    ASSERT_EQ(lines.size(), 23u) << result.out;
+    EXPECT_EQ(lines[19], "System and PyTorch CUDA version match: \u2713");
 }
 
 } // namespace

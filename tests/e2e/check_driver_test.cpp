@@ -82,6 +82,30 @@ TEST_F(CheckDriver, DriverTooOldForPyTorchFails) {
     EXPECT_EQ(report["ok"], false);
 }
 
+TEST_F(CheckDriver, GpuNewerThanPyTorchsCudaFailsWithAdvice) {
+    // "sm_120 is not compatible with the current PyTorch installation": an RTX 5090 with cu121.
+    m_env["FAKE_CUDA_VERSION"] = "12080";
+    m_env["FAKE_CUDA_GPUS"] = "NVIDIA H100 80GB HBM3@9.0;NVIDIA GeForce RTX 5090@12.0";
+
+    RunResult result = check({"-i"});
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_EQ(report_value(result.out, "GPU 1"),
+              "NVIDIA GeForce RTX 5090 (compute capability 12.0)");
+    EXPECT_EQ(report_value(result.out, "Driver supports PyTorch CUDA version"), "\u2713");
+    EXPECT_EQ(report_value(result.out, "PyTorch CUDA supports every GPU"), "x");
+    EXPECT_EQ(report_advice(result.out),
+              std::vector<std::string>{
+                  "- GPU 1 (NVIDIA GeForce RTX 5090, compute capability 12.0) needs CUDA 12.8 or "
+                  "newer, PyTorch has CUDA 12.1: install a PyTorch built for CUDA 12.8 or newer, "
+                  "e.g. pip install torch --index-url https://download.pytorch.org/whl/cu128."});
+
+    m_env["FAKE_CUDA_GPUS"] = "NVIDIA H100 80GB HBM3@9.0;NVIDIA H100 80GB HBM3@9.0";
+    RunResult json_result;
+    json report = check_json({}, &json_result);
+    EXPECT_EQ(json_result.exit_code, 0);
+    EXPECT_EQ(report["compatibility"]["torch_cuda_supports_gpus"], true);
+}
+
 TEST_F(CheckDriver, NoDeviceIsZeroGpus) {
     m_env["FAKE_CUDA_VERSION"] = "12010"; // exactly PyTorch's 12.1: new enough
     m_env["FAKE_CUDA_INIT_ERROR"] = "100";

@@ -76,11 +76,41 @@ std::vector<std::string> report_lines(const std::string& report) {
             in_note = true;
         } else if (line.empty()) {
             in_note = false;
+        } else if (line == "Advice:") {
+            in_note = true; // advice is checked on its own (report_advice)
         } else if (!in_note) {
-            kept.push_back(line);
+            // The size of the machine's /dev/shm varies: tests see a placeholder.
+            const std::string shm = "Shared memory (/dev/shm): ";
+            bool sized = line.rfind(shm, 0) == 0 && line.ends_with("iB");
+            kept.push_back(sized ? shm + "<size>" : line);
         }
     }
     return kept;
+}
+
+std::vector<std::string> report_advice(const std::string& report) {
+    std::vector<std::string> advice;
+    bool in_advice = false;
+    for (const std::string& line : lines_of(report)) {
+        if (line == "Advice:") {
+            in_advice = true;
+        } else if (line.empty()) {
+            in_advice = false;
+        } else if (in_advice) {
+            advice.push_back(line);
+        }
+    }
+    return advice;
+}
+
+std::string report_value(const std::string& report, const std::string& label) {
+    std::string prefix = label + ": ";
+    for (const std::string& line : report_lines(report)) {
+        if (line.rfind(prefix, 0) == 0) {
+            return line.substr(prefix.size());
+        }
+    }
+    return "<no line '" + label + "'>";
 }
 
 std::vector<std::string> expected_report(const std::vector<std::string>& environment,
@@ -105,6 +135,7 @@ void CheckTest::SetUp() {
         {"PATH", (v.root / "bin").string()},
         {"COLOSSALAI_CUDA_DEFAULT_HOME", (scratch() / "no-default-cuda").string()},
         {"COLOSSALAI_CUDA_DRIVER_LIBRARY", (scratch() / "no-driver" / "libcuda.so.1").string()},
+        {"COLOSSALAI_SYSTEM_LIBRARY_DIRS", (scratch() / "no-system-libraries").string()},
     };
 }
 

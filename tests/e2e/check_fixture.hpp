@@ -29,8 +29,16 @@ const Venv& shared_venv();
 // was called with -V.
 std::string nvcc_script(const std::string& release);
 
-// The report without its notes and blank lines: headers and "Label: value" lines, in order.
+// The report without its notes, advice and blank lines: headers and "Label: value" lines, in
+// order; the /dev/shm size (the machine's) replaced by "<size>".
 std::vector<std::string> report_lines(const std::string& report);
+
+// The advice lines ("- ...") of every section, in order.
+std::vector<std::string> report_advice(const std::string& report);
+
+// The value of the report line `label: value` (outside the notes); a text naming the label when
+// there is no such line, so that a comparison fails readably.
+std::string report_value(const std::string& report, const std::string& label);
 
 // The lines report_lines() should give: the three headers with these lines under them.
 std::vector<std::string> expected_report(const std::vector<std::string>& environment,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,23 @@ struct Facts {
     // The driver: libcuda.so.1.
     std::optional<std::string> driver_cuda; // "12.4" (cuDriverGetVersion 12040)
     std::optional<std::vector<Gpu>> gpus;   // nullopt when the driver could not list them
+
+    // NCCL: the one PyTorch loads (torch/lib/libnccl.so.X.Y.Z, else the nvidia-nccl-cu*
+    // package's METADATA) and the system's (a libnccl.so.X.Y.Z in the library directories).
+    std::optional<std::string> torch_nccl;          // "2.20.5"
+    std::optional<std::string> torch_nccl_source;   // "nvidia-nccl-cu12" or the library file
+    std::optional<std::string> system_nccl;         // "2.18.3"
+    std::optional<std::string> system_nccl_library; // the file found, even without a version
+
+    // The size of /dev/shm (statvfs), which NCCL and DataLoader workers use.
+    std::optional<std::uint64_t> shm_bytes;
+
+    // The prerequisites of the run-time (JIT) build of the kernels, looked for only when
+    // Colossal-AI is installed without an AOT build (jit_tools_probed): the paths, nullopt when
+    // not found.
+    bool jit_tools_probed = false;
+    std::optional<std::string> ninja; // `ninja` in PATH
+    std::optional<std::string> cxx;   // $CXX, else `c++` in PATH (as torch.utils.cpp_extension)
 
     // One-line notes on what could not be found and why (printed on stderr).
     std::vector<std::string> warnings;

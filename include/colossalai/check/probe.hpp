@@ -6,9 +6,11 @@
 #include "colossalai/python/shim.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace colossalai::check {
 
@@ -21,6 +23,12 @@ struct ProbeSettings {
     CudaHomeInputs cuda;
     std::string driver_library = "libcuda.so.1"; // COLOSSALAI_CUDA_DRIVER_LIBRARY
     std::chrono::milliseconds timeout{10000};    // COLOSSALAI_PROBE_TIMEOUT_MS, per probe
+    // Where the system's libnccl is looked for: $LD_LIBRARY_PATH, <CUDA home>/lib64, then these
+    // (COLOSSALAI_SYSTEM_LIBRARY_DIRS, colon-separated; default the distributions' directories).
+    std::vector<std::filesystem::path> ld_library_path;
+    std::vector<std::filesystem::path> system_library_dirs;
+    std::optional<std::string> cxx_env; // $CXX
+    std::filesystem::path shm_path = "/dev/shm";
 };
 
 using GetEnv = std::function<std::optional<std::string>(const std::string& name)>;

@@ -4,8 +4,19 @@
 #include "colossalai/check/rules.hpp"
 
 #include <string>
+#include <vector>
 
 namespace colossalai::check {
+
+// One line of the text report: its section, label and value (raw: escaped when rendered).
+struct ReportRow {
+    Section section;
+    std::string label;
+    std::string value;
+};
+
+// The lines of the text report, in order, without headers, notes and advice.
+std::vector<ReportRow> report_rows(const Facts& facts, const Checks& checks);
 
 // The installation report as text: the three sections of the original with their exact labels,
 // extra lines (driver, GPUs, paths) after the original ones, and a note under each section.

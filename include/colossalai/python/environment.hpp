@@ -54,8 +54,10 @@ std::vector<std::string> probe_command(const std::filesystem::path& interpreter)
 std::optional<Environment> parse_probe_output(const std::filesystem::path& interpreter,
                                               std::string_view output);
 
-// The first search-path directory that holds `name` as a package: `<dir>/<name>/` with an
-// `__init__.py` or a `version.py`. Returns the package directory.
+// Finds `name` as `import name` would, without importing: the first search-path directory that
+// holds it as a package (`<dir>/<name>/` with an `__init__.py` or a `version.py`), else the
+// directory an editable install's finder maps it to (find_editable_package). Returns the package
+// directory.
 std::optional<std::filesystem::path> find_package(const Environment& environment,
                                                   std::string_view name);
 

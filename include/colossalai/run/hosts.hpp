@@ -39,4 +39,9 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view path);
 // max_expanded_hosts hosts, a bad host or a duplicate (after expansion).
 std::vector<Host> parse_host_list(std::string_view list, std::string_view option);
 
+// Reads the hostfile at `path` for parse_hostfile() (or a scheduler's node file). Throws a usage
+// error `<what> '<path>': <reason>` when it cannot be read or is larger than 1 MiB (a binary,
+// /dev/zero).
+std::string read_hostfile(const std::string& path, std::string_view what = "--hostfile");
+
 } // namespace colossalai::run

@@ -24,4 +24,8 @@ bool is_identifier(std::string_view text);
 // Makes bytes printable for a one-line error message: control bytes and non-ASCII as \xNN.
 std::string escape_for_message(std::string_view text);
 
+// Makes a value printable on one line of a report while keeping UTF-8 text (a GPU or path name)
+// readable: control bytes become \xNN and a backslash \\, so the escaping cannot be ambiguous.
+std::string escape_control_bytes(std::string_view text);
+
 } // namespace colossalai::util

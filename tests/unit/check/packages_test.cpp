@@ -127,5 +127,46 @@ TEST(ReadPackages, NothingInstalledLeavesEverythingUnknown) {
     EXPECT_EQ(facts.aot_extension, std::nullopt);
 }
 
+TEST(ReadPackages, PyTorchsNcclBundledFirstThenTheNvidiaPackage) {
+    ScratchDir site;
+    site.write("torch/version.py", "__version__ = '2.3.0+cu121'\ncuda = '12.1'\n");
+    site.write("nvidia_nccl_cu12-2.20.5.dist-info/METADATA",
+               "Metadata-Version: 2.1\nName: nvidia-nccl-cu12\nVersion: 2.20.5\n");
+    python::Environment environment;
+    environment.search_path = {site.path()};
+    Facts wheel;
+    read_packages(environment, wheel);
+    EXPECT_EQ(wheel.torch_nccl, "2.20.5");
+    EXPECT_EQ(wheel.torch_nccl_source, "nvidia-nccl-cu12");
+
+    site.write("torch/lib/libnccl.so.2.18.3", "");
+    Facts bundled;
+    read_packages(environment, bundled);
+    EXPECT_EQ(bundled.torch_nccl, "2.18.3");
+    EXPECT_EQ(bundled.torch_nccl_source, (site.path() / "torch/lib/libnccl.so.2.18.3").string());
+
+    site.write("torch/version.py", "__version__ = '2.3.0+cpu'\ncuda = None\n");
+    Facts cpu;
+    read_packages(environment, cpu);
+    EXPECT_EQ(cpu.torch_nccl, std::nullopt); // a CPU-only build uses no NCCL
+}
+
+TEST(ReadPackages, EditableColossalaiVersionFromItsDistInfo) {
+    ScratchDir root;
+    root.write("src/colossalai/__init__.py", "");
+    root.write("site/__editable__.colossalai-0.4.1.pth",
+               "import __editable___colossalai_0_4_1_finder; "
+               "__editable___colossalai_0_4_1_finder.install()\n");
+    root.write("site/__editable___colossalai_0_4_1_finder.py",
+               "MAPPING = {'colossalai': '" + (root.path() / "src/colossalai").string() + "'}\n");
+    root.write("site/colossalai-0.4.1.dist-info/METADATA", "Name: colossalai\nVersion: 0.4.1\n");
+    python::Environment environment;
+    environment.search_path = {root.path() / "site"};
+    Facts facts;
+    read_packages(environment, facts);
+    EXPECT_EQ(facts.colossalai_version, "0.4.1");
+    EXPECT_EQ(facts.aot_extension, false);
+}
+
 } // namespace
 } // namespace colossalai::check

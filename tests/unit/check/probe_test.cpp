@@ -18,8 +18,16 @@ GetEnv from(std::map<std::string, std::string> variables) {
     };
 }
 
+Options options_with(bool json, std::optional<std::string> python) {
+    Options options;
+    options.installation = true;
+    options.json = json;
+    options.python = std::move(python);
+    return options;
+}
+
 TEST(ReadSettings, Defaults) {
-    ProbeSettings settings = read_settings(Options{true, false, std::nullopt}, from({}));
+    ProbeSettings settings = read_settings(options_with(false, std::nullopt), from({}));
     EXPECT_EQ(settings.python, std::nullopt);
     EXPECT_EQ(settings.cuda.cuda_home_env, std::nullopt);
     EXPECT_EQ(settings.cuda.cuda_path_env, std::nullopt);
@@ -31,7 +39,7 @@ TEST(ReadSettings, Defaults) {
 
 TEST(ReadSettings, FromOptionsAndEnvironment) {
     ProbeSettings settings =
-        read_settings(Options{true, true, "/venv/bin/python"},
+        read_settings(options_with(true, "/venv/bin/python"),
                       from({{"CUDA_HOME", "/opt/cuda"},
                             {"CUDA_PATH", "/opt/cuda-path"},
                             {"PATH", "/a:/b"},

@@ -1,4 +1,5 @@
 #include "../case_name.hpp"
+#include "sample_facts.hpp"
 
 #include "colossalai/check/rules.hpp"
 
@@ -93,11 +94,185 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ExitStatus, OneForAnyFalse) {
     EXPECT_EQ(exit_status(Checks{}), 0);
-    EXPECT_EQ(exit_status(Checks{true, true, true, true}), 0);
-    EXPECT_EQ(exit_status(Checks{na, na, na, false}), 1);
-    EXPECT_EQ(exit_status(Checks{false, na, na, na}), 1);
-    EXPECT_EQ(exit_status(Checks{true, false, true, true}), 1);
-    EXPECT_EQ(exit_status(Checks{true, true, false, na}), 1);
+    EXPECT_EQ(exit_status(sample::checks(true, true, true, true)), 0);
+    EXPECT_EQ(exit_status(sample::checks(na, na, na, false)), 1);
+    EXPECT_EQ(exit_status(sample::checks(false, na, na, na)), 1);
+    EXPECT_EQ(exit_status(sample::checks(true, false, true, true)), 1);
+    EXPECT_EQ(exit_status(sample::checks(true, true, false, na)), 1);
+}
+
+TEST(ExitStatus, NewChecksCountButTheShmWarningDoesNot) {
+    Checks gpus;
+    gpus.torch_cuda_supports_gpus = false;
+    EXPECT_EQ(exit_status(gpus), 1);
+    Checks jit;
+    jit.jit_ninja = false;
+    EXPECT_EQ(exit_status(jit), 1);
+    Checks shm;
+    shm.shm_sufficient = false;
+    EXPECT_EQ(exit_status(shm), 0);
+}
+
+Facts with_gpus(const char* torch_cuda, std::vector<Gpu> gpus) {
+    Facts facts;
+    facts.torch_version = "2.5.0";
+    facts.torch_cuda = torch_cuda;
+    facts.gpus = std::move(gpus);
+    return facts;
+}
+
+TEST(Evaluate, EveryGpuMustBeOneTorchsCudaCanRun) {
+    Gpu h100{"NVIDIA H100", "9.0"};
+    Gpu rtx5090{"NVIDIA GeForce RTX 5090", "12.0"};
+    Gpu unknown{"Some GPU", std::nullopt};
+    EXPECT_EQ(evaluate(with_gpus("12.4", {h100, h100})).torch_cuda_supports_gpus, true);
+    EXPECT_EQ(evaluate(with_gpus("12.4", {h100, rtx5090})).torch_cuda_supports_gpus, false);
+    EXPECT_EQ(evaluate(with_gpus("12.8", {h100, rtx5090})).torch_cuda_supports_gpus, true);
+    // One unknown GPU leaves it open; a known unsupported one still fails.
+    EXPECT_EQ(evaluate(with_gpus("12.4", {h100, unknown})).torch_cuda_supports_gpus, na);
+    EXPECT_EQ(evaluate(with_gpus("12.4", {unknown, rtx5090})).torch_cuda_supports_gpus, false);
+    EXPECT_EQ(evaluate(with_gpus("12.4", {})).torch_cuda_supports_gpus, na);
+    Facts cpu = with_gpus("12.4", {h100});
+    cpu.torch_cuda = std::nullopt;
+    EXPECT_EQ(evaluate(cpu).torch_cuda_supports_gpus, na);
+}
+
+TEST(Evaluate, RuntimeBuildPrerequisitesOnlyWithoutAot) {
+    Facts facts;
+    facts.torch_cuda = "12.1";
+    facts.system_cuda = "12.1";
+    facts.ninja = "/usr/bin/ninja";
+    facts.aot_extension = true;
+    Checks aot = evaluate(facts);
+    EXPECT_EQ(aot.jit_ninja, na);
+    EXPECT_EQ(aot.jit_compiler, na);
+    EXPECT_EQ(aot.jit_nvcc_matches_torch, na);
+    facts.aot_extension = std::nullopt; // not installed: nothing to build
+    EXPECT_EQ(evaluate(facts).jit_ninja, na);
+
+    facts.aot_extension = false;
+    Checks jit = evaluate(facts);
+    EXPECT_EQ(jit.jit_ninja, true);
+    EXPECT_EQ(jit.jit_compiler, false);
+    EXPECT_EQ(jit.jit_nvcc_matches_torch, true);
+    facts.system_cuda = std::nullopt;
+    EXPECT_EQ(evaluate(facts).jit_nvcc_matches_torch, false); // no nvcc at all
+    facts.system_cuda = "12.4";
+    EXPECT_EQ(evaluate(facts).jit_nvcc_matches_torch, false);
+    facts.torch_cuda = std::nullopt;
+    EXPECT_EQ(evaluate(facts).jit_nvcc_matches_torch, na);
+}
+
+TEST(Evaluate, SharedMemoryWarnsUnderAGibWithSeveralGpus) {
+    Facts facts;
+    facts.shm_bytes = 64ULL << 20;
+    EXPECT_EQ(evaluate(facts).shm_sufficient, na); // GPUs unknown
+    facts.gpus = std::vector<Gpu>{{"A", "8.0"}};
+    EXPECT_EQ(evaluate(facts).shm_sufficient, true); // one GPU: no NCCL peer traffic
+    facts.gpus->push_back({"A", "8.0"});
+    EXPECT_EQ(evaluate(facts).shm_sufficient, false);
+    facts.shm_bytes = min_shm_bytes;
+    EXPECT_EQ(evaluate(facts).shm_sufficient, true);
+    facts.shm_bytes = std::nullopt;
+    EXPECT_EQ(evaluate(facts).shm_sufficient, na);
+}
+
+std::vector<std::string> advice_texts(const Facts& facts) {
+    std::vector<std::string> texts;
+    for (const Advice& advice : advise(facts, evaluate(facts))) {
+        texts.push_back(std::string(section_name(advice.section)) + ": " + advice.text);
+    }
+    return texts;
+}
+
+TEST(Advise, NothingWrongNothingToSay) {
+    Facts facts = with_gpus("12.1", {{"NVIDIA H100", "9.0"}});
+    facts.python = "/venv/bin/python3";
+    facts.system_cuda = "12.1";
+    facts.cuda_home = "/usr/local/cuda";
+    facts.driver_cuda = "12.4";
+    facts.shm_bytes = 64ULL << 20; // one GPU: fine
+    EXPECT_EQ(advice_texts(facts), std::vector<std::string>{});
+}
+
+TEST(Advise, SystemCudaAgainstPyTorchSaysWhichBuildOrToolkit) {
+    Facts facts = with_gpus("12.1", {});
+    facts.python = "/venv/bin/python3";
+    facts.system_cuda = "11.8";
+    facts.cuda_home = "/usr/local/cuda";
+    EXPECT_EQ(advice_texts(facts),
+              std::vector<std::string>{
+                  "compatibility: The system CUDA 11.8 is not PyTorch's CUDA 12.1: install a "
+                  "PyTorch built for CUDA 11.8 (pip install torch --index-url "
+                  "https://download.pytorch.org/whl/cu118), or install CUDA 12.1 and set "
+                  "CUDA_HOME to it."});
+    facts.torch_cuda = std::nullopt;
+    facts.torch_cpu_only = true;
+    EXPECT_EQ(advice_texts(facts),
+              std::vector<std::string>{
+                  "compatibility: PyTorch 2.5.0 is a CPU-only build: install one built for the "
+                  "system CUDA 11.8: pip install torch --index-url "
+                  "https://download.pytorch.org/whl/cu118."});
+}
+
+TEST(Advise, OneLinePerProblemInReportOrder) {
+    Facts facts;
+    facts.torch_version = "2.1.0";
+    facts.torch_cuda = "12.1";
+    facts.cuda_home = "/opt/cuda"; // without a working nvcc
+    facts.aot_extension = false;
+    facts.cxx = "/usr/bin/c++";
+    facts.driver_cuda = "11.8";
+    facts.gpus = std::vector<Gpu>{{"NVIDIA GeForce RTX 5090", "12.0"},
+                                  {"NVIDIA GeForce RTX 5090", "12.0"},
+                                  {"Tesla K80", "3.7"}};
+    facts.shm_bytes = 64ULL << 20;
+    EXPECT_EQ(
+        advice_texts(facts),
+        (std::vector<std::string>{
+            "environment: No Python found: activate the training environment or pass --python "
+            "PATH.",
+            "environment: No working nvcc in the CUDA home /opt/cuda: set CUDA_HOME to the CUDA "
+            "toolkit's directory (the one holding bin/nvcc), CUDA 12.1 for this PyTorch.",
+            "environment: /dev/shm has only 64 MiB for 3 GPUs: give it at least 1 GiB (docker "
+            "run --shm-size=8g or --ipc=host; Kubernetes: an emptyDir with medium: Memory "
+            "mounted at /dev/shm).",
+            "aot: Install ninja (pip install ninja) to build the kernels at run time, or install "
+            "them ahead of time: BUILD_EXT=1 pip install --no-cache-dir --force-reinstall "
+            "colossalai.",
+            "aot: Install CUDA 12.1 and set CUDA_HOME to it (the directory holding bin/nvcc): "
+            "the run-time build of the kernels needs an nvcc for PyTorch's CUDA 12.1.",
+            "compatibility: The NVIDIA driver supports CUDA up to 11.8, PyTorch needs 12.1: "
+            "update the driver to one for CUDA 12.1 or newer, or install a PyTorch built for "
+            "CUDA 11.8 or older.",
+            "compatibility: GPU 0, 1 (NVIDIA GeForce RTX 5090, compute capability 12.0) needs "
+            "CUDA 12.8 or newer, PyTorch has CUDA 12.1: install a PyTorch built for CUDA 12.8 or "
+            "newer, e.g. pip install torch --index-url https://download.pytorch.org/whl/cu128.",
+            "compatibility: GPU 2 (Tesla K80, compute capability 3.7) is not supported by CUDA "
+            "12.0 and newer, PyTorch has CUDA 12.1: install a PyTorch built for an older CUDA.",
+        }));
+}
+
+TEST(Advise, AotBuildAgainstThisEnvironment) {
+    Facts facts;
+    facts.python = "/venv/bin/python3";
+    facts.torch_version = "2.2.0";
+    facts.torch_cuda = "12.1";
+    facts.system_cuda = "12.1";
+    facts.cuda_home = "/usr/local/cuda";
+    facts.aot_extension = true;
+    facts.aot_torch = "2.1";
+    facts.aot_cuda = "11.8";
+    EXPECT_EQ(advice_texts(facts),
+              (std::vector<std::string>{
+                  "compatibility: Colossal-AI's kernels were built for PyTorch 2.1, this is "
+                  "PyTorch 2.2.0: install PyTorch 2.1, or rebuild the kernels for this one: "
+                  "BUILD_EXT=1 pip install --no-cache-dir --force-reinstall colossalai.",
+                  "compatibility: Colossal-AI's kernels were built with CUDA 11.8, the system "
+                  "CUDA is 12.1: set CUDA_HOME to a CUDA 11.8 toolkit, or rebuild the kernels "
+                  "with this one: BUILD_EXT=1 pip install --no-cache-dir --force-reinstall "
+                  "colossalai.",
+              }));
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 // A fact set with every value known, shared by the rendering tests.
 
 #include "colossalai/check/facts.hpp"
+#include "colossalai/check/rules.hpp"
 
 namespace colossalai::check::sample {
 
@@ -21,6 +22,17 @@ inline Facts everything_known() {
     facts.driver_cuda = "12.4";
     facts.gpus = std::vector<Gpu>{{"NVIDIA H100 80GB HBM3", "9.0"}, {"NVIDIA A100-SXM4-40GB", {}}};
     return facts;
+}
+
+// The four checks of the original report set, every other check N/A.
+inline Checks checks(std::optional<bool> torch_version, std::optional<bool> system_torch_cuda,
+                     std::optional<bool> system_colossalai_cuda, std::optional<bool> driver) {
+    Checks checks;
+    checks.torch_version_match = torch_version;
+    checks.system_torch_cuda_match = system_torch_cuda;
+    checks.system_colossalai_cuda_match = system_colossalai_cuda;
+    checks.driver_supports_torch_cuda = driver;
+    return checks;
 }
 
 } // namespace colossalai::check::sample

@@ -1,0 +1,130 @@
+#include "colossalai/cluster_check/command.hpp"
+
+#include "colossalai/check/probe.hpp"
+#include "colossalai/cluster_check/compare.hpp"
+#include "colossalai/cluster_check/node_probe.hpp"
+#include "colossalai/cluster_check/report.hpp"
+#include "colossalai/run/hosts.hpp"
+#include "colossalai/ssh/remote_capture.hpp"
+#include "colossalai/ssh/worker_pool.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <fmt/ostream.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+
+namespace colossalai::cluster_check {
+
+namespace {
+
+// A node's answer is a few KiB (version.py files, METADATA); more is no answer of ours.
+constexpr std::size_t max_answer_bytes = 4 * 1024 * 1024;
+// Connections set up at once, as `colossalai run` does.
+constexpr std::size_t max_connecting = 32;
+
+std::vector<run::Host> hosts_of(const check::Options& options) {
+    if (options.host && options.hostfile) {
+        throw usage_error("--host and --hostfile cannot be used together");
+    }
+    if (options.host) {
+        return run::parse_host_list(*options.host, "--host");
+    }
+    if (options.hostfile->empty()) {
+        throw usage_error("--hostfile '': empty file name");
+    }
+    return run::parse_hostfile(run::read_hostfile(*options.hostfile), *options.hostfile);
+}
+
+struct Outcome {
+    std::optional<check::Facts> facts;
+    std::string error;
+};
+
+Outcome check_node(const run::NodeCommand& node, const std::string& command,
+                   const ssh::ConnectSettings& settings, std::chrono::milliseconds run_timeout) {
+    Outcome outcome;
+    try {
+        ssh::RemoteOutput output =
+            ssh::capture_remote(node, command, "", settings, run_timeout, max_answer_bytes);
+        Dump dump = parse_dump(output.out);
+        if (dump.sections.empty()) {
+            outcome.error = output.exit_status
+                                ? fmt::format("the check program gave no answer (exit status {})",
+                                              *output.exit_status)
+                                : "the check program gave no answer";
+            return outcome;
+        }
+        outcome.facts = facts_from_dump(dump);
+    } catch (const std::exception& error) {
+        outcome.error = error.what();
+    }
+    return outcome;
+}
+
+} // namespace
+
+int execute(const check::Options& options, std::ostream& out, std::ostream& err) {
+    if (options.ssh_timeout <= 0) {
+        throw usage_error("--ssh-timeout '{}': must be more than 0 seconds", options.ssh_timeout);
+    }
+    std::vector<run::Host> hosts = hosts_of(options);
+    check::ProbeSettings probe = check::read_settings(options, [](const std::string& name) {
+        const char* value = std::getenv(name.c_str());
+        return value ? std::optional<std::string>(value) : std::nullopt;
+    });
+    ssh::ConnectSettings connect;
+    connect.timeout = std::chrono::milliseconds(static_cast<long long>(options.ssh_timeout * 1000));
+    // Python, nvcc and nvidia-smi twice, each within the probe timeout, plus the round trips.
+    std::chrono::milliseconds run_timeout = 4 * probe.timeout + connect.timeout;
+    std::string command = node_command(options.python, probe.timeout);
+
+    ssh::load_library(); // before any worker thread uses libssh
+    std::vector<Outcome> outcomes(hosts.size());
+    std::mutex mutex;
+    std::condition_variable done;
+    std::size_t left = hosts.size();
+    {
+        ssh::WorkerPool pool(max_connecting);
+        for (std::size_t i = 0; i < hosts.size(); ++i) {
+            run::NodeCommand node;
+            node.host = hosts[i].name;
+            node.user = hosts[i].user;
+            node.address = hosts[i].address;
+            node.ssh_port = options.ssh_port;
+            pool.submit([&, i, node = std::move(node)] {
+                Outcome outcome = check_node(node, command, connect, run_timeout);
+                std::lock_guard lock(mutex);
+                outcomes[i] = std::move(outcome);
+                --left;
+                done.notify_one();
+            });
+        }
+        std::unique_lock lock(mutex);
+        done.wait(lock, [&] { return left == 0; });
+    }
+
+    std::vector<NodeFacts> nodes;
+    std::vector<Unreachable> unreachable;
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+        if (outcomes[i].facts) {
+            for (const std::string& warning : outcomes[i].facts->warnings) {
+                fmt::print(err, "colossalai: warning: {}: {}\n", hosts[i].name,
+                           util::escape_control_bytes(warning));
+            }
+            nodes.push_back({hosts[i].name, std::move(*outcomes[i].facts)});
+        } else {
+            unreachable.push_back({hosts[i].name, outcomes[i].error});
+        }
+    }
+    err.flush();
+    AcrossNodes across = compare_nodes(nodes);
+    out << (options.json ? render_cluster_json(nodes, unreachable, across)
+                         : render_cluster_text(nodes, unreachable, across));
+    out.flush();
+    return cluster_exit_status(nodes, unreachable, across);
+}
+
+} // namespace colossalai::cluster_check

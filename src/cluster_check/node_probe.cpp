@@ -1,0 +1,361 @@
+#include "colossalai/cluster_check/node_probe.hpp"
+
+#include "colossalai/check/cuda.hpp"
+#include "colossalai/check/packages.hpp"
+#include "colossalai/check/system.hpp"
+#include "colossalai/python/environment.hpp"
+#include "colossalai/python/package_info.hpp"
+#include "colossalai/run/quote.hpp"
+#include "colossalai/util/strings.hpp"
+#include "colossalai/util/version.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+
+namespace colossalai::cluster_check {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// $1: --python or empty, $2: the sys.path query, $3: seconds per probe. Stderr is dropped: only
+// the sections count. Every external program runs under coreutils' `timeout` when the node has
+// it, so that a hung nvcc or nvidia-smi costs at most $3 seconds.
+constexpr std::string_view program_text =
+    R"sh(exec 2>/dev/null </dev/null
+cai_py=$1 cai_q=$2 cai_t= cai_i=
+command -v timeout >/dev/null && cai_t="timeout $3"
+[ -n "$cai_py" ] || cai_py=$(command -v python3 || command -v python)
+echo "@@ python"; [ -n "$cai_py" ] && echo "$cai_py"
+cai_s=
+[ -n "$cai_py" ] && cai_s=$($cai_t "$cai_py" -c "$cai_q" | tr '\0' '\n')
+echo "@@ sys"; [ -n "$cai_s" ] && printf '%s\n' "$cai_s"
+[ -n "$cai_s" ] && printf '%s\n' "$cai_s" | sed 1,2d | {
+cai_a= cai_b= cai_m= cai_n=
+while IFS= read -r d; do
+[ -n "$d" ] || continue
+if [ -z "$cai_a" ] && { [ -f "$d/torch/__init__.py" ] || [ -f "$d/torch/version.py" ]; }; then
+cai_a=1; echo "@@ torch"; echo "$d/torch"
+echo "@@ torch_version_py"; cat "$d/torch/version.py"
+echo "@@ torch_lib"; ls -1 "$d/torch/lib" | grep '^libnccl\.so'
+fi
+if [ -z "$cai_b" ] && { [ -f "$d/colossalai/__init__.py" ] || [ -f "$d/colossalai/version.py" ]; }; then
+cai_b=1; echo "@@ colossalai"; echo "$d/colossalai"
+echo "@@ colossalai_version_py"; cat "$d/colossalai/version.py"
+echo "@@ colossalai_c"; ls -1 "$d/colossalai/_C" | grep '\.so$'
+fi
+for f in "$d"/colossalai-*.dist-info/METADATA; do
+if [ -z "$cai_m" ] && [ -f "$f" ]; then cai_m=1; echo "@@ colossalai_metadata"; cat "$f"; fi
+done
+for f in "$d"/nvidia_nccl_cu*.dist-info/METADATA; do
+if [ -z "$cai_n" ] && [ -f "$f" ]; then cai_n=1; echo "@@ nccl_package $f"; cat "$f"; fi
+done
+done
+}
+cai_h=${CUDA_HOME:-$CUDA_PATH}
+if [ -z "$cai_h" ] && cai_c=$(command -v nvcc); then cai_h=$(dirname "$(dirname "$cai_c")"); fi
+[ -z "$cai_h" ] && [ -d /usr/local/cuda ] && cai_h=/usr/local/cuda
+echo "@@ cuda_home"; [ -n "$cai_h" ] && echo "$cai_h"
+echo "@@ nvcc"; [ -n "$cai_h" ] && $cai_t "$cai_h/bin/nvcc" -V
+echo "@@ system_nccl"
+for d in $(IFS=:; printf '%s\n' $LD_LIBRARY_PATH) ${cai_h:+"$cai_h/lib64"} /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib /usr/local/lib; do
+cai_l=$(ls -1d "$d"/libnccl.so*) && { printf '%s\n' "$cai_l"; cai_i=$d/../include/nccl.h; break; }
+done
+[ -n "$cai_i" ] && { echo "@@ nccl_header"; grep '^#define NCCL_\(MAJOR\|MINOR\|PATCH\)' "$cai_i"; }
+echo "@@ shm"; df -kP /dev/shm
+echo "@@ ninja"; command -v ninja
+echo "@@ cxx"; command -v "${CXX:-c++}"
+if command -v nvidia-smi >/dev/null; then
+echo "@@ gpus"; $cai_t nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader
+echo "@@ smi"; $cai_t nvidia-smi | grep 'CUDA Version'
+fi
+echo "@@ end")sh";
+
+// The section's first line, without its newline; nullopt when absent or empty.
+std::optional<std::string> first_line(const Dump& dump, std::string_view name) {
+    const Dump::Section* section = dump.find(name);
+    if (section == nullptr) {
+        return std::nullopt;
+    }
+    std::string line = section->body.substr(0, section->body.find('\n'));
+    if (line.empty()) {
+        return std::nullopt;
+    }
+    return line;
+}
+
+// The release a libnccl file name carries ("libnccl.so.2.18.3" -> "2.18.3"), as
+// check::find_library takes it: `libnccl.so.2` is the soname, no release.
+std::optional<std::string> nccl_release(std::string_view file_name) {
+    auto version = check::library_file_version(file_name, "libnccl.so");
+    if (!version || version->find('.') == std::string::npos) {
+        return std::nullopt;
+    }
+    return version;
+}
+
+// True when version `a` orders before `b` (unparsable versions order first).
+bool older(const std::string& a, const std::string& b) {
+    return util::parse_version(a) < util::parse_version(b);
+}
+
+// The lines of a listing, without empty ones.
+std::vector<std::string_view> lines_of(std::string_view text) {
+    std::vector<std::string_view> lines = util::split_lines(text);
+    std::erase_if(lines, [](std::string_view line) { return line.empty(); });
+    return lines;
+}
+
+void read_python(const Dump& dump, check::Facts& facts) {
+    std::optional<std::string> interpreter = first_line(dump, "python");
+    if (!interpreter) {
+        facts.warnings.push_back(
+            "no python3 or python in the node's PATH (use --python PATH); Python values are N/A");
+        return;
+    }
+    facts.python = *interpreter;
+    const Dump::Section* sys = dump.find("sys");
+    std::string answer = sys != nullptr ? sys->body : std::string();
+    if (!answer.empty() && answer.back() == '\n') {
+        answer.pop_back();
+    }
+    std::replace(answer.begin(), answer.end(), '\n', '\0');
+    std::optional<python::Environment> environment =
+        python::parse_probe_output(*interpreter, answer);
+    if (!environment) {
+        facts.warnings.push_back(fmt::format(
+            "{}: no answer to the sys.path query; Python values are N/A", *interpreter));
+        return;
+    }
+    facts.python_version = environment->version;
+}
+
+void read_torch(const Dump& dump, check::Facts& facts) {
+    // The package directory: the node found torch there (an answer without it counts as none).
+    std::optional<std::string> torch = first_line(dump, "torch");
+    if (!torch) {
+        return;
+    }
+    const Dump::Section* source = dump.find("torch_version_py");
+    check::apply_torch_info(python::parse_torch_version_py(source ? source->body : ""), facts);
+    if (facts.torch_cpu_only) {
+        return;
+    }
+    // As check::read_torch_nccl: a versioned library in torch/lib, else nvidia-nccl-cu*.
+    std::optional<std::string> bundled;
+    std::string bundled_file;
+    if (const Dump::Section* lib = dump.find("torch_lib")) {
+        for (std::string_view name : lines_of(lib->body)) {
+            auto version = nccl_release(name);
+            if (version && (!bundled || older(*bundled, *version))) {
+                bundled = version;
+                bundled_file = *torch + "/lib/" + std::string(name);
+            }
+        }
+    }
+    if (bundled) {
+        facts.torch_nccl = bundled;
+        facts.torch_nccl_source = bundled_file;
+        return;
+    }
+    if (const Dump::Section* package = dump.find("nccl_package")) {
+        if (auto version = python::parse_metadata_version(package->body)) {
+            facts.torch_nccl = version;
+            // .../nvidia_nccl_cu12-2.20.5.dist-info/METADATA -> nvidia-nccl-cu12
+            std::string name = fs::path(package->argument).parent_path().filename().string();
+            name = name.substr(0, name.find('-'));
+            std::replace(name.begin(), name.end(), '_', '-');
+            facts.torch_nccl_source = name;
+        }
+    }
+}
+
+void read_colossalai(const Dump& dump, check::Facts& facts) {
+    if (!first_line(dump, "colossalai")) {
+        return;
+    }
+    const Dump::Section* source = dump.find("colossalai_version_py");
+    python::ColossalaiInfo info = python::parse_colossalai_version_py(source ? source->body : "");
+    if (!info.version) {
+        if (const Dump::Section* metadata = dump.find("colossalai_metadata")) {
+            info.version = python::parse_metadata_version(metadata->body);
+            if (info.version) {
+                python::parse_aot_label(*info.version, info);
+            }
+        }
+    }
+    const Dump::Section* extensions = dump.find("colossalai_c");
+    bool has_extension = extensions != nullptr && !lines_of(extensions->body).empty();
+    check::apply_colossalai_info(info, has_extension, facts);
+}
+
+void read_system(const Dump& dump, check::Facts& facts) {
+    facts.cuda_home = first_line(dump, "cuda_home");
+    if (facts.cuda_home) {
+        const Dump::Section* nvcc = dump.find("nvcc");
+        facts.system_cuda = check::parse_nvcc_release(nvcc != nullptr ? nvcc->body : "");
+        if (!facts.system_cuda) {
+            facts.warnings.push_back(
+                fmt::format("{}/bin/nvcc -V gave no CUDA release; System CUDA version is N/A",
+                            *facts.cuda_home));
+        }
+    }
+    if (const Dump::Section* nccl = dump.find("system_nccl")) {
+        for (std::string_view path : lines_of(nccl->body)) {
+            std::string name = fs::path(path).filename().string();
+            auto version = nccl_release(name);
+            if (!facts.system_nccl_library ||
+                (version && (!facts.system_nccl || older(*facts.system_nccl, *version)))) {
+                facts.system_nccl_library = std::string(path);
+                if (version) {
+                    facts.system_nccl = version;
+                }
+            }
+        }
+    }
+    if (const Dump::Section* header = dump.find("nccl_header");
+        header != nullptr && facts.system_nccl_library && !facts.system_nccl) {
+        // As the local probe: a libnccl.so.2 without a full version, nccl.h beside it.
+        facts.system_nccl = check::parse_nccl_header(header->body);
+    }
+    if (const Dump::Section* shm = dump.find("shm")) {
+        facts.shm_bytes = parse_df_size(shm->body);
+    }
+    if (facts.aot_extension == false) {
+        facts.jit_tools_probed = true;
+        facts.ninja = first_line(dump, "ninja");
+        facts.cxx = first_line(dump, "cxx");
+    }
+    if (const Dump::Section* gpus = dump.find("gpus")) {
+        facts.gpus = parse_gpu_csv(gpus->body);
+    }
+    if (const Dump::Section* smi = dump.find("smi")) {
+        facts.driver_cuda = parse_smi_cuda_version(smi->body);
+    }
+}
+
+} // namespace
+
+const Dump::Section* Dump::find(std::string_view name) const {
+    auto it = sections.find(name);
+    return it == sections.end() ? nullptr : &it->second;
+}
+
+std::string_view node_program() {
+    return program_text;
+}
+
+std::string node_command(const std::optional<std::string>& python,
+                         std::chrono::milliseconds probe_timeout) {
+    std::vector<std::string> code = python::probe_command("python3");
+    long long seconds = (probe_timeout.count() + 999) / 1000;
+    std::vector<std::string> words{
+        "/bin/sh",           "-c",       std::string(program_text), "colossalai-check",
+        python.value_or(""), code.at(2), std::to_string(seconds)};
+    return "exec " + run::shell_join(words);
+}
+
+Dump parse_dump(std::string_view text) {
+    Dump dump;
+    Dump::Section* current = nullptr;
+    for (std::string_view line : util::split_lines(text)) {
+        if (line.starts_with("@@ ")) {
+            std::string_view header = line.substr(3);
+            size_t space = header.find(' ');
+            std::string name(header.substr(0, space));
+            if (name == "end") {
+                dump.complete = true;
+                break;
+            }
+            auto [it, inserted] = dump.sections.try_emplace(name);
+            current = inserted ? &it->second : nullptr; // a repeated name is ignored
+            if (current != nullptr && space != std::string_view::npos) {
+                current->argument = header.substr(space + 1);
+            }
+            continue;
+        }
+        if (current != nullptr) {
+            current->body.append(line);
+            current->body += '\n';
+        }
+    }
+    return dump;
+}
+
+check::Facts facts_from_dump(const Dump& dump) {
+    check::Facts facts;
+    read_python(dump, facts);
+    read_torch(dump, facts);
+    read_colossalai(dump, facts);
+    read_system(dump, facts);
+    if (!dump.complete) {
+        facts.warnings.push_back("the node's answer ended early; missing values are N/A");
+    }
+    return facts;
+}
+
+std::optional<std::vector<check::Gpu>> parse_gpu_csv(std::string_view csv) {
+    std::vector<check::Gpu> gpus;
+    for (std::string_view line : lines_of(csv)) {
+        size_t comma = line.rfind(',');
+        if (comma == std::string_view::npos) {
+            continue;
+        }
+        check::Gpu gpu;
+        gpu.name = util::trim(line.substr(0, comma));
+        std::string_view cc = util::trim(line.substr(comma + 1));
+        if (gpu.name.empty()) {
+            continue;
+        }
+        if (!cc.empty() && cc.find('.') != std::string_view::npos &&
+            cc.find_first_not_of("0123456789.") == std::string_view::npos) {
+            gpu.compute_capability = std::string(cc);
+        }
+        gpus.push_back(std::move(gpu));
+    }
+    if (gpus.empty()) {
+        return std::nullopt;
+    }
+    return gpus;
+}
+
+std::optional<std::string> parse_smi_cuda_version(std::string_view text) {
+    constexpr std::string_view label = "CUDA Version:";
+    size_t at = text.find(label);
+    if (at == std::string_view::npos) {
+        return std::nullopt;
+    }
+    std::string_view rest = util::trim(text.substr(at + label.size()));
+    size_t end = rest.find_first_not_of("0123456789.");
+    std::string_view version = rest.substr(0, end);
+    if (version.empty() || version.find('.') == std::string_view::npos) {
+        return std::nullopt;
+    }
+    return std::string(version);
+}
+
+std::optional<std::uint64_t> parse_df_size(std::string_view text) {
+    std::vector<std::string_view> lines = lines_of(text);
+    if (lines.size() < 2) {
+        return std::nullopt;
+    }
+    std::string_view line = lines[1];
+    // Filesystem 1024-blocks Used Available Capacity Mounted-on: the second field.
+    size_t first_end = line.find_first_of(" \t");
+    if (first_end == std::string_view::npos) {
+        return std::nullopt;
+    }
+    std::string_view rest = util::trim(line.substr(first_end));
+    std::string_view blocks = rest.substr(0, rest.find_first_of(" \t"));
+    std::uint64_t kib = 0;
+    auto [end, ec] = std::from_chars(blocks.data(), blocks.data() + blocks.size(), kib);
+    if (ec != std::errc() || end != blocks.data() + blocks.size() || blocks.empty()) {
+        return std::nullopt;
+    }
+    return kib * 1024;
+}
+
+} // namespace colossalai::cluster_check
