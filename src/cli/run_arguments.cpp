@@ -22,7 +22,8 @@ constexpr LauncherOption launcher_options[] = {
     {"--exclude", true},     {"--num_nodes", true},   {"--nproc_per_node", true},
     {"--master_port", true}, {"--master_addr", true}, {"--extra_launch_args", true},
     {"--ssh-port", true},    {"--ssh-timeout", true}, {"--kill-grace", true},
-    {"--dry-run", false},    {"--help", false},
+    {"--launcher", true},    {"--srun-args", true},   {"--dry-run", false},
+    {"--help", false},
 };
 
 // The option named `--name` (with '-' and '_' alike, as torchrun allows), if any.

@@ -93,6 +93,12 @@ CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
     add("--ssh-timeout", "SECONDS", "SSH connect timeout per host")->default_str("30");
     add("--kill-grace", "SECONDS", "Time between TERM and KILL when stopping a node")
         ->default_str("10");
+    add("--launcher", "ssh|slurm",
+        "How the nodes are started: ssh (local children and SSH), or slurm (one srun step)")
+        ->default_str("ssh");
+    add("--srun-args", "ARGS",
+        "With --launcher slurm: more srun options, as a shell would split them "
+        "(\"--partition gpu --time 1:00:00\")");
     command->add_flag("--dry-run", arguments.help_only_flag,
                       "Print each node's host, rank and command; start nothing");
     add("-m", "MODULE", "Run a module (python -m) instead of a script");
@@ -134,6 +140,14 @@ run::Options finish_run_command(const RunArguments& arguments) {
             options.ssh_port = to_port(value, name);
         } else if (name == "--ssh-timeout") {
             options.ssh_timeout = to_seconds(value, name);
+        } else if (name == "--launcher") {
+            if (value != "ssh" && value != "slurm") {
+                throw usage_error("--launcher '{}': expected ssh or slurm",
+                                  util::escape_for_message(value));
+            }
+            options.launcher = value == "ssh" ? run::Launcher::ssh : run::Launcher::slurm;
+        } else if (name == "--srun-args") {
+            options.srun_args = value;
         } else if (name == "--kill-grace") {
             options.kill_grace = to_seconds(value, name);
         }

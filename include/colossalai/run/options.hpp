@@ -6,6 +6,10 @@
 
 namespace colossalai::run {
 
+// How the nodes' jobs are started: over SSH (or as local children), or as the tasks of one
+// Slurm srun step.
+enum class Launcher { ssh, slurm };
+
 // `colossalai run` as the user typed it, before any validation. Names and defaults follow the
 // original Python launcher.
 struct Options {
@@ -24,6 +28,8 @@ struct Options {
     double ssh_timeout = 30;              // --ssh-timeout SECONDS (connect timeout per host)
     double kill_grace = 10;               // --kill-grace SECONDS (TERM -> KILL)
     bool dry_run = false;                 // --dry-run
+    Launcher launcher = Launcher::ssh;    // --launcher ssh|slurm
+    std::optional<std::string> srun_args; // --srun-args "--partition gpu --time 1:00:00"
     std::optional<std::string> module;    // -m MODULE
     std::optional<std::string> script;    // SCRIPT.py
     std::vector<std::string> script_args; // everything after the script / module
