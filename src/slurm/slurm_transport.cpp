@@ -225,13 +225,19 @@ private:
             m_notice(fmt::format("task {}: {}\n", labelled->task, labelled->text));
             return;
         }
-        if (std::optional<int> status = run::parse_marker(labelled->text, run::task_exit_marker)) {
+        std::string_view body = labelled->text;
+        // A last line without its newline gets the exit marker appended to it.
+        if (size_t at = body.find(run::task_exit_marker); at != 0 && at != std::string_view::npos) {
+            task->sink->write(stream, body.substr(0, at));
+            body = body.substr(at);
+        }
+        if (std::optional<int> status = run::parse_marker(body, run::task_exit_marker)) {
             task->status = *status;
             task->open[index_of(stream)] = false;
             task->sink->close(stream);
             return;
         }
-        task->sink->write(stream, labelled->text);
+        task->sink->write(stream, body);
         if (newline) {
             task->sink->write(stream, "\n");
         }

@@ -123,6 +123,21 @@ TEST(SlurmTransport, SplitsSrunsLabelledOutputByTheTasksNodeRank) {
     EXPECT_TRUE(run.results[1]->error.empty());
 }
 
+TEST(SlurmTransport, ALastLineWithoutItsNewlineKeepsItsText) {
+    StepRun run = run_step(markers(0, "start", 0) +
+                               labelled(0, "50%\x1e"
+                                           "colossalai-task-exit 0") +
+                               labelled(0,
+                                        "\x1e"
+                                        "colossalai-task-exit 0",
+                                        true),
+                           1);
+    EXPECT_EQ(run.outputs[0].out, "50%");
+    EXPECT_EQ(run.outputs[0].out_closed, 1);
+    ASSERT_TRUE(run.results[0]);
+    EXPECT_TRUE(run.results[0]->success());
+}
+
 TEST(SlurmTransport, AStatusAbove128IsTheSignalThatKilledTheCommand) {
     StepRun run = run_step(markers(0, "start", 0) + markers(0, "exit", 143), 1);
     ASSERT_TRUE(run.results[0]);
