@@ -117,6 +117,9 @@ TEST_F(SlurmLaunch, OneSrunRunsEveryNodeInPlanOrderWithItsWordsQuoted) {
         EXPECT_NE(
             read_file(recorded(rank, "env")).find(std::string("SLURMD_NODENAME=") + host + '\0'),
             std::string::npos);
+        // The launcher's environment, with what it sets for the nodes.
+        EXPECT_NE(read_file(recorded(rank, "env")).find(std::string("PYTHONUNBUFFERED=1") + '\0'),
+                  std::string::npos);
     }
     EXPECT_TRUE(has_line(result.out, "node2: rank 0 says hi")) << describe(result);
     EXPECT_TRUE(has_line(result.out, "node1: rank 1 says hi")) << describe(result);
