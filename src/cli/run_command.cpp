@@ -67,7 +67,8 @@ std::vector<std::string> split_run_command_line(const std::vector<std::string>& 
 
 CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
     CLI::App* command = app.add_subcommand(
-        "run", "Launch distributed training: torchrun on every node, locally or over SSH.");
+        "run", "Launch distributed training: torchrun on every node, locally, over SSH or "
+               "through Slurm's srun.");
     command->footer(
         "Option parsing ends at the script (or at -m MODULE): every later word goes to the\n"
         "script unchanged, even if it looks like a launcher option. A literal -- may precede\n"
