@@ -4,8 +4,8 @@
 #include "reference.hpp"
 
 #include "colossalai/check/command.hpp"
-#include "colossalai/commit.hpp"
 #include "colossalai/cluster_check/command.hpp"
+#include "colossalai/commit.hpp"
 #include "colossalai/config.hpp"
 #include "colossalai/ssh/library.hpp"
 #include "colossalai/util/error.hpp"

@@ -31,6 +31,8 @@ constexpr LauncherOption launcher_options[] = {
     {"--ssh-timeout", true},
     {"--kill-grace", true},
     {"--strict-host-key-checking", true},
+    {"--launcher", true},
+    {"--srun-args", true},
     {"--dry-run", false},
     {"--help", false},
 };

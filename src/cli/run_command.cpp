@@ -68,7 +68,8 @@ std::vector<std::string> split_run_command_line(const std::vector<std::string>& 
 
 CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
     CLI::App* command = app.add_subcommand(
-        "run", "Launch distributed training: torchrun on every node, locally or over SSH.");
+        "run", "Launch distributed training: torchrun on every node, locally, over SSH or "
+               "through Slurm's srun.");
     command->footer(
         "Option parsing ends at the script (or at -m MODULE): every later word goes to the\n"
         "script unchanged, even if it looks like a launcher option. A literal -- may precede\n"
@@ -97,6 +98,12 @@ CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
         "(learn new keys, warn of changed ones), ask (= yes); else ~/.ssh/config, else yes");
     add("--kill-grace", "SECONDS", "Time between TERM and KILL when stopping a node")
         ->default_str("10");
+    add("--launcher", "ssh|slurm",
+        "How the nodes are started: ssh (local children and SSH), or slurm (one srun step)")
+        ->default_str("ssh");
+    add("--srun-args", "ARGS",
+        "With --launcher slurm: more srun options, as a shell would split them "
+        "(\"--partition gpu --time 1:00:00\")");
     command->add_flag("--dry-run", arguments.help_only_flag,
                       "Print each node's host, rank and command; start nothing");
     add("-m", "MODULE", "Run a module (python -m) instead of a script");
@@ -145,6 +152,14 @@ run::Options finish_run_command(const RunArguments& arguments) {
                                   util::escape_for_message(value));
             }
             options.strict_host_key_checking = value;
+        } else if (name == "--launcher") {
+            if (value != "ssh" && value != "slurm") {
+                throw usage_error("--launcher '{}': expected ssh or slurm",
+                                  util::escape_for_message(value));
+            }
+            options.launcher = value == "ssh" ? run::Launcher::ssh : run::Launcher::slurm;
+        } else if (name == "--srun-args") {
+            options.srun_args = value;
         } else if (name == "--kill-grace") {
             options.kill_grace = to_seconds(value, name);
         }

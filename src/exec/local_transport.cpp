@@ -198,13 +198,7 @@ public:
                         std::chrono::milliseconds grace)
         : m_request(std::move(request)), m_output(output), m_grace(grace) {}
 
-    void go() override {
-        try {
-            m_job = std::make_unique<LocalProcess>(spawn_job(m_request), m_output, m_grace);
-        } catch (const Error& e) {
-            m_job = std::make_unique<FailedProcess>(e.what());
-        }
-    }
+    void go() override { m_job = start_local_job(m_request, m_output, m_grace); }
     void collect_fds(std::vector<pollfd>& fds) override {
         if (m_job) {
             m_job->collect_fds(fds);
@@ -250,6 +244,16 @@ private:
 };
 
 } // namespace
+
+std::unique_ptr<launch::Process> start_local_job(const SpawnRequest& request,
+                                                 output::NodeOutput& output,
+                                                 std::chrono::milliseconds kill_grace) {
+    try {
+        return std::make_unique<LocalProcess>(spawn_job(request), output, kill_grace);
+    } catch (const Error& e) {
+        return std::make_unique<FailedProcess>(e.what());
+    }
+}
 
 std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& command,
                                                        output::NodeOutput& output) {

@@ -3,6 +3,7 @@
 #include "colossalai/exec/local_transport.hpp"
 #include "colossalai/exec/signals.hpp"
 #include "colossalai/launch/launcher.hpp"
+#include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/util/error.hpp"
 
@@ -61,8 +62,9 @@ int execute(const run::Plan& plan, const run::Options& options) {
     auto remote_nodes = static_cast<std::size_t>(
         std::count_if(plan.nodes.begin(), plan.nodes.end(),
                       [](const run::NodeCommand& node) { return !node.local; }));
-    bool remote = remote_nodes > 0;
-    allow_descriptors_for(remote_nodes);
+    bool slurm = !plan.srun_command.empty();
+    bool remote = remote_nodes > 0 && !slurm;
+    allow_descriptors_for(remote ? remote_nodes : 0);
 
     // Blocked before any thread exists, so that every thread inherits the mask.
     exec::SignalChannel signals(true);
@@ -83,7 +85,17 @@ int execute(const run::Plan& plan, const run::Options& options) {
     output_options.prefixed = plan.nodes.size() > 1;
     output::Multiplexer output(output_options);
     SignalSource source{signals.fd(), [&signals] { return signals.take(); }};
+    // After `output`, which its nodes write to until it ends.
+    std::optional<slurm::SlurmTransport> srun;
+    if (slurm) {
+        srun.emplace(plan.srun_command, plan.nodes.size(), plan.nodes.front().working_directory,
+                     settings.kill_grace,
+                     [&output](std::string_view text) { output.write_notice(text); });
+    }
     auto transport_for = [&](const run::NodeCommand& node) -> Transport& {
+        if (srun) {
+            return *srun;
+        }
         return node.local ? static_cast<Transport&>(local) : *ssh;
     };
 

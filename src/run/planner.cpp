@@ -8,6 +8,7 @@
 #include "colossalai/run/nproc.hpp"
 #include "colossalai/run/scheduler_hosts.hpp"
 #include "colossalai/run/selection.hpp"
+#include "colossalai/run/srun_command.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
@@ -65,6 +66,10 @@ HostSource final_hosts(const Options& options, const Context& context) {
             throw usage_error("{} needs --hostfile (or the hosts of a Slurm or PBS job)", name);
         }
     }
+    if (options.launcher == Launcher::slurm) {
+        throw usage_error("--launcher slurm needs the nodes: --host or --hostfile, or run it "
+                          "inside a Slurm allocation (salloc, sbatch)");
+    }
     return {{parse_host("127.0.0.1", "default host")}, "the default host", std::nullopt};
 }
 
@@ -107,6 +112,21 @@ void check_master_address(const std::string& master_addr, std::string_view sourc
     plan.warnings.push_back(fmt::format("{} '{}' is a loopback address: the nodes on other "
                                         "machines (such as '{}') cannot reach it",
                                         source, master_addr, remote->host));
+}
+
+// --launcher slurm: every node is a task of one srun step, none is started locally or over SSH.
+void plan_srun(const Options& options, Plan& plan) {
+    for (NodeCommand& node : plan.nodes) {
+        if (node.user) {
+            throw usage_error("--launcher slurm: host '{}' names a user; Slurm runs every task "
+                              "as the user who starts srun",
+                              node.host);
+        }
+        node.local = false;
+    }
+    plan.srun_command =
+        build_srun_command(plan.nodes, options.srun_args ? parse_srun_args(*options.srun_args)
+                                                         : std::vector<std::string>{});
 }
 
 } // namespace
@@ -163,6 +183,9 @@ Plan make_plan(const Options& options, const Context& context) {
         node.user = host.user;
         node.address = host.address;
         plan.nodes.push_back(std::move(node));
+    }
+    if (options.launcher == Launcher::slurm) {
+        plan_srun(options, plan);
     }
     if (master_given) {
         check_master_address(spec.master_addr,

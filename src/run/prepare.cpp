@@ -23,8 +23,6 @@ namespace colossalai::run {
 
 namespace {
 
-}
-
 std::map<std::string, std::string> environment_map() {
     std::map<std::string, std::string> variables;
     for (char** entry = environ; *entry != nullptr; ++entry) {

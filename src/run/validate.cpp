@@ -3,6 +3,7 @@
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/nproc.hpp"
+#include "colossalai/run/srun_command.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -163,6 +164,20 @@ std::optional<int> parse_positive_int(std::string_view text) {
     return value;
 }
 
+// --srun-args and --ssh-port belong to one launcher each.
+void check_launcher_options(const Options& options) {
+    if (options.launcher == Launcher::slurm) {
+        if (options.ssh_port) {
+            throw usage_error("--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
+        }
+        if (options.srun_args) {
+            parse_srun_args(*options.srun_args);
+        }
+    } else if (options.srun_args) {
+        throw usage_error("--srun-args needs --launcher slurm");
+    }
+}
+
 void validate_options(const Options& options) {
     // Missing is decided by the planner: hostfile slots may give it.
     if (options.nproc_per_node && !parse_positive_int(*options.nproc_per_node) &&
@@ -184,6 +199,7 @@ void validate_options(const Options& options) {
     master_address(options.master_addr, "--master_addr");
     check_host_options(options);
     check_extra_launch_args(options);
+    check_launcher_options(options);
 }
 
 } // namespace colossalai::run

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "colossalai/exec/spawn.hpp"
 #include "colossalai/launch/transport.hpp"
 
 #include <chrono>
@@ -20,5 +21,12 @@ public:
 private:
     std::chrono::milliseconds m_kill_grace;
 };
+
+// Starts `request` now as a local job like LocalTransport's (own process group, guardian,
+// signals to the group), for a transport that runs its nodes through one local program (srun).
+// A job that cannot be started ends at once with an error result (code 127).
+std::unique_ptr<launch::Process> start_local_job(const SpawnRequest& request,
+                                                 output::NodeOutput& output,
+                                                 std::chrono::milliseconds kill_grace);
 
 } // namespace colossalai::exec

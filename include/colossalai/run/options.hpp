@@ -6,6 +6,10 @@
 
 namespace colossalai::run {
 
+// How the nodes' jobs are started: over SSH (or as local children), or as the tasks of one
+// Slurm srun step.
+enum class Launcher { ssh, slurm };
+
 // `colossalai run` as the user typed it, before any validation. Names and defaults follow the
 // original Python launcher.
 struct Options {
@@ -26,6 +30,8 @@ struct Options {
     // --strict-host-key-checking MODE, checked by ssh::parse_host_key_policy when parsed
     std::optional<std::string> strict_host_key_checking;
     bool dry_run = false;                 // --dry-run
+    Launcher launcher = Launcher::ssh;    // --launcher ssh|slurm
+    std::optional<std::string> srun_args; // --srun-args "--partition gpu --time 1:00:00"
     std::optional<std::string> module;    // -m MODULE
     std::optional<std::string> script;    // SCRIPT.py
     std::vector<std::string> script_args; // everything after the script / module

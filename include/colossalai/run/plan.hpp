@@ -37,6 +37,8 @@ struct Plan {
     // The PyTorch version that chose the command form (normalised, "2.1.0"); nullopt when
     // PyTorch was not found and a current one (>= 2.0, torchrun) is assumed.
     std::optional<std::string> torch_version;
+    // --launcher slurm: the one srun that runs every node (run/srun_command.hpp); else empty.
+    std::vector<std::string> srun_command;
 };
 
 } // namespace colossalai::run

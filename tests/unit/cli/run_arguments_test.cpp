@@ -1,4 +1,5 @@
 // The pre-scan is private to the cli module: its header lives beside the sources.
+#include "../../../src/cli/commands.hpp"
 #include "../../../src/cli/run_arguments.hpp"
 #include "../usage_message.hpp"
 
@@ -129,6 +130,28 @@ TEST(SplitRunArguments, RejectsUnknownOptionsAndMissingValues) {
     for (const ErrorCase& c : cases) {
         EXPECT_EQ(test::usage_message([&] { split_run_arguments(c.input); }), c.message);
     }
+}
+
+// The launcher: ssh or slurm, with --srun-args read as given.
+RunArguments launcher_arguments(const Words& words) {
+    RunArguments arguments;
+    arguments.words = split_run_arguments(words);
+    return arguments;
+}
+
+TEST(FinishRunCommand, ReadsTheLauncherAndItsSrunArgs) {
+    run::Options options = finish_run_command(
+        launcher_arguments({"--launcher", "slurm", "--srun-args=-p gpu", "t.py"}));
+    EXPECT_EQ(options.launcher, run::Launcher::slurm);
+    EXPECT_EQ(options.srun_args, "-p gpu");
+    EXPECT_EQ(finish_run_command(launcher_arguments({"t.py"})).launcher, run::Launcher::ssh);
+}
+
+TEST(FinishRunCommand, RefusesABadLauncher) {
+    EXPECT_EQ(test::usage_message([] {
+                  finish_run_command(launcher_arguments({"--launcher", "mpi", "t.py"}));
+              }),
+              "--launcher 'mpi': expected ssh or slurm");
 }
 
 } // namespace

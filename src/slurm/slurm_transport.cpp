@@ -1,0 +1,354 @@
+#include "colossalai/slurm/slurm_transport.hpp"
+
+#include "colossalai/exec/local_transport.hpp"
+#include "colossalai/run/srun_command.hpp"
+
+#include <fmt/core.h>
+
+#include <array>
+#include <csignal>
+#include <optional>
+#include <set>
+
+extern char** environ;
+
+namespace colossalai::slurm {
+
+using launch::ExitInfo;
+using output::Stream;
+
+namespace {
+
+// The longest line of srun's output held while waiting for its newline; a longer one is taken
+// as it is (a label was long past).
+constexpr std::size_t max_line = 1024 * 1024;
+
+size_t index_of(Stream stream) {
+    return stream == Stream::out ? 0 : 1;
+}
+
+// A status as `sh` reports it: above 128, the signal that killed the command.
+ExitInfo exit_info(int status) {
+    ExitInfo info;
+    if (status > 128 && status < 128 + 65) {
+        info.signal = status - 128;
+    } else {
+        info.code = status;
+    }
+    return info;
+}
+
+} // namespace
+
+// The shared state of the nodes of one srun step. Single-threaded, like the launcher's loop.
+class Step : public output::NodeOutput {
+public:
+    Step(std::vector<std::string> argv, std::size_t tasks, std::string working_directory,
+         std::chrono::milliseconds grace, std::function<void(std::string_view)> notice)
+        : m_argv(std::move(argv)), m_working_directory(std::move(working_directory)),
+          m_grace(grace), m_notice(std::move(notice)), m_tasks(tasks) {}
+
+    void add(size_t rank, output::NodeOutput& sink) { m_tasks.at(rank).sink = &sink; }
+
+    // --- the node processes' calls, by rank ---
+
+    void go() {
+        if (m_srun || m_not_started) {
+            return;
+        }
+        exec::SpawnRequest request;
+        request.argv = m_argv;
+        request.working_directory = m_working_directory;
+        for (char** entry = environ; *entry != nullptr; ++entry) {
+            request.environment.emplace_back(*entry);
+        }
+        m_srun = exec::start_local_job(request, *this, m_grace);
+        update();
+    }
+
+    void collect_fds(size_t rank, std::vector<pollfd>& fds) {
+        if (m_srun && rank == owner()) {
+            m_collector = rank;
+            m_srun->collect_fds(fds);
+        }
+    }
+
+    void process_events(size_t rank, std::span<const pollfd> fds) {
+        if (m_srun && !m_srun_exit && rank == m_collector) {
+            m_srun->process_events(fds);
+            update();
+        }
+    }
+
+    bool has_work(size_t rank) const {
+        return m_srun && !m_srun_exit && rank == owner() && m_srun->has_work();
+    }
+
+    std::optional<launch::Clock::time_point> deadline(size_t rank) const {
+        return m_srun && !m_srun_exit && rank == owner() ? m_srun->deadline() : std::nullopt;
+    }
+
+    void signal(int signo) {
+        if (!m_srun) {
+            not_started();
+            return;
+        }
+        // srun answers a first SIGINT with a status report only; SIGTERM it passes to every
+        // task. SIGKILL ends srun, and with it the step.
+        int sent = signo == SIGKILL ? SIGKILL : SIGTERM;
+        if (m_srun_exit || !m_sent.insert(sent).second) {
+            return;
+        }
+        if (m_stop_signal == 0) {
+            m_stop_signal = sent;
+        }
+        m_srun->signal(sent);
+    }
+
+    void abandon() {
+        if (!m_srun) {
+            not_started();
+            return;
+        }
+        m_srun->abandon();
+        update();
+    }
+
+    // Once given, a task's result stays (the loop asks no more, and the next rank takes over
+    // srun's descriptors).
+    std::optional<ExitInfo> result(size_t rank) const {
+        const Task& task = m_tasks[rank];
+        if (!task.reported) {
+            task.reported = compute_result(rank);
+        }
+        return task.reported;
+    }
+
+    std::optional<ExitInfo> compute_result(size_t rank) const {
+        const Task& task = m_tasks[rank];
+        if (m_not_started) {
+            return ExitInfo{-1, 0, "not started: stopped by the launcher"};
+        }
+        if (task.status && !task.open[0] && !task.open[1] &&
+            (m_srun_exit || others_running(rank))) {
+            return exit_info(*task.status);
+        }
+        if (!m_srun_exit) {
+            return std::nullopt;
+        }
+        if (task.status) {
+            return exit_info(*task.status);
+        }
+        if (m_stop_signal != 0) {
+            ExitInfo stopped;
+            stopped.signal = m_stop_signal;
+            return stopped;
+        }
+        ExitInfo failed;
+        failed.code = launch::ExitInfo{}.code;
+        if (!m_srun_exit->error.empty()) {
+            failed.error = m_srun_exit->error;
+            failed.code = m_srun_exit->code;
+        } else if (m_srun_exit->signal != 0) {
+            failed.error = fmt::format("srun was killed by signal {}", m_srun_exit->signal);
+        } else {
+            failed.code = m_srun_exit->code == 0 ? 255 : m_srun_exit->code;
+            failed.error =
+                fmt::format("no exit status from the task (srun exit code {})", m_srun_exit->code);
+        }
+        return failed;
+    }
+
+    // --- NodeOutput: srun's stdout and stderr ---
+
+    bool accepting(Stream stream) const override {
+        for (const Task& task : m_tasks) {
+            if (task.sink != nullptr && task.open[index_of(stream)] &&
+                !task.sink->accepting(stream)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void write(Stream stream, std::string_view bytes) override {
+        std::string& buffer = m_buffers[index_of(stream)];
+        buffer.append(bytes);
+        size_t begin = 0;
+        for (size_t end; (end = buffer.find('\n', begin)) != std::string::npos; begin = end + 1) {
+            line(stream, std::string_view(buffer).substr(begin, end - begin), true);
+        }
+        buffer.erase(0, begin);
+        if (buffer.size() > max_line) {
+            line(stream, buffer, false);
+            buffer.clear();
+        }
+    }
+
+    void close(Stream stream) override {
+        std::string& buffer = m_buffers[index_of(stream)];
+        if (!buffer.empty()) {
+            line(stream, buffer, false);
+            buffer.clear();
+        }
+    }
+
+private:
+    struct Task {
+        output::NodeOutput* sink = nullptr;
+        std::array<bool, 2> open{true, true};
+        std::optional<int> status;
+        mutable std::optional<ExitInfo> reported;
+    };
+
+    void line(Stream stream, std::string_view text, bool newline) {
+        std::optional<run::LabelledLine> labelled = run::parse_labelled_line(text);
+        if (!labelled) {
+            m_notice(fmt::format("{}\n", text)); // srun's own message
+            return;
+        }
+        if (std::optional<int> rank = run::parse_marker(labelled->text, run::task_start_marker)) {
+            if (*rank >= 0 && static_cast<size_t>(*rank) < m_tasks.size()) {
+                if (m_rank_of.size() <= static_cast<size_t>(labelled->task)) {
+                    m_rank_of.resize(static_cast<size_t>(labelled->task) + 1);
+                }
+                m_rank_of[static_cast<size_t>(labelled->task)] = static_cast<size_t>(*rank);
+            }
+            return;
+        }
+        std::optional<size_t> rank;
+        if (labelled->task >= 0 && static_cast<size_t>(labelled->task) < m_rank_of.size()) {
+            rank = m_rank_of[static_cast<size_t>(labelled->task)];
+        }
+        Task* task = rank ? &m_tasks[*rank] : nullptr;
+        if (task == nullptr || !task->open[index_of(stream)]) {
+            m_notice(fmt::format("task {}: {}\n", labelled->task, labelled->text));
+            return;
+        }
+        std::string_view body = labelled->text;
+        // A last line without its newline gets the exit marker appended to it.
+        if (size_t at = body.find(run::task_exit_marker); at != 0 && at != std::string_view::npos) {
+            task->sink->write(stream, body.substr(0, at));
+            body = body.substr(at);
+        }
+        if (std::optional<int> status = run::parse_marker(body, run::task_exit_marker)) {
+            task->status = *status;
+            task->open[index_of(stream)] = false;
+            task->sink->close(stream);
+            return;
+        }
+        task->sink->write(stream, body);
+        if (newline) {
+            task->sink->write(stream, "\n");
+        }
+    }
+
+    // The lowest rank still without a result: it carries srun's descriptors to the loop.
+    size_t owner() const {
+        for (size_t rank = 0; rank < m_tasks.size(); ++rank) {
+            if (!result(rank)) {
+                return rank;
+            }
+        }
+        return m_tasks.size();
+    }
+
+    bool others_running(size_t rank) const {
+        for (size_t other = 0; other < m_tasks.size(); ++other) {
+            const Task& task = m_tasks[other];
+            if (other != rank && !task.reported && (!task.status || task.open[0] || task.open[1])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // After srun ended: every task's streams close.
+    void update() {
+        if (m_srun_exit || !m_srun) {
+            return;
+        }
+        m_srun_exit = m_srun->result();
+        if (!m_srun_exit) {
+            return;
+        }
+        if (!m_srun_exit->error.empty()) {
+            m_notice(fmt::format("colossalai: srun: {}\n", m_srun_exit->error));
+        }
+        close_all();
+    }
+
+    void not_started() {
+        if (!m_not_started) {
+            m_not_started = true;
+            close_all();
+        }
+    }
+
+    void close_all() {
+        for (Task& task : m_tasks) {
+            for (Stream stream : {Stream::out, Stream::err}) {
+                if (task.sink != nullptr && task.open[index_of(stream)]) {
+                    task.open[index_of(stream)] = false;
+                    task.sink->close(stream);
+                }
+            }
+        }
+    }
+
+    std::vector<std::string> m_argv;
+    std::string m_working_directory;
+    std::chrono::milliseconds m_grace;
+    std::function<void(std::string_view)> m_notice;
+    std::vector<Task> m_tasks;
+    std::vector<std::optional<size_t>> m_rank_of; // srun task id -> node rank
+    std::array<std::string, 2> m_buffers;         // partial lines of srun's stdout, stderr
+    std::unique_ptr<launch::Process> m_srun;
+    std::optional<ExitInfo> m_srun_exit;
+    size_t m_collector = 0;
+    std::set<int> m_sent;
+    int m_stop_signal = 0;
+    bool m_not_started = false;
+};
+
+namespace {
+
+class TaskProcess : public launch::Process {
+public:
+    TaskProcess(std::shared_ptr<Step> step, size_t rank) : m_step(std::move(step)), m_rank(rank) {}
+
+    void collect_fds(std::vector<pollfd>& fds) override { m_step->collect_fds(m_rank, fds); }
+    void process_events(std::span<const pollfd> fds) override {
+        m_step->process_events(m_rank, fds);
+    }
+    bool has_work() const override { return m_step->has_work(m_rank); }
+    std::optional<launch::Clock::time_point> deadline() const override {
+        return m_step->deadline(m_rank);
+    }
+    void signal(int signo) override { m_step->signal(signo); }
+    void abandon() override { m_step->abandon(); }
+    std::optional<ExitInfo> result() const override { return m_step->result(m_rank); }
+    void go() override { m_step->go(); }
+
+private:
+    std::shared_ptr<Step> m_step;
+    size_t m_rank;
+};
+
+} // namespace
+
+SlurmTransport::SlurmTransport(std::vector<std::string> srun_argv, std::size_t tasks,
+                               std::string working_directory, std::chrono::milliseconds kill_grace,
+                               std::function<void(std::string_view)> notice)
+    : m_step(std::make_shared<Step>(std::move(srun_argv), tasks, std::move(working_directory),
+                                    kill_grace, std::move(notice))) {}
+
+SlurmTransport::~SlurmTransport() = default;
+
+std::unique_ptr<launch::Process> SlurmTransport::start(const run::NodeCommand& command,
+                                                       output::NodeOutput& output) {
+    m_step->add(static_cast<size_t>(command.rank), output);
+    return std::make_unique<TaskProcess>(m_step, static_cast<size_t>(command.rank));
+}
+
+} // namespace colossalai::slurm
