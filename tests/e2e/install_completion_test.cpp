@@ -71,7 +71,8 @@ TEST_P(Completion, OffersTheSubcommands) {
 
 TEST_P(Completion, OffersEveryOptionOfCheck) {
     EXPECT_EQ(complete({"check", "-"}),
-              (Words{"-h", "--help", "-i", "--installation", "--json", "--python"}));
+              (Words{"-h", "--help", "-i", "--installation", "--json", "--python", "-H", "--host",
+                     "--hostfile", "--ssh-port", "--ssh-timeout"}));
 }
 
 TEST_P(Completion, OffersRunOptionsInBothSpellings) {

@@ -123,5 +123,40 @@ TEST_F(SshOutput, CtrlZKeepsTheRemoteJobsAliveUntilTheLauncherResumes) {
     job.expect_none_left(10s);
 }
 
+class SshOutputThree : public SharedSshCluster<3> {};
+
+// Three remote nodes with progress bars, the launcher's output a pipe: each state of each bar
+// arrives prefixed while its line is still open — every node waits until the test has seen its
+// state before it prints the next one, so a launcher that held a bar until its newline could
+// never end.
+TEST_F(SshOutputThree, EachStateOfEveryBarArrivesWhileItsLineIsOpen) {
+    FaultJob job(cluster(), "bars");
+    job.behave("all", "for i in 1 2 3; do printf '\\rrank %s step %s' $rank $i >&2\n"
+                      "  await seen.$rank.$i; done\nprintf '\\rrank %s finished\\n' $rank >&2\n");
+    OutputCapture output(false);
+    Background launcher(job.command("node1,node2,node3", {}), job.options(), output.write_fd(),
+                        output.write_fd());
+    output.close_write();
+    for (int step = 1; step <= 3; ++step) {
+        for (int rank = 0; rank < 3; ++rank) {
+            std::string state = "node" + std::to_string(rank + 1) + ": rank " +
+                                std::to_string(rank) + " step " + std::to_string(step) + "\n";
+            ASSERT_TRUE(output.read_until(state)) << "not seen: " << state << output.text();
+        }
+        for (int rank = 0; rank < 3; ++rank) {
+            job.release("seen." + std::to_string(rank) + "." + std::to_string(step));
+        }
+    }
+    output.read_to_end();
+    EXPECT_EQ(exit_code_of(launcher, 60s), 0) << output.text();
+    for (int rank = 0; rank < 3; ++rank) {
+        EXPECT_NE(output.text().find("node" + std::to_string(rank + 1) + ": rank " +
+                                     std::to_string(rank) + " finished\n"),
+                  std::string::npos);
+    }
+    EXPECT_EQ(output.text().find('\r'), std::string::npos);
+    job.expect_none_left(10s);
+}
+
 } // namespace
 } // namespace colossalai::test
