@@ -103,7 +103,9 @@ std::optional<std::string> parse_nccl_header(std::string_view header) {
             if (util::starts_with(rest, name) && rest.size() > name.size() &&
                 (rest[name.size()] == ' ' || rest[name.size()] == '\t')) {
                 std::string_view number = util::trim(rest.substr(name.size()));
-                if (!number.empty() && number.find_first_not_of("0123456789") == npos) {
+                // At most 9 digits: a version number, never one that overflows an int.
+                if (!number.empty() && number.size() <= 9 &&
+                    number.find_first_not_of("0123456789") == npos) {
                     parts[i] = std::string(number);
                 }
             }
