@@ -1,11 +1,11 @@
 // libFuzzer target: torch/version.py, colossalai/version.py, dist-info METADATA, .pth files and
 // editable finders, and the version rules applied to whatever they yield.
 
+#include "fuzz_support.hpp"
+
 #include "colossalai/python/distributions.hpp"
 #include "colossalai/python/package_info.hpp"
 #include "colossalai/util/version.hpp"
-
-#include "fuzz_support.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -21,9 +21,9 @@ inline constexpr std::string_view task_exit_marker = "\x1e"
 // Splits `--srun-args` text into words as a POSIX shell would (blanks separate words; '...'
 // keeps everything; "..." keeps everything but \\ \" \$ \`; a backslash outside quotes keeps the
 // next character), with no expansion of any kind. Refuses, as usage errors naming the word: an
-// unterminated quote and the options that the launcher sets itself (-N/--nodes, -n/--ntasks, --ntasks-per-node,
-// -w/--nodelist, -l/--label, -u/--unbuffered, -K/--kill-on-bad-exit, -o/--output, -e/--error,
-// -i/--input, --pty).
+// unterminated quote and the options that the launcher sets itself (-N/--nodes, -n/--ntasks,
+// --ntasks-per-node, -w/--nodelist, -l/--label, -u/--unbuffered, -K/--kill-on-bad-exit,
+// -o/--output, -e/--error, -i/--input, --pty).
 std::vector<std::string> parse_srun_args(std::string_view text);
 
 // The shell script each task runs (`sh -c SCRIPT`): finds its node in the plan by
