@@ -185,6 +185,14 @@ std::optional<LabelledLine> parse_labelled_line(std::string_view line) {
     return labelled;
 }
 
+std::string srun_notice(std::string_view line) {
+    if (!line.empty() && line.back() == '\r') {
+        line.remove_suffix(1);
+    }
+    std::string_view own = util::starts_with(line, "srun: ") ? "" : "srun: ";
+    return fmt::format("colossalai: {}{}\n", own, util::escape_control_bytes(line));
+}
+
 std::optional<int> parse_marker(std::string_view text, std::string_view marker) {
     if (!util::starts_with(text, marker)) {
         return std::nullopt;

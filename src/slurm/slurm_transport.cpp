@@ -204,7 +204,7 @@ private:
     void line(Stream stream, std::string_view text, bool newline) {
         std::optional<run::LabelledLine> labelled = run::parse_labelled_line(text);
         if (!labelled) {
-            m_notice(fmt::format("{}\n", text)); // srun's own message
+            m_notice(run::srun_notice(text));
             return;
         }
         if (std::optional<int> rank = run::parse_marker(labelled->text, run::task_start_marker)) {
@@ -222,7 +222,8 @@ private:
         }
         Task* task = rank ? &m_tasks[*rank] : nullptr;
         if (task == nullptr || !task->open[index_of(stream)]) {
-            m_notice(fmt::format("task {}: {}\n", labelled->task, labelled->text));
+            // A line before the task named its node (slurmstepd's, or the wrapper's own error).
+            m_notice(run::srun_notice(fmt::format("task {}: {}", labelled->task, labelled->text)));
             return;
         }
         std::string_view body = labelled->text;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,11 +53,17 @@ protected:
 
     std::filesystem::path python() const { return m_trees / "python3"; }
 
-    RunResult check(const Words& args, const std::filesystem::path& home = {}) const {
+    RunResult check(const Words& args, const std::filesystem::path& home = {},
+                    const std::map<std::string, std::string>& variables = {}) const {
         Words argv = {binary().string(), "check",         "-i", "--python",
                       python().string(), "--ssh-timeout", "10"};
         argv.insert(argv.end(), args.begin(), args.end());
-        return cluster().run_on_client(argv, {}, home);
+        RunOptions options;
+        options.env = cluster().client_environment();
+        for (const auto& [name, value] : variables) {
+            (*options.env)[name] = value;
+        }
+        return cluster().run_on_client(argv, options, home);
     }
 
     TempDir m_trees;
@@ -144,6 +151,50 @@ TEST_F(CheckOverSsh, SixtyFourNodesMakeOneConfiguration) {
     EXPECT_NE(result.out.find("Same PyTorch version: \u2713\n"), std::string::npos) << result.out;
 }
 
+// Inside an allocation `check -i` stays this machine's check (`srun colossalai check -i` checks
+// every task's own node); --allocation checks the allocation's nodes, a PBS node file's repeated
+// lines (one per slot) being one node each, as `colossalai run` takes them.
+TEST_F(CheckOverSsh, AnAllocationsNodesAreCheckedOnlyWhenAsked) {
+    RunOptions in_allocation;
+    in_allocation.env = cluster().client_environment();
+    (*in_allocation.env)["SLURM_JOB_NODELIST"] = "node[1-2]";
+    RunResult local = cluster().run_on_client(
+        {binary().string(), "check", "-i", "--python", python().string()}, in_allocation);
+    EXPECT_EQ(local.out.find("nodes ####"), std::string::npos) << local.out << local.err;
+    EXPECT_NE(local.out.find("#### Installation Report ####"), std::string::npos)
+        << local.out << local.err;
+
+    RunResult slurm = check({"--allocation"}, {}, {{"SLURM_JOB_NODELIST", "node[1-2]"}});
+    EXPECT_EQ(slurm.exit_code, 0) << slurm.out << slurm.err;
+    EXPECT_NE(slurm.err.find("colossalai: using the 2 hosts of the Slurm allocation "
+                             "(SLURM_JOB_NODELIST=node[1-2])\n"),
+              std::string::npos)
+        << slurm.err;
+    EXPECT_NE(slurm.out.find("Checked: 2 of 2\n"), std::string::npos) << slurm.out;
+
+    write_file(m_trees / "pbs_nodefile", "node3\nnode3\nnode1\nnode1\n");
+    RunResult pbs =
+        check({"--allocation"}, {}, {{"PBS_NODEFILE", (m_trees / "pbs_nodefile").string()}});
+    EXPECT_EQ(pbs.exit_code, 1) << pbs.out << pbs.err; // node3 has another PyTorch
+    EXPECT_NE(pbs.err.find("colossalai: using the 2 hosts of the PBS job (PBS_NODEFILE="),
+              std::string::npos)
+        << pbs.err;
+    EXPECT_NE(pbs.out.find("#### Installation Report: 2 nodes ####\nChecked: 2 of 2"),
+              std::string::npos)
+        << pbs.out;
+    EXPECT_NE(pbs.out.find("Same PyTorch version: x"), std::string::npos) << pbs.out;
+
+    RunResult outside = check({"--allocation"});
+    EXPECT_EQ(outside.exit_code, 2) << outside.err;
+    EXPECT_NE(outside.err.find("--allocation: not in a Slurm allocation or a PBS job"),
+              std::string::npos)
+        << outside.err;
+    RunResult both = check({"--allocation", "--host", "node1"});
+    EXPECT_EQ(both.exit_code, 2) << both.err;
+    EXPECT_NE(both.err.find("--host and --allocation cannot be used together"), std::string::npos)
+        << both.err;
+}
+
 TEST_F(CheckOverSsh, UsageErrorsConnectNowhere) {
     RunResult both = check({"--host", "node1", "--hostfile", (m_trees / "hosts").string()});
     EXPECT_EQ(both.exit_code, 2) << both.err;
@@ -157,7 +208,7 @@ TEST_F(CheckOverSsh, UsageErrorsConnectNowhere) {
     EXPECT_NE(missing.err.find("No such file or directory"), std::string::npos) << missing.err;
     RunResult port = run_colossalai({"check", "-i", "--ssh-port", "22"});
     EXPECT_EQ(port.exit_code, 2) << port.err;
-    EXPECT_NE(port.err.find("--ssh-port and --ssh-timeout need --host or --hostfile"),
+    EXPECT_NE(port.err.find("--ssh-port and --ssh-timeout need --host, --hostfile or --allocation"),
               std::string::npos)
         << port.err;
     RunResult timeout = run_colossalai({"check", "-i", "--host", "node1", "--ssh-timeout", "0"});

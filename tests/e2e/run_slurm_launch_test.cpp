@@ -151,6 +151,11 @@ TEST_F(SlurmLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
         {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1", "t.py"});
     EXPECT_EQ(result.exit_code, 3) << describe(result);
     EXPECT_TRUE(has_line(result.err, "node2: failing")) << describe(result);
+    // srun's own lines are the launcher's, on lines of their own, never a node's.
+    EXPECT_TRUE(
+        has_line(result.err, "colossalai: srun: error: node2: task 1: Exited with exit code 3"))
+        << describe(result);
+    EXPECT_EQ(("\n" + result.err).find("\nsrun: "), std::string::npos) << describe(result);
     // Slurm ends the stopped task's step: by SIGTERM, or by SIGKILL after its KillWait.
     EXPECT_NE(result.err.find("====== Training on All Nodes =====\nnode1: failure (killed by SIG"),
               std::string::npos)

@@ -53,6 +53,14 @@ struct LabelledLine {
 };
 std::optional<LabelledLine> parse_labelled_line(std::string_view line);
 
+// srun's own line (one without a task label: `srun: error: node2: task 1: Exited with exit code
+// 3`, `srun: Job step aborted: ...`, `srun: job 7 queued and waiting for resources`) as the
+// launcher's notice line: `colossalai: srun: ...` (a line that does not name srun gets the
+// `srun: ` too, so every line of srun's reads as srun's and none as a node's), control bytes
+// escaped as util::escape_control_bytes does (srun relays text from the nodes: it cannot move
+// the cursor or forge a line), a trailing \r dropped, and a newline at the end.
+std::string srun_notice(std::string_view line);
+
 // The number after `marker` in `text` (a whole line, without its newline), or nullopt when the
 // line is not that marker.
 std::optional<int> parse_marker(std::string_view text, std::string_view marker);

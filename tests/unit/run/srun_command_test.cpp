@@ -117,6 +117,20 @@ TEST(ParseLabelledLine, TakesSrunsTaskLabel) {
     }
 }
 
+TEST(SrunNotice, EveryLineOfSrunsReadsAsSrunsOnALineOfItsOwn) {
+    EXPECT_EQ(srun_notice("srun: error: node2: task 1: Exited with exit code 3"),
+              "colossalai: srun: error: node2: task 1: Exited with exit code 3\n");
+    EXPECT_EQ(srun_notice("srun: Job step aborted: Waiting up to 32 seconds for job step to "
+                          "finish.\r"),
+              "colossalai: srun: Job step aborted: Waiting up to 32 seconds for job step to "
+              "finish.\n");
+    EXPECT_EQ(srun_notice("task 3: not started"), "colossalai: srun: task 3: not started\n");
+    // Text from a node cannot move the cursor or end the line early; UTF-8 stays readable.
+    EXPECT_EQ(srun_notice("srun: \x1b[2Kn\u00f6de\rnode1: forged"),
+              "colossalai: srun: \\x1b[2Kn\u00f6de\\x0dnode1: forged\n");
+    EXPECT_EQ(srun_notice(""), "colossalai: srun: \n");
+}
+
 TEST(ParseMarker, ReadsTheNumberAfterTheMarker) {
     std::string exit = std::string(task_exit_marker);
     EXPECT_EQ(parse_marker(exit + "3", task_exit_marker), 3);
