@@ -151,6 +151,30 @@ TEST_F(CheckOverSsh, SixtyFourNodesMakeOneConfiguration) {
     EXPECT_NE(result.out.find("Same PyTorch version: \u2713\n"), std::string::npos) << result.out;
 }
 
+// An editable Colossal-AI (pip install -e ., PEP 660) on a node is found as locally: its .pth file
+// imports a finder whose MAPPING names the source tree, with its version and AOT kernels.
+TEST_F(CheckOverSsh, AnEditableInstallOnANodeIsFollowed) {
+    auto site = m_trees / "node2" / "site-packages";
+    auto source = m_trees / "src" / "ColossalAI" / "colossalai";
+    write_file(source / "__init__.py", "");
+    write_file(source / "version.py", "__version__ = '0.4.0'\n");
+    write_file(source / "_C" / "fused_optim.cpython-311-x86_64-linux-gnu.so", "");
+    // setuptools writes the .pth without a final newline.
+    write_file(site / "__editable__.colossalai-0.4.0.pth",
+               "import __editable___colossalai_0_4_0_finder; "
+               "__editable___colossalai_0_4_0_finder.install()");
+    write_file(site / "__editable___colossalai_0_4_0_finder.py",
+               "import sys\nMAPPING: dict[str, str] = {'colossalai': '" + source.string() +
+                   "'}\nNAMESPACES = {}\n");
+    RunResult result = check({"--host", "node1,node2", "--json"});
+    EXPECT_TRUE(result.exit_code == 0 || result.exit_code == 1) << result.out << result.err;
+    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
+    ASSERT_FALSE(report.is_discarded()) << result.out;
+    EXPECT_NE(report.dump().find("\"0.4.0\""), std::string::npos) << result.out;
+    RunResult text = check({"--host", "node2"});
+    EXPECT_NE(text.out.find("0.4.0"), std::string::npos) << text.out << text.err;
+}
+
 // Inside an allocation `check -i` stays this machine's check (`srun colossalai check -i` checks
 // every task's own node); --allocation checks the allocation's nodes, a PBS node file's repeated
 // lines (one per slot) being one node each, as `colossalai run` takes them.
