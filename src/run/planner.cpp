@@ -2,6 +2,7 @@
 
 #include "colossalai/run/environment.hpp"
 #include "colossalai/run/extra_args.hpp"
+#include "colossalai/run/host_pattern.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_command.hpp"
 #include "colossalai/run/local_host.hpp"
@@ -26,6 +27,7 @@ struct HostSource {
     std::vector<Host> hosts;
     std::string source;
     std::optional<std::string> notice; // where the hosts came from, when the user did not say
+    bool allocated = false;            // srun allocates: the hosts are placeholders
 };
 
 HostSource final_hosts(const Options& options, const Context& context) {
@@ -59,6 +61,25 @@ HostSource final_hosts(const Options& options, const Context& context) {
         std::string notice = scheduler_notice(*variable, hosts.size(), pool.size());
         return {std::move(hosts), source, notice};
     }
+    if (options.launcher == Launcher::slurm && options.num_nodes && *options.num_nodes > 0 &&
+        !options.include && !options.exclude) {
+        // srun allocates any N nodes; each task names its node when it starts.
+        if (static_cast<std::size_t>(*options.num_nodes) > max_expanded_hosts) {
+            throw usage_error("--num_nodes '{}': more than {} nodes", *options.num_nodes,
+                              max_expanded_hosts);
+        }
+        std::vector<Host> hosts;
+        for (int rank = 0; rank < *options.num_nodes; ++rank) {
+            Host host;
+            host.name = fmt::format("(node {})", rank);
+            host.address = host.name;
+            hosts.push_back(std::move(host));
+        }
+        std::string notice =
+            fmt::format("srun allocates {} node{}; each is named by its task when it starts",
+                        hosts.size(), hosts.size() == 1 ? "" : "s");
+        return {std::move(hosts), "srun's allocation", notice, true};
+    }
     for (const auto& [given, name] : {std::pair{options.include.has_value(), "--include"},
                                       {options.exclude.has_value(), "--exclude"},
                                       {options.num_nodes.has_value(), "--num_nodes"}}) {
@@ -67,8 +88,9 @@ HostSource final_hosts(const Options& options, const Context& context) {
         }
     }
     if (options.launcher == Launcher::slurm) {
-        throw usage_error("--launcher slurm needs the nodes: --host or --hostfile, or run it "
-                          "inside a Slurm allocation (salloc, sbatch)");
+        throw usage_error("--launcher slurm needs the nodes: --num_nodes N (srun allocates them), "
+                          "--host or --hostfile, or run it inside a Slurm allocation (salloc, "
+                          "sbatch)");
     }
     return {{parse_host("127.0.0.1", "default host")}, "the default host", std::nullopt};
 }
@@ -115,7 +137,7 @@ void check_master_address(const std::string& master_addr, std::string_view sourc
 }
 
 // --launcher slurm: every node is a task of one srun step, none is started locally or over SSH.
-void plan_srun(const Options& options, Plan& plan) {
+void plan_srun(const Options& options, bool allocated, Plan& plan) {
     for (NodeCommand& node : plan.nodes) {
         if (node.user) {
             throw usage_error("--launcher slurm: host '{}' names a user; Slurm runs every task "
@@ -124,9 +146,11 @@ void plan_srun(const Options& options, Plan& plan) {
         }
         node.local = false;
     }
-    plan.srun_command =
-        build_srun_command(plan.nodes, options.srun_args ? parse_srun_args(*options.srun_args)
-                                                         : std::vector<std::string>{});
+    plan.srun_command = build_srun_command(plan.nodes,
+                                           options.srun_args ? parse_srun_args(*options.srun_args)
+                                                             : std::vector<std::string>{},
+                                           allocated);
+    plan.srun_allocates = allocated;
 }
 
 } // namespace
@@ -175,7 +199,7 @@ Plan make_plan(const Options& options, const Context& context) {
         NodeCommand node;
         node.host = host.name;
         node.rank = spec.node_rank;
-        node.local = is_local(context, host);
+        node.local = !source.allocated && is_local(context, host);
         node.argv = build_launch_command(spec);
         node.environment = environment;
         node.working_directory = context.working_directory;
@@ -185,7 +209,7 @@ Plan make_plan(const Options& options, const Context& context) {
         plan.nodes.push_back(std::move(node));
     }
     if (options.launcher == Launcher::slurm) {
-        plan_srun(options, plan);
+        plan_srun(options, source.allocated, plan);
     }
     if (master_given) {
         check_master_address(spec.master_addr,

@@ -2,6 +2,7 @@
 
 #include "colossalai/exec/local_transport.hpp"
 #include "colossalai/run/srun_command.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -44,9 +45,10 @@ ExitInfo exit_info(int status) {
 class Step : public output::NodeOutput {
 public:
     Step(std::vector<std::string> argv, std::size_t tasks, std::string working_directory,
-         std::chrono::milliseconds grace, std::function<void(std::string_view)> notice)
+         std::chrono::milliseconds grace, std::function<void(std::string_view)> notice,
+         std::function<void(std::size_t, const std::string&)> named)
         : m_argv(std::move(argv)), m_working_directory(std::move(working_directory)),
-          m_grace(grace), m_notice(std::move(notice)), m_tasks(tasks) {}
+          m_grace(grace), m_notice(std::move(notice)), m_named(std::move(named)), m_tasks(tasks) {}
 
     void add(size_t rank, output::NodeOutput& sink) { m_tasks.at(rank).sink = &sink; }
 
@@ -199,6 +201,7 @@ private:
         std::array<bool, 2> open{true, true};
         std::optional<int> status;
         mutable std::optional<ExitInfo> reported;
+        bool named = false;
     };
 
     void line(Stream stream, std::string_view text, bool newline) {
@@ -207,12 +210,14 @@ private:
             m_notice(run::srun_notice(text));
             return;
         }
-        if (std::optional<int> rank = run::parse_marker(labelled->text, run::task_start_marker)) {
-            if (*rank >= 0 && static_cast<size_t>(*rank) < m_tasks.size()) {
+        if (std::optional<run::TaskStart> start = run::parse_task_start(labelled->text)) {
+            if (start->rank >= 0 && static_cast<size_t>(start->rank) < m_tasks.size()) {
+                auto rank = static_cast<size_t>(start->rank);
                 if (m_rank_of.size() <= static_cast<size_t>(labelled->task)) {
                     m_rank_of.resize(static_cast<size_t>(labelled->task) + 1);
                 }
-                m_rank_of[static_cast<size_t>(labelled->task)] = static_cast<size_t>(*rank);
+                m_rank_of[static_cast<size_t>(labelled->task)] = rank;
+                name(rank, start->node);
             }
             return;
         }
@@ -242,6 +247,18 @@ private:
         if (newline) {
             task->sink->write(stream, "\n");
         }
+    }
+
+    // Once per node (the start marker comes on both streams): a node whose name srun chose.
+    void name(size_t rank, std::string_view node) {
+        Task& task = m_tasks[rank];
+        if (!m_named || task.named || node.empty() || task.sink == nullptr) {
+            return;
+        }
+        task.named = true;
+        std::string host = util::escape_control_bytes(node);
+        task.sink->set_prefix(host + ": ");
+        m_named(rank, host);
     }
 
     // The lowest rank still without a result: it carries srun's descriptors to the loop.
@@ -301,6 +318,7 @@ private:
     std::string m_working_directory;
     std::chrono::milliseconds m_grace;
     std::function<void(std::string_view)> m_notice;
+    std::function<void(std::size_t, const std::string&)> m_named;
     std::vector<Task> m_tasks;
     std::vector<std::optional<size_t>> m_rank_of; // srun task id -> node rank
     std::array<std::string, 2> m_buffers;         // partial lines of srun's stdout, stderr
@@ -340,9 +358,10 @@ private:
 
 SlurmTransport::SlurmTransport(std::vector<std::string> srun_argv, std::size_t tasks,
                                std::string working_directory, std::chrono::milliseconds kill_grace,
-                               std::function<void(std::string_view)> notice)
+                               std::function<void(std::string_view)> notice,
+                               std::function<void(std::size_t, const std::string&)> named)
     : m_step(std::make_shared<Step>(std::move(srun_argv), tasks, std::move(working_directory),
-                                    kill_grace, std::move(notice))) {}
+                                    kill_grace, std::move(notice), std::move(named))) {}
 
 SlurmTransport::~SlurmTransport() = default;
 

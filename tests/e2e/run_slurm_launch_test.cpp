@@ -132,6 +132,31 @@ TEST_F(SlurmLaunch, OneSrunRunsEveryNodeInPlanOrderWithItsWordsQuoted) {
     EXPECT_EQ(result.err.substr(result.err.size() - block.size()), block) << describe(result);
 }
 
+// Outside an allocation, --num_nodes without hosts: srun allocates any two nodes, and each task
+// names its node for the prefixes and the summary; rank and master address come from Slurm.
+TEST_F(SlurmLaunch, NumNodesWithoutHostsLetsSrunAllocateAndTheTasksNameTheNodes) {
+    behave("all", "echo \"rank $rank says hi\"; echo \"rank $rank warns\" >&2\n");
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--num_nodes", "2", "--nproc_per_node", "1", "t.py"});
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "colossalai: srun allocates 2 nodes; each is named by its "
+                                     "task when it starts"))
+        << describe(result);
+    // Slurm's node order: node1 is node 0 of the step, and the master.
+    for (int rank = 0; rank < 2; ++rank) {
+        std::string argv = read_file(recorded(rank, "argv"));
+        EXPECT_NE(argv.find("--node_rank=" + std::to_string(rank) + '\0'), std::string::npos);
+        EXPECT_NE(argv.find(std::string("--master_addr=node1") + '\0'), std::string::npos) << argv;
+    }
+    EXPECT_TRUE(has_line(result.out, "node1: rank 0 says hi")) << describe(result);
+    EXPECT_TRUE(has_line(result.out, "node2: rank 1 says hi")) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "node2: rank 1 warns")) << describe(result);
+    EXPECT_EQ(result.out.find("(node "), std::string::npos) << describe(result);
+    std::string block = summary({"node1: success", "node2: success"});
+    ASSERT_GE(result.err.size(), block.size());
+    EXPECT_EQ(result.err.substr(result.err.size() - block.size()), block) << describe(result);
+}
+
 TEST_F(SlurmLaunch, OneNodeIsRawAndSrunArgsPassThrough) {
     behave("all", "echo \"raw line\"\n");
     RunResult result =

@@ -39,6 +39,9 @@ struct Plan {
     std::optional<std::string> torch_version;
     // --launcher slurm: the one srun that runs every node (run/srun_command.hpp); else empty.
     std::vector<std::string> srun_command;
+    // --launcher slurm with --num_nodes and no hosts outside an allocation: srun allocates any
+    // N nodes, the nodes' `host`s are placeholders (`(node 0)`), and each task names its node.
+    bool srun_allocates = false;
 };
 
 } // namespace colossalai::run
