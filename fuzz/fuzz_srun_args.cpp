@@ -5,9 +5,9 @@
 
 #include "fuzz_support.hpp"
 
-#include "colossalai/run/quote.hpp"
 #include "colossalai/run/srun_command.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     std::vector<std::string> again;
     try {
-        again = colossalai::run::parse_srun_args(colossalai::run::shell_join(words));
+        again = colossalai::run::parse_srun_args(colossalai::util::shell_join(words));
     } catch (const colossalai::Error&) {
         require(false, "the quoted words are refused");
     }

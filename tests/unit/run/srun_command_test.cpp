@@ -1,8 +1,8 @@
 #include "../usage_message.hpp"
 
 #include "colossalai/run/planner.hpp"
-#include "colossalai/run/quote.hpp"
 #include "colossalai/run/srun_command.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -73,7 +73,7 @@ TEST(SrunTaskScript, RefusesCommandsThatDifferInMoreThanTheRank) {
 // assignments); printf stands in for torchrun.
 std::string run_script(const std::string& script, const std::string& variables) {
     std::string command =
-        variables + " /bin/sh -c " + shell_quote(script) + " colossalai-task 2>&1";
+        variables + " /bin/sh -c " + util::shell_quote(script) + " colossalai-task 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");
     std::string out;
     char buffer[4096];
@@ -86,7 +86,7 @@ std::string run_script(const std::string& script, const std::string& variables) 
 
 // As the task on `node`.
 std::string run_task(const std::vector<NodeCommand>& nodes, const std::string& node) {
-    return run_script(srun_task_script(nodes), "SLURMD_NODENAME=" + shell_quote(node));
+    return run_script(srun_task_script(nodes), "SLURMD_NODENAME=" + util::shell_quote(node));
 }
 
 TEST(SrunTaskScript, RunsItsNodesCommandBetweenTheMarkers) {
