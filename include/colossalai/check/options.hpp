@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -16,8 +17,8 @@ struct Options {
     // --allocation: the nodes of the Slurm allocation or PBS job this runs in. Never implied:
     // `srun colossalai check -i` inside an allocation checks each task's own node.
     bool allocation = false;
-    std::optional<int> ssh_port; // --ssh-port
-    double ssh_timeout = 30;     // --ssh-timeout SECONDS (connect timeout per host)
+    std::optional<int> ssh_port;                  // --ssh-port
+    std::chrono::milliseconds ssh_timeout{30000}; // --ssh-timeout SECONDS (connect, per host)
 
     bool cluster() const { return host.has_value() || hostfile.has_value() || allocation; }
 };
