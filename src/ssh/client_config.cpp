@@ -130,6 +130,8 @@ private:
                     nested.parse(text, true);
                 }
             }
+        } else if (keyword == "hostname") {
+            set(m_config.host_name, value(keyword, args));
         } else if (keyword == "stricthostkeychecking") {
             std::optional<HostKeyPolicy> policy = parse_host_key_policy(value(keyword, args));
             if (!policy) {
@@ -370,6 +372,23 @@ std::string expand_path(std::string_view path, const PathTokens& tokens) {
     return result;
 }
 
+std::string host_name_of(const std::string& original, const ClientConfig& config) {
+    if (!config.host_name) {
+        return original;
+    }
+    // OpenSSH expands only %h and %% in HostName.
+    std::string result;
+    const std::string& text = *config.host_name;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%' && i + 1 < text.size() && (text[i + 1] == 'h' || text[i + 1] == '%')) {
+            result += text[++i] == 'h' ? original : "%";
+        } else {
+            result += text[i];
+        }
+    }
+    return result;
+}
+
 ClientConfig read_client_config(const ConfigTarget& target) {
     ClientConfig config;
     std::filesystem::path home = local_user().home;
@@ -383,6 +402,10 @@ ClientConfig read_client_config(const ConfigTarget& target) {
         }
     }
     return config;
+}
+
+std::string configured_host_name(const std::string& original) {
+    return host_name_of(original, read_client_config({original, original}));
 }
 
 } // namespace colossalai::ssh
