@@ -208,7 +208,11 @@ std::optional<std::string> route_source(const std::string& address) {
     sockaddr_storage destination{};
     std::memcpy(&destination, target->ai_addr, target->ai_addrlen);
     // Any port: connect() on a UDP socket only chooses the route and the source address.
-    reinterpret_cast<sockaddr_in*>(&destination)->sin_port = htons(9);
+    if (target->ai_family == AF_INET) {
+        reinterpret_cast<sockaddr_in*>(&destination)->sin_port = htons(9);
+    } else {
+        reinterpret_cast<sockaddr_in6*>(&destination)->sin6_port = htons(9);
+    }
     sockaddr_storage source{};
     socklen_t length = sizeof source;
     std::optional<std::string> result;

@@ -135,17 +135,23 @@ Placement place_hosts(const Options& options, const Context& context,
 }
 
 // Node 0's address as the other nodes must use it: its HostName; when that is a loopback name
-// of this machine while other nodes are remote, this machine's address on the route to the
-// first remote node.
-std::string implicit_master(const Context& context, const std::vector<Host>& hosts,
-                            const Placement& placement) {
+// (this machine, also as `root@localhost`) while another node is on another machine, this
+// machine's address on the route to the first such node. Slurm places nodes itself: the name
+// stays.
+std::string implicit_master(const Options& options, const Context& context,
+                            const std::vector<Host>& hosts, const Placement& placement) {
+    auto loopback = [](const std::string& address) {
+        return is_loopback(address) || classify_address(address) == AddressKind::unspecified;
+    };
     const std::string& first = placement.addresses.front();
-    auto remote = std::find(placement.local.begin(), placement.local.end(), false);
-    bool loopback = is_loopback(first) || classify_address(first) == AddressKind::unspecified;
-    if (!placement.local.front() || remote == placement.local.end() || !loopback) {
+    std::size_t index = 1;
+    while (index < hosts.size() &&
+           (placement.local[index] || loopback(placement.addresses[index]))) {
+        ++index;
+    }
+    if (options.launcher != Launcher::ssh || !loopback(first) || index == hosts.size()) {
         return first;
     }
-    std::size_t index = static_cast<std::size_t>(remote - placement.local.begin());
     const std::string& target = placement.addresses[index];
     if (context.source_towards) {
         if (std::optional<std::string> source = context.source_towards(target)) {
@@ -220,7 +226,7 @@ Plan make_plan(const Options& options, const Context& context) {
     bool master_given = options.master_addr_given || extra_addr.has_value();
     Placement placement = place_hosts(options, context, hosts);
     if (hosts.size() > 1 && !master_given) {
-        spec.master_addr = implicit_master(context, hosts, placement);
+        spec.master_addr = implicit_master(options, context, hosts, placement);
     }
     spec.module = options.module;
     spec.script = options.script;

@@ -179,9 +179,22 @@ TEST(MakePlan, ALocalLoopbackNode0WithoutARouteIsRefused) {
     }
 }
 
+TEST(MakePlan, ALoopbackNode0ReachedOverSshStillGetsARoutableMaster) {
+    Options options = basic();
+    options.host = "root@localhost,127.0.0.2,node1";
+    Context ctx = context();
+    ctx.source_towards = [](const std::string& address) {
+        EXPECT_EQ(address, "node1"); // the first node on another machine
+        return std::optional<std::string>("10.0.0.7");
+    };
+    Plan plan = make_plan(options, ctx);
+    EXPECT_FALSE(plan.nodes[0].local);
+    EXPECT_EQ(plan.nodes[2].argv[4], "--master_addr=10.0.0.7");
+}
+
 TEST(MakePlan, AllLocalNodesKeepALoopbackMaster) {
     Options options = basic();
-    options.host = "localhost,127.0.0.1";
+    options.host = "localhost,root@127.0.0.1";
     Context ctx = context();
     ctx.source_towards = [](const std::string&) -> std::optional<std::string> {
         ADD_FAILURE() << "no route is needed";
