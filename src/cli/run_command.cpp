@@ -179,7 +179,7 @@ int execute_run_command(const run::Options& options, std::ostream& out, std::ost
     ::setenv("PYTHONUNBUFFERED", "1", 0);
     // The master address other nodes use is an alias's HostName: the ssh config is read here,
     // above run, which cannot include ssh.
-    run::Plan plan = run::prepare(options, ssh::configured_host_name);
+    run::Plan plan = run::prepare(options, ssh::ConfiguredHostNames());
     for (const std::string& notice : plan.notices) {
         fmt::print(err, "colossalai: {}\n", notice);
     }

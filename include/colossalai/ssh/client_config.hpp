@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,8 +81,18 @@ std::string host_name_of(const std::string& original, const ClientConfig& config
 // /etc/ssh/ssh_config, with Include relative to ~/.ssh and /etc/ssh. Missing files are empty.
 ClientConfig read_client_config(const ConfigTarget& target);
 
-// host_name_of(`original`) with the configuration read_client_config gives for it. Throws
+// host_name_of(`original`) with the configuration read_client_config gives for it, for many
+// hosts: the files are read and split once, at construction (a config with an alias per host
+// would otherwise be read once per host). Copies share the files. operator() throws
 // colossalai::Error for a bad value in a configuration file.
-std::string configured_host_name(const std::string& original);
+class ConfiguredHostNames {
+public:
+    ConfiguredHostNames();
+    std::string operator()(const std::string& original) const;
+
+private:
+    struct Files;
+    std::shared_ptr<const Files> m_files;
+};
 
 } // namespace colossalai::ssh
