@@ -150,7 +150,11 @@ std::string implicit_master(const Options& options, const Context& context,
         ++index;
     }
     if (options.launcher != Launcher::ssh || !loopback(first) || index == hosts.size()) {
-        return first;
+        // A HostName goes into every node's command line: it must be a host as --master_addr.
+        return first == hosts.front().address
+                   ? first
+                   : master_address(first, fmt::format("the ssh config's HostName for '{}'",
+                                                       hosts.front().address));
     }
     const std::string& target = placement.addresses[index];
     if (context.source_towards) {

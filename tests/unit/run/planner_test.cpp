@@ -126,6 +126,16 @@ TEST(MakePlan, MasterIsTheHostNameOfAnSshConfigAlias) {
     EXPECT_EQ(plan.nodes[1].address, "gpu2");
 }
 
+TEST(MakePlan, AHostNameThatIsNoHostIsRefused) {
+    Options options = basic();
+    options.host = "gpu1,gpu2";
+    Context ctx = context();
+    ctx.host_name = [](const std::string&) { return std::string("-oProxyCommand=x"); };
+    EXPECT_EQ(usage_message(options, ctx),
+              "the ssh config's HostName for 'gpu1': invalid host '-oProxyCommand=x': starts "
+              "with '-'");
+}
+
 TEST(MakePlan, LocalityIsDecidedOnTheHostName) {
     Options options = basic();
     options.host = "me-alias,gpu2";
