@@ -452,7 +452,13 @@ struct ConfiguredHostNames::Files : ConfigFiles {};
 ConfiguredHostNames::ConfiguredHostNames() : m_files(std::make_shared<const Files>()) {}
 
 std::string ConfiguredHostNames::operator()(const std::string& original) const {
-    return host_name_of(original, m_files->apply({original, original}));
+    try {
+        return host_name_of(original, m_files->apply({original, original}));
+    } catch (const Error&) {
+        // A bad value elsewhere in the config must not stop a local run; a connection to this
+        // host reads the config again and reports it.
+        return original;
+    }
 }
 
 } // namespace colossalai::ssh

@@ -74,6 +74,16 @@ TEST_F(MasterAddressOverSsh, AnAliasGivesEveryNodeItsHostName) {
     EXPECT_EQ(masters(second.out), (Words{"node2", "node2"})) << describe(second);
 }
 
+TEST_F(MasterAddressOverSsh, ABadValueInTheSshConfigDoesNotStopALocalRun) {
+    LaunchOptions options;
+    options.home = cluster().make_home("bad-config");
+    write_file(options.home / ".ssh/config", "Host *\n    StrictHostKeyChecking maybe\n");
+    RunResult result = run_launcher(
+        cluster(), {"-H", "localhost", "--nproc_per_node", "1", "--dry-run", "t.py"}, options);
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_EQ(masters(result.out), Words{"127.0.0.1"}) << describe(result);
+}
+
 TEST_F(MasterAddressOverSsh, ALocalLoopbackNode0GivesTheClientsAddress) {
     for (const char* first : {"localhost", "127.0.0.1"}) {
         RunResult result =

@@ -83,8 +83,8 @@ ClientConfig read_client_config(const ConfigTarget& target);
 
 // host_name_of(`original`) with the configuration read_client_config gives for it, for many
 // hosts: the files are read and split once, at construction (a config with an alias per host
-// would otherwise be read once per host). Copies share the files. operator() throws
-// colossalai::Error for a bad value in a configuration file.
+// would otherwise be read once per host). Copies share the files. A configuration with a bad
+// value for the host gives `original` unchanged (connecting to it reports the error).
 class ConfiguredHostNames {
 public:
     ConfiguredHostNames();
