@@ -167,7 +167,9 @@ int execute_run_command(const run::Options& options, std::ostream& out, std::ost
     // buffers stdout in 8 KiB blocks: training lines would come in bursts, or only at the end.
     // torchrun on a terminal shows each line at once; so do we, unless the user decided.
     ::setenv("PYTHONUNBUFFERED", "1", 0);
-    run::Plan plan = run::prepare(options);
+    // The master address other nodes use is an alias's HostName: the ssh config is read here,
+    // above run, which cannot include ssh.
+    run::Plan plan = run::prepare(options, ssh::ConfiguredHostNames());
     for (const std::string& notice : plan.notices) {
         fmt::print(err, "colossalai: {}\n", notice);
     }

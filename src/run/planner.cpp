@@ -113,14 +113,81 @@ std::optional<util::Version> torch_version(const Context& context, Plan& plan) {
     return version;
 }
 
-bool is_local(const Context& context, const Host& host) {
-    if (host.user) {
-        return false;
+// What each host is called on the network (its ssh-config HostName over SSH) and whether it is
+// this machine. Slurm starts every node itself: no ssh config, no lookup.
+struct Placement {
+    std::vector<std::string> addresses;
+    std::vector<bool> local;
+};
+
+Placement place_hosts(const Options& options, const Context& context,
+                      const std::vector<Host>& hosts) {
+    Placement placement;
+    bool via_ssh = options.launcher == Launcher::ssh;
+    for (const Host& host : hosts) {
+        placement.addresses.push_back(via_ssh && context.host_name ? context.host_name(host.address)
+                                                                   : host.address);
     }
-    if (context.is_local) {
-        return context.is_local(host.address);
+    placement.local.assign(hosts.size(), false);
+    if (!via_ssh) {
+        return placement;
     }
-    return is_loopback(host.address) || classify_address(host.address) == AddressKind::unspecified;
+    // A host with a user part is never local: the user asked for a login as someone.
+    std::vector<std::string> candidates;
+    std::vector<std::size_t> positions;
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+        if (!hosts[i].user) {
+            candidates.push_back(placement.addresses[i]);
+            positions.push_back(i);
+        }
+    }
+    std::vector<bool> found;
+    if (context.find_local) {
+        found = context.find_local(candidates);
+    } else {
+        for (const std::string& address : candidates) {
+            found.push_back(is_loopback(address) ||
+                            classify_address(address) == AddressKind::unspecified);
+        }
+    }
+    for (std::size_t i = 0; i < positions.size() && i < found.size(); ++i) {
+        placement.local[positions[i]] = found[i];
+    }
+    return placement;
+}
+
+// Node 0's address as the other nodes must use it: its HostName; when that is a loopback name
+// (this machine, also as `root@localhost`) while another node is on another machine, this
+// machine's address on the route to the first such node. Slurm places nodes itself: the name
+// stays.
+std::string implicit_master(const Options& options, const Context& context,
+                            const std::vector<Host>& hosts, const Placement& placement) {
+    auto loopback = [](const std::string& address) {
+        return is_loopback(address) || classify_address(address) == AddressKind::unspecified;
+    };
+    const std::string& first = placement.addresses.front();
+    std::size_t index = 1;
+    while (index < hosts.size() &&
+           (placement.local[index] || loopback(placement.addresses[index]))) {
+        ++index;
+    }
+    if (options.launcher != Launcher::ssh || !loopback(first) || index == hosts.size()) {
+        // A HostName goes into every node's command line: it must be a host as --master_addr.
+        return first == hosts.front().address
+                   ? first
+                   : master_address(first, fmt::format("the ssh config's HostName for '{}'",
+                                                       hosts.front().address));
+    }
+    const std::string& target = placement.addresses[index];
+    if (context.source_towards) {
+        if (std::optional<std::string> source = context.source_towards(target)) {
+            return *source;
+        }
+    }
+    throw runtime_error("node 0 '{}' is this machine, and no address of it on the way to '{}' "
+                        "was found (does '{}' resolve?); set --master_addr to an address every "
+                        "node can reach",
+                        hosts.front().name, hosts[index].name, target);
 }
 
 // Warns about an explicit loopback master address when some node runs on another machine.
@@ -184,8 +251,9 @@ Plan make_plan(const Options& options, const Context& context) {
     spec.master_addr = extra_addr ? master_address(*extra_addr, "--extra_launch_args master_addr")
                                   : master_address(options.master_addr, "--master_addr");
     bool master_given = options.master_addr_given || extra_addr.has_value();
+    Placement placement = place_hosts(options, context, hosts);
     if (hosts.size() > 1 && !master_given) {
-        spec.master_addr = hosts.front().address;
+        spec.master_addr = implicit_master(options, context, hosts, placement);
     }
     spec.module = options.module;
     spec.script = options.script;
@@ -198,7 +266,7 @@ Plan make_plan(const Options& options, const Context& context) {
         NodeCommand node;
         node.host = host.name;
         node.rank = spec.node_rank;
-        node.local = !source.allocated && is_local(context, host);
+        node.local = placement.local[rank]; // never with --launcher slurm
         node.argv = build_launch_command(spec);
         node.environment = environment;
         node.working_directory = context.working_directory;

@@ -78,7 +78,7 @@ std::string read_hostfile(const std::string& path, std::string_view what) {
     return *text;
 }
 
-Plan prepare(const Options& options) {
+Plan prepare(const Options& options, std::function<std::string(const std::string&)> host_name) {
     Context context;
     if (options.hostfile) {
         context.hostfile_text = read_hostfile(*options.hostfile);
@@ -98,7 +98,13 @@ Plan prepare(const Options& options) {
             .string();
     find_python(context);
     auto detector = std::make_shared<LocalHostDetector>();
-    context.is_local = [detector](std::string_view address) { return (*detector)(address); };
+    context.host_name = std::move(host_name);
+    context.find_local = [detector](const std::vector<std::string>& addresses) {
+        return (*detector)(addresses);
+    };
+    context.source_towards = [detector](const std::string& address) {
+        return detector->source_towards(address);
+    };
     return make_plan(options, context);
 }
 

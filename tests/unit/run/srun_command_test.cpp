@@ -1,4 +1,5 @@
 #include "../usage_message.hpp"
+#include "find_local.hpp"
 
 #include "colossalai/run/planner.hpp"
 #include "colossalai/run/srun_command.hpp"
@@ -207,7 +208,7 @@ Context slurm_context() {
     Context context;
     context.environment = {"PATH=/bin"};
     context.working_directory = "/work/job";
-    context.is_local = [](std::string_view) { return true; };
+    context.find_local = test::find_local_by([](std::string_view) { return true; });
     return context;
 }
 
