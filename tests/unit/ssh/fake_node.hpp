@@ -63,6 +63,8 @@ private:
 
 // Settings with round numbers, timed by TestClock: a heartbeat every second, a keepalive every
 // 3 s, lost after 3 unanswered.
+// (connect_session still reads the machine's ssh config: a ServerAliveInterval there would
+// replace the keepalive's; Debian's default config sets none.)
 inline SshSettings test_settings() {
     SshSettings settings;
     settings.connect.timeout = 7000ms;
