@@ -44,6 +44,22 @@ TEST(SshLostLastPacket, TheLoopEndsTheJobWithoutAnotherWakeUp) {
     EXPECT_EQ(node.exit_code(), 0);
 }
 
+TEST(SshBackpressure, DataHeldWhilePausedIsReadOnceAcceptedWithoutAWakeUp) {
+    FakeNode node;
+    node.start_running();
+    node.output.set_accepting(Stream::out, false);
+    node.libssh.arrive({out("held\n"), err("e\n")});
+    EXPECT_EQ(node.events() & POLLIN, 0); // a paused stream: the socket is not read
+    TestClock::advance(1000ms);
+    ASSERT_TRUE(node.settle()); // the heartbeat's write takes the batch in
+    EXPECT_EQ(node.libssh.batches_waiting(), 0u);
+    EXPECT_EQ(node.output.text(Stream::err), "e\n");
+    EXPECT_EQ(node.output.text(Stream::out), "");
+    node.output.set_accepting(Stream::out, true);
+    ASSERT_TRUE(node.settle()); // no fd says so: the process has work
+    EXPECT_EQ(node.output.text(Stream::out), "held\n");
+}
+
 // stdout paused (a full pager); the node's last output, its end and exit status arrive; the
 // heartbeat's write takes them in and is refused on the closed channel.
 void close_while_paused(FakeNode& node) {
