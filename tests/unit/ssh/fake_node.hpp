@@ -7,7 +7,8 @@
 #include "fake_libssh.hpp"
 #include "ssh_process.hpp"
 
-#include "colossalai/launch/transport.hpp"
+#include "colossalai/job/outcome.hpp"
+#include "colossalai/job/process.hpp"
 #include "colossalai/output/sink.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/ssh/worker_pool.hpp"
@@ -19,6 +20,8 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -29,8 +32,8 @@ using namespace std::chrono_literals;
 // The time SshProcess reads: moved only by advance(). Read on the test's thread alone.
 class TestClock {
 public:
-    static launch::Clock::time_point now() {
-        return launch::Clock::time_point(std::chrono::milliseconds(s_ms.load()));
+    static job::Clock::time_point now() {
+        return job::Clock::time_point(std::chrono::milliseconds(s_ms.load()));
     }
     static void reset() { s_ms = 1'000'000; }
     static void advance(std::chrono::milliseconds by) { s_ms += by.count(); }
@@ -85,7 +88,7 @@ public:
         : libssh(std::move(script)), m_settings(settings) {
         TestClock::reset();
         auto attempt = std::make_shared<Attempt>();
-        run::NodeCommand node;
+        job::NodeCommand node;
         node.host = "node1";
         m_pool.submit(
             [attempt, node, connect = m_settings.connect] { attempt->connect(node, connect); });
@@ -109,7 +112,7 @@ public:
         ASSERT_TRUE(process->ready());
         process->go();
         await_worker();
-        ASSERT_FALSE(process->result()) << process->result()->error;
+        ASSERT_FALSE(ended()) << said();
     }
 
     // The launcher's loop without blocking: a pass while an fd is ready, the process has work
@@ -121,7 +124,7 @@ public:
                 return true;
             }
             int ready = ::poll(fds.data(), fds.size(), 0);
-            std::optional<launch::Clock::time_point> deadline = process->deadline();
+            std::optional<job::Clock::time_point> deadline = process->deadline();
             bool due = deadline && *deadline <= TestClock::now();
             if (ready <= 0 && !process->has_work() && !due) {
                 return true;
@@ -147,9 +150,13 @@ public:
 
     // The end, as the test reads it.
     bool ended() const { return process->result().has_value(); }
-    std::string error() const { return ended() ? process->result()->error : "(running)"; }
-    int exit_code() const { return ended() ? process->result()->code : -2; }
-    int exit_signal() const { return ended() ? process->result()->signal : -2; }
+    std::optional<job::Outcome> outcome() const { return process->result(); }
+    // The end's reason (an error kind's one line), for the failures worded by libssh's answers.
+    std::string reason() const { return ended() ? process->result()->reason() : "(running)"; }
+    // What the summary would say, for messages.
+    std::string said() const {
+        return ended() ? job::describe(*process->result(), false) : "(running)";
+    }
 
     // The control lines and heartbeats written after the environment block.
     std::string written_after_environment() const {
@@ -166,7 +173,15 @@ private:
     std::vector<HostTiming> m_timings;
 
 public:
-    std::unique_ptr<launch::Process> process; // destroyed first: it refers to the pool
+    std::unique_ptr<job::Process> process; // destroyed first: it refers to the pool
 };
 
 } // namespace colossalai::ssh::fake
+
+namespace colossalai::job {
+// For GoogleTest's messages.
+inline void PrintTo(const Outcome& outcome, std::ostream* out) {
+    *out << "Outcome(kind " << static_cast<int>(outcome.kind()) << ", code " << outcome.code()
+         << ", signal " << outcome.signal() << ": " << describe(outcome, false) << ")";
+}
+} // namespace colossalai::job

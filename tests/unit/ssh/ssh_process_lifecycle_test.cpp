@@ -47,9 +47,7 @@ TEST(SshProcessLifecycle, BothStreamsThenTheExitStatus) {
     node.libssh.arrive({eof(), exit_status(3), close()});
     ASSERT_TRUE(node.settle());
     ASSERT_TRUE(node.ended());
-    EXPECT_EQ(node.exit_code(), 3);
-    EXPECT_EQ(node.exit_signal(), 0);
-    EXPECT_EQ(node.error(), "");
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(3));
     EXPECT_TRUE(node.output.closed(Stream::out));
     EXPECT_TRUE(node.output.closed(Stream::err));
     EXPECT_TRUE(node.libssh.freed());
@@ -61,8 +59,7 @@ TEST(SshProcessLifecycle, ExitBySignal) {
     node.libssh.arrive({out("bye\n"), exit_signal("TERM"), eof(), close()});
     ASSERT_TRUE(node.settle());
     ASSERT_TRUE(node.ended());
-    EXPECT_EQ(node.exit_signal(), SIGTERM);
-    EXPECT_EQ(node.error(), "");
+    EXPECT_EQ(node.outcome(), job::Outcome::killed(SIGTERM));
     EXPECT_EQ(node.output.text(Stream::out), "bye\n");
 }
 
@@ -71,7 +68,8 @@ TEST(SshProcessLifecycle, CloseWithoutAnExitStatusIsAnError) {
     node.start_running();
     node.libssh.arrive({eof(), close()});
     ASSERT_TRUE(node.settle());
-    EXPECT_EQ(node.error(), "connection closed without an exit status");
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::connection_lost("connection closed without an exit status"));
 }
 
 TEST(SshProcessLifecycle, ConnectionLostMidRun) {
@@ -81,7 +79,8 @@ TEST(SshProcessLifecycle, ConnectionLostMidRun) {
     ASSERT_TRUE(node.settle());
     node.libssh.arrive({reset("Socket error: Connection reset by peer")});
     ASSERT_TRUE(node.settle());
-    EXPECT_EQ(node.error(), "connection lost: Socket error: Connection reset by peer");
+    EXPECT_EQ(node.outcome(), job::Outcome::connection_lost(
+                                  "connection lost: Socket error: Connection reset by peer"));
     EXPECT_EQ(node.output.text(Stream::out), "step 1\n");
     EXPECT_TRUE(node.output.closed(Stream::out));
 }
@@ -93,8 +92,7 @@ TEST(SshProcessLifecycle, ConnectionLostAfterTheExitStatusIsTheEnd) {
     node.libssh.arrive({exit_status(0), reset("Socket error: disconnected")});
     ASSERT_TRUE(node.settle());
     ASSERT_TRUE(node.ended());
-    EXPECT_EQ(node.error(), "");
-    EXPECT_EQ(node.exit_code(), 0);
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(0));
 }
 
 // ssh_connect fails with libssh's `error`.
@@ -109,13 +107,14 @@ TEST(SshProcessConnectFailure, RefusedConnection) {
     FakeNode node(connect_fails("Connection refused"));
     node.await_worker();
     EXPECT_TRUE(node.process->ready()); // ended: the launcher stops waiting for it
-    EXPECT_EQ(node.error(), "connection refused (node1 port 22)");
+    EXPECT_EQ(node.outcome(), job::Outcome::connect_failed("connection refused (node1 port 22)"));
 }
 
 TEST(SshProcessConnectFailure, TimedOut) {
     FakeNode node(connect_fails("Timeout connecting to node1"));
     node.await_worker();
-    EXPECT_EQ(node.error(), "connection timed out after 7 s (node1 port 22)");
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::connect_failed("connection timed out after 7 s (node1 port 22)"));
 }
 
 TEST(SshProcessConnectFailure, UnknownHostKey) {
@@ -123,7 +122,9 @@ TEST(SshProcessConnectFailure, UnknownHostKey) {
     script.known = SSH_KNOWN_HOSTS_UNKNOWN;
     FakeNode node(script);
     node.await_worker();
-    EXPECT_NE(node.error().find("unknown host node1 port 22"), std::string::npos) << node.error();
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome()->kind(), job::Outcome::Kind::connect_failed);
+    EXPECT_NE(node.reason().find("unknown host node1 port 22"), std::string::npos) << node.said();
     EXPECT_EQ(node.libssh.command(), "");
 }
 
@@ -133,7 +134,9 @@ TEST(SshProcessConnectFailure, LoginRefused) {
     script.auth_auto_rc = SSH_AUTH_DENIED;
     FakeNode node(script);
     node.await_worker();
-    EXPECT_EQ(node.error().rfind("authentication failed for tester@node1", 0), 0u) << node.error();
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome()->kind(), job::Outcome::Kind::connect_failed);
+    EXPECT_EQ(node.reason().rfind("authentication failed for tester@node1", 0), 0u) << node.said();
 }
 
 TEST(SshProcessConnectFailure, CommandRefused) {
@@ -143,14 +146,15 @@ TEST(SshProcessConnectFailure, CommandRefused) {
     node.await_worker();
     node.process->go();
     node.await_worker();
-    EXPECT_EQ(node.error(), "cannot start the remote command: exec refused");
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::connect_failed("cannot start the remote command: exec refused"));
 }
 
 TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
     FakeNode node;
     node.await_worker();
     node.process->signal(SIGTERM);
-    EXPECT_EQ(node.error(), "not started");
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
     node.process->go(); // the launcher's fail-fast may still call it: nothing happens
     EXPECT_TRUE(node.wanted().empty());
     EXPECT_EQ(node.libssh.command(), "");
@@ -159,7 +163,7 @@ TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
 TEST(SshProcessStop, SignalWhileConnectingStartsNothing) {
     FakeNode node;
     node.process->signal(SIGINT);
-    EXPECT_EQ(node.error(), "not started");
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
     EXPECT_EQ(node.libssh.command(), "");
 }
 
@@ -182,7 +186,8 @@ TEST(SshProcessStop, AbandonWhileRunningClosesTheConnection) {
     FakeNode node;
     node.start_running();
     node.process->abandon();
-    EXPECT_EQ(node.error(), "did not end after SIGKILL; connection closed");
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::abandoned("did not end after SIGKILL; connection closed"));
     EXPECT_TRUE(node.libssh.freed());
     EXPECT_TRUE(node.output.closed(Stream::out));
     EXPECT_TRUE(node.output.closed(Stream::err));
@@ -192,7 +197,8 @@ TEST(SshProcessStop, AbandonWhileRunningClosesTheConnection) {
 TEST(SshProcessStop, AbandonWhileConnecting) {
     FakeNode node;
     node.process->abandon();
-    EXPECT_EQ(node.error(), "connection not established in time; given up");
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::abandoned("connection not established in time; given up"));
 }
 
 } // namespace

@@ -13,7 +13,7 @@ using output::Stream;
 TEST(SshHeartbeat, AnEmptyLineEveryInterval) {
     FakeNode node;
     node.start_running();
-    launch::Clock::time_point started = TestClock::now();
+    job::Clock::time_point started = TestClock::now();
     EXPECT_EQ(node.process->deadline(), started + 1000ms);
 
     TestClock::advance(999ms);
@@ -48,7 +48,8 @@ TEST(SshKeepalive, SentEveryIntervalAndLostAfterCountUnanswered) {
     TestClock::advance(3000ms);
     node.tick();
     ASSERT_TRUE(node.ended());
-    EXPECT_EQ(node.error(), "connection lost: no answer from its sshd for 9 s (keepalive)");
+    EXPECT_EQ(node.outcome(), job::Outcome::connection_lost(
+                                  "connection lost: no answer from its sshd for 9 s (keepalive)"));
     EXPECT_TRUE(node.output.closed(Stream::out));
 }
 
@@ -64,12 +65,12 @@ TEST(SshKeepalive, AnyPacketFromTheNodeIsAnAnswer) {
     ASSERT_TRUE(node.settle()); // the socket is read: libssh counts the packet
     TestClock::advance(1000ms);
     node.tick(); // the third interval: answered
-    EXPECT_FALSE(node.ended()) << node.error();
+    EXPECT_FALSE(node.ended()) << node.said();
     for (int interval = 0; interval < 2; ++interval) {
         TestClock::advance(3000ms);
         node.tick();
     }
-    EXPECT_FALSE(node.ended()) << node.error();
+    EXPECT_FALSE(node.ended()) << node.said();
     TestClock::advance(3000ms);
     node.tick();
     EXPECT_TRUE(node.ended()); // three in a row since the reply
@@ -84,7 +85,7 @@ TEST(SshKeepalive, UnreadBytesOnThePausedSocketAreAnAnswer) {
         TestClock::advance(3000ms);
         node.tick();
     }
-    EXPECT_FALSE(node.ended()) << node.error();
+    EXPECT_FALSE(node.ended()) << node.said();
     EXPECT_EQ(node.libssh.keepalives_sent(), 5);
 }
 
@@ -96,7 +97,7 @@ TEST(SshUnackedLimit, TcpUserTimeoutIsSetOnceTheJobRuns) {
     EXPECT_EQ(node.libssh.user_timeout_ms(), 0u); // logging in has its own timeout
     node.process->go();
     node.await_worker();
-    ASSERT_FALSE(node.ended()) << node.error();
+    ASSERT_FALSE(node.ended()) << node.said();
     EXPECT_EQ(node.libssh.user_timeout_ms(), 9000u);
 }
 

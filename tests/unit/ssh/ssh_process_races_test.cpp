@@ -31,7 +31,7 @@ TEST(SshLostLastPacket, OnePassDeliversWhatLibsshTookInForTheOtherStream) {
     EXPECT_EQ(node.output.text(Stream::err), "e\n");
     EXPECT_EQ(node.output.text(Stream::out), "last\n");
     ASSERT_TRUE(node.ended());
-    EXPECT_EQ(node.exit_code(), 0);
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(0));
 }
 
 TEST(SshLostLastPacket, TheLoopEndsTheJobWithoutAnotherWakeUp) {
@@ -41,7 +41,7 @@ TEST(SshLostLastPacket, TheLoopEndsTheJobWithoutAnotherWakeUp) {
     ASSERT_TRUE(node.settle()); // the clock stands still: no heartbeat comes to the rescue
     ASSERT_TRUE(node.ended());
     EXPECT_EQ(node.output.text(Stream::out), "last\n");
-    EXPECT_EQ(node.exit_code(), 0);
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(0));
 }
 
 TEST(SshBackpressure, DataHeldWhilePausedIsReadOnceAcceptedWithoutAWakeUp) {
@@ -77,13 +77,12 @@ void close_while_paused(FakeNode& node) {
 TEST(SshWriteRefused, AfterTheNodeClosedTheOutputIsReadToItsLastByte) {
     FakeNode node;
     close_while_paused(node);
-    ASSERT_FALSE(node.ended()) << node.error();
+    ASSERT_FALSE(node.ended()) << node.said();
     node.output.set_accepting(Stream::out, true);
     ASSERT_TRUE(node.settle());
     ASSERT_TRUE(node.ended());
     EXPECT_EQ(node.output.text(Stream::out), "tail\n");
-    EXPECT_EQ(node.exit_code(), 3);
-    EXPECT_EQ(node.error(), "");
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(3));
 }
 
 TEST(SshWriteRefused, NoHeartbeatAfterTheNodeClosed) {
