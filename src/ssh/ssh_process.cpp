@@ -177,7 +177,9 @@ private:
             return;
         }
         if (!outcome->session) {
-            finish(Outcome::connect_failed(outcome->error));
+            // Stopped while its start waited for a worker: the worker started nothing.
+            finish(m_pending_signal != 0 ? Outcome::not_started()
+                                         : Outcome::connect_failed(outcome->error));
             return;
         }
         m_session = std::move(outcome->session);

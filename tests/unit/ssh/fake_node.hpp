@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -106,6 +107,20 @@ public:
         process->process_events(fds);
     }
 
+    // Keeps the one worker busy until release_worker(): what is submitted meanwhile waits.
+    void hold_worker() {
+        m_pool.submit([held = m_held.get_future().share()] { held.wait(); });
+    }
+    void release_worker() {
+        if (!m_released) {
+            m_released = true;
+            m_held.set_value();
+        }
+    }
+    ~FakeNode() { release_worker(); }
+    FakeNode(const FakeNode&) = delete;
+    FakeNode& operator=(const FakeNode&) = delete;
+
     // Connects, goes and waits until the wrapper runs.
     void start_running() {
         await_worker();
@@ -170,6 +185,8 @@ public:
 private:
     SshSettings m_settings;
     WorkerPool m_pool{1};
+    std::promise<void> m_held;
+    bool m_released = false;
     std::vector<HostTiming> m_timings;
 
 public:

@@ -167,6 +167,32 @@ TEST(SshProcessStop, SignalWhileConnectingStartsNothing) {
     EXPECT_EQ(node.libssh.command(), "");
 }
 
+TEST(SshProcessStop, SignalWhileTheStartWaitsForAWorkerStartsNothing) {
+    FakeNode node;
+    node.await_worker();
+    node.hold_worker();
+    node.process->go(); // its start waits behind the held worker
+    node.process->signal(SIGTERM);
+    EXPECT_FALSE(node.ended());
+    node.release_worker();
+    node.await_worker();
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
+    EXPECT_EQ(node.libssh.command(), "");
+}
+
+TEST(SshProcessStop, SignalWhileTheStartIsOnItsWayFollowsIt) {
+    FakeNode node;
+    node.await_worker();
+    node.process->go();
+    std::vector<pollfd> fds = node.wanted();
+    ASSERT_EQ(::poll(fds.data(), fds.size(), 10000), 1); // started, not yet taken over
+    node.process->signal(SIGTERM);
+    node.process->process_events(fds);
+    EXPECT_EQ(node.libssh.command(), remote);
+    EXPECT_EQ(node.written_after_environment(), control_line(SIGTERM).value());
+    EXPECT_FALSE(node.ended());
+}
+
 TEST(SshProcessStop, SignalWhileRunningSendsItsControlLine) {
     FakeNode node;
     node.start_running();
