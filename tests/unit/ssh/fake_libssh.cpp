@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -96,13 +97,20 @@ ssh_channel channel_of(FakeLibssh::State& s) {
     return reinterpret_cast<ssh_channel>(&s.channel_handle);
 }
 
+// A function's name as a template argument.
+template <std::size_t N>
+struct Name {
+    constexpr Name(const char (&name)[N]) { std::copy_n(name, N, text); }
+    char text[N];
+};
+
 // A libssh function the test did not expect: fails the test, returns the type's zero.
-template <typename F>
+template <Name name, typename F>
 struct Unexpected;
-template <typename R, typename... A>
-struct Unexpected<R (*)(A...)> {
+template <Name name, typename R, typename... A>
+struct Unexpected<name, R (*)(A...)> {
     static R call(A...) {
-        ADD_FAILURE() << "fake libssh: an unscripted libssh function was called";
+        ADD_FAILURE() << "fake libssh: " << name.text << " is not scripted";
         return R();
     }
 };
@@ -216,7 +224,7 @@ int ssh_channel_write_fake(ssh_channel, const void* data, uint32_t len) {
 void install(FakeLibssh::State& s) {
 #define COLOSSALAI_FAKE_SAVE(name)                                                                 \
     s.saved.name = lib::name;                                                                      \
-    lib::name = Unexpected<decltype(lib::name)>::call;
+    lib::name = Unexpected<#name, decltype(lib::name)>::call;
     COLOSSALAI_LIBSSH_FUNCTIONS(COLOSSALAI_FAKE_SAVE)
 #undef COLOSSALAI_FAKE_SAVE
 
