@@ -37,7 +37,7 @@ public:
           m_streams(output), m_heartbeat(settings.heartbeat),
           m_unacked_limit(settings.unacked_limit),
           m_keepalive_interval(settings.keepalive_interval),
-          m_keepalive_count(settings.keepalive_count) {}
+          m_keepalive_count(settings.keepalive_count), m_now(settings.now) {}
 
     ~SshProcess() override {
         if (m_attempt) {
@@ -177,7 +177,9 @@ private:
             return;
         }
         if (!outcome->session) {
-            finish(Outcome::connect_failed(outcome->error));
+            // Stopped while its start waited for a worker: the worker started nothing.
+            finish(m_pending_signal != 0 ? Outcome::not_started()
+                                         : Outcome::connect_failed(outcome->error));
             return;
         }
         m_session = std::move(outcome->session);
@@ -189,7 +191,7 @@ private:
         m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
         lib::ssh_set_blocking(m_session->session, 0);
         limit_unacknowledged_time();
-        m_next_heartbeat = job::Clock::now() + m_heartbeat;
+        m_next_heartbeat = m_now() + m_heartbeat;
         start_keepalive();
         if (m_pending_signal != 0) {
             signal(m_pending_signal);
@@ -198,7 +200,7 @@ private:
 
     // An empty line now and then: the node wrapper stops the job when they stop coming.
     void heartbeat() {
-        job::Clock::time_point now = job::Clock::now();
+        job::Clock::time_point now = m_now();
         if (m_remote_closed || now < m_next_heartbeat) {
             return;
         }
@@ -217,7 +219,7 @@ private:
             m_keepalive_count = config.server_alive_count_max.value_or(3);
         }
         lib::ssh_set_counters(m_session->session, nullptr, &m_session->received);
-        m_next_keepalive = job::Clock::now() + m_keepalive_interval;
+        m_next_keepalive = m_now() + m_keepalive_interval;
     }
 
     // A node whose sshd stops answering (frozen, stopped, its machine hung) while its kernel
@@ -226,7 +228,7 @@ private:
     // `count` intervals in a row in which no packet at all came from the node lose the
     // connection. (libssh sends the next request only once the last one was answered.)
     void keepalive() {
-        job::Clock::time_point now = job::Clock::now();
+        job::Clock::time_point now = m_now();
         if (m_remote_closed || now < m_next_keepalive) {
             return;
         }
@@ -367,6 +369,7 @@ private:
     job::Clock::time_point m_next_heartbeat{};
     std::chrono::milliseconds m_keepalive_interval;
     int m_keepalive_count;
+    Now m_now;
     job::Clock::time_point m_next_keepalive{};
     std::uint64_t m_packets_seen = 0;
     int m_unanswered = 0; // keepalive intervals in a row without a packet from the node
