@@ -1,5 +1,6 @@
 #include "colossalai/exec/local_transport.hpp"
 
+#include "colossalai/exec/local_environment.hpp"
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/util/error.hpp"
 
@@ -10,8 +11,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-
-extern char** environ;
 
 namespace colossalai::exec {
 
@@ -262,10 +261,9 @@ std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& c
     request.working_directory = command.working_directory;
     // A local job gets the launcher's whole environment, as if torchrun had been typed here:
     // the filtered `command.environment` exists to carry values to other machines, without
-    // this machine's HOME, USER, DISPLAY... which are right here.
-    for (char** entry = environ; *entry != nullptr; ++entry) {
-        request.environment.emplace_back(*entry);
-    }
+    // this machine's HOME, USER, DISPLAY... which are right here. What -x and --env-file set
+    // goes on top; --env-exclude drops nothing: the launcher's values are this node's own.
+    request.environment = local_environment(command.environment_changes, false);
     return std::make_unique<PendingLocalProcess>(std::move(request), output, m_kill_grace);
 }
 

@@ -13,9 +13,12 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <system_error>
 
 extern char** environ;
 
@@ -76,6 +79,73 @@ std::string read_hostfile(const std::string& path, std::string_view what) {
     return *text;
 }
 
+namespace {
+
+// An env file is a short text, like a hostfile.
+constexpr std::size_t max_env_file_bytes = 1024 * 1024;
+
+EnvFileText read_env_file(const std::string& path, std::string_view what) {
+    std::string error;
+    std::optional<std::string> text = util::read_file(path, max_env_file_bytes, &error);
+    if (!text) {
+        throw usage_error("{} '{}': {}", what, util::escape_for_message(path),
+                          error == "file too large" ? "larger than 1 MiB" : error);
+    }
+    return {path, std::move(*text)};
+}
+
+// --env-file FILE..., else the first of ./.colossalai_env and ~/.colossalai_env that exists
+// (a notice says it was read).
+void read_env_files(const Options& options, Context& context) {
+    for (const std::string& path : options.env_files) {
+        context.env_files.push_back(read_env_file(path, "--env-file"));
+    }
+    if (!options.env_files.empty()) {
+        return;
+    }
+    std::vector<std::filesystem::path> candidates{std::filesystem::path(context.working_directory) /
+                                                  ".colossalai_env"};
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0) {
+        candidates.push_back(std::filesystem::path(home) / ".colossalai_env");
+    }
+    for (const std::filesystem::path& candidate : candidates) {
+        std::error_code error;
+        if (std::filesystem::is_regular_file(candidate, error)) {
+            context.env_files.push_back(read_env_file(candidate.string(), "the env file"));
+            return;
+        }
+    }
+}
+
+// --log-dir made absolute; created unless for a dry run; refused when it is not a directory
+// the launcher can write in.
+std::string prepare_log_dir(const std::string& dir, const std::string& working_directory,
+                            bool create) {
+    std::string shown = util::escape_for_message(dir);
+    if (dir.empty()) {
+        throw usage_error("--log-dir needs a directory");
+    }
+    std::filesystem::path path = std::filesystem::path(working_directory) / dir;
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) {
+        if (!create) {
+            return path.lexically_normal().string();
+        }
+        if (!std::filesystem::create_directories(path, error) && error) {
+            throw usage_error("--log-dir '{}': {}", shown, error.message());
+        }
+    }
+    if (!std::filesystem::is_directory(path, error)) {
+        throw usage_error("--log-dir '{}': not a directory", shown);
+    }
+    if (::access(path.c_str(), W_OK | X_OK) != 0) {
+        throw usage_error("--log-dir '{}': {}", shown, std::strerror(errno));
+    }
+    return path.lexically_normal().string();
+}
+
+} // namespace
+
 Plan prepare(const Options& options) {
     validate_options(options);
     Context context;
@@ -95,6 +165,11 @@ Plan prepare(const Options& options) {
     context.working_directory =
         util::current_directory(pwd != nullptr ? std::optional<std::string>(pwd) : std::nullopt)
             .string();
+    read_env_files(options, context);
+    if (options.log_dir) {
+        context.log_dir =
+            prepare_log_dir(*options.log_dir, context.working_directory, !options.dry_run);
+    }
     find_python(context);
     auto detector = std::make_shared<LocalHostDetector>();
     context.is_local = [detector](std::string_view address) { return (*detector)(address); };

@@ -1,5 +1,6 @@
 #include "colossalai/slurm/slurm_transport.hpp"
 
+#include "colossalai/exec/local_environment.hpp"
 #include "colossalai/exec/local_transport.hpp"
 #include "colossalai/run/srun_command.hpp"
 
@@ -9,8 +10,6 @@
 #include <csignal>
 #include <optional>
 #include <set>
-
-extern char** environ;
 
 namespace colossalai::slurm {
 
@@ -48,7 +47,11 @@ public:
         : m_argv(std::move(argv)), m_working_directory(std::move(working_directory)),
           m_grace(grace), m_notice(std::move(notice)), m_tasks(tasks) {}
 
-    void add(size_t rank, output::NodeOutput& sink) { m_tasks.at(rank).sink = &sink; }
+    // Every node's command has the same environment changes: srun's environment gets them.
+    void add(size_t rank, output::NodeOutput& sink, const run::EnvironmentChanges& environment) {
+        m_tasks.at(rank).sink = &sink;
+        m_environment = environment;
+    }
 
     // --- the node processes' calls, by rank ---
 
@@ -59,9 +62,9 @@ public:
         exec::SpawnRequest request;
         request.argv = m_argv;
         request.working_directory = m_working_directory;
-        for (char** entry = environ; *entry != nullptr; ++entry) {
-            request.environment.emplace_back(*entry);
-        }
+        // srun passes its whole environment to the tasks (--export=ALL): the variables of -x
+        // and --env-file go into it, those of --env-exclude stay out of it.
+        request.environment = exec::local_environment(m_environment, true);
         m_srun = exec::start_local_job(request, *this, m_grace);
         update();
     }
@@ -297,6 +300,7 @@ private:
     }
 
     std::vector<std::string> m_argv;
+    run::EnvironmentChanges m_environment;
     std::string m_working_directory;
     std::chrono::milliseconds m_grace;
     std::function<void(std::string_view)> m_notice;
@@ -347,7 +351,7 @@ SlurmTransport::~SlurmTransport() = default;
 
 std::unique_ptr<launch::Process> SlurmTransport::start(const run::NodeCommand& command,
                                                        output::NodeOutput& output) {
-    m_step->add(static_cast<size_t>(command.rank), output);
+    m_step->add(static_cast<size_t>(command.rank), output, command.environment_changes);
     return std::make_unique<TaskProcess>(m_step, static_cast<size_t>(command.rank));
 }
 

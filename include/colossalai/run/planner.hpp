@@ -1,5 +1,6 @@
 #pragma once
 
+#include "colossalai/run/env_control.hpp"
 #include "colossalai/run/options.hpp"
 #include "colossalai/run/plan.hpp"
 
@@ -24,6 +25,10 @@ struct Context {
     // True when an address (no user part, no brackets) names this machine.
     std::function<bool(std::string_view)> is_local;
     std::vector<std::string> warnings; // gathered while looking around (a broken interpreter)
+    // The env files to read: those of --env-file, else the default .colossalai_env found.
+    std::vector<EnvFileText> env_files;
+    // --log-dir, made absolute (and created, unless for a dry run) by prepare().
+    std::optional<std::string> log_dir;
 };
 
 // The plan for `colossalai run`, without any I/O. Validates the options first
