@@ -117,31 +117,33 @@ void read_env_files(const Options& options, Context& context) {
     }
 }
 
-// --log-dir made absolute; created unless for a dry run; refused when it is not a directory
-// the launcher can write in.
-std::string prepare_log_dir(const std::string& dir, const std::string& working_directory,
-                            bool create) {
-    std::string shown = util::escape_for_message(dir);
+// --log-dir made absolute, and refused unless it is a directory the launcher can write in, or
+// missing (then created by create_log_dir once the plan stands).
+std::string check_log_dir(const std::string& dir, const std::string& working_directory) {
     if (dir.empty()) {
         throw usage_error("--log-dir needs a directory");
     }
-    std::filesystem::path path = std::filesystem::path(working_directory) / dir;
+    std::filesystem::path path =
+        (std::filesystem::path(working_directory) / dir).lexically_normal();
     std::error_code error;
     if (!std::filesystem::exists(path, error)) {
-        if (!create) {
-            return path.lexically_normal().string();
-        }
-        if (!std::filesystem::create_directories(path, error) && error) {
-            throw usage_error("--log-dir '{}': {}", shown, error.message());
-        }
+        return path.string();
     }
+    std::string shown = util::escape_for_message(dir);
     if (!std::filesystem::is_directory(path, error)) {
         throw usage_error("--log-dir '{}': not a directory", shown);
     }
     if (::access(path.c_str(), W_OK | X_OK) != 0) {
         throw usage_error("--log-dir '{}': {}", shown, std::strerror(errno));
     }
-    return path.lexically_normal().string();
+    return path.string();
+}
+
+void create_log_dir(const std::string& dir, const std::string& path) {
+    std::error_code error;
+    if (!std::filesystem::create_directories(path, error) && error) {
+        throw usage_error("--log-dir '{}': {}", util::escape_for_message(dir), error.message());
+    }
 }
 
 } // namespace
@@ -167,13 +169,17 @@ Plan prepare(const Options& options) {
             .string();
     read_env_files(options, context);
     if (options.log_dir) {
-        context.log_dir =
-            prepare_log_dir(*options.log_dir, context.working_directory, !options.dry_run);
+        context.log_dir = check_log_dir(*options.log_dir, context.working_directory);
     }
     find_python(context);
     auto detector = std::make_shared<LocalHostDetector>();
     context.is_local = [detector](std::string_view address) { return (*detector)(address); };
-    return make_plan(options, context);
+    Plan plan = make_plan(options, context);
+    // Only once everything else is known to be right; a dry run creates nothing.
+    if (plan.log_dir && !options.dry_run) {
+        create_log_dir(*options.log_dir, *plan.log_dir);
+    }
+    return plan;
 }
 
 } // namespace colossalai::run

@@ -98,6 +98,11 @@ TEST_F(RunEnvironment, BadValuesAreUsageErrorsAndNothingStarts) {
         EXPECT_EQ(lines_of(result.err).at(0), "Error: " + message);
         EXPECT_FALSE(torchrun_called()) << message;
     }
+    // A missing --log-dir is created only when nothing else is wrong.
+    RunResult refused = run_colossalai_run(
+        {"--log-dir", "new/logs", "-x", "PPID=1", "--nproc_per_node", "1", "t.py"});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_FALSE(std::filesystem::exists(job() / "new")) << refused.err;
     // A bad line in the default file is refused too.
     write_file(job() / ".colossalai_env", "NO_EQUALS\n");
     RunResult result = run_colossalai_run({"--nproc_per_node", "1", "t.py"});

@@ -27,7 +27,8 @@ struct Context {
     std::vector<std::string> warnings; // gathered while looking around (a broken interpreter)
     // The env files to read: those of --env-file, else the default .colossalai_env found.
     std::vector<EnvFileText> env_files;
-    // --log-dir, made absolute (and created, unless for a dry run) by prepare().
+    // --log-dir, made absolute and checked by prepare() (which creates it, when missing, once
+    // the plan is made, unless for a dry run).
     std::optional<std::string> log_dir;
 };
 
@@ -43,7 +44,8 @@ Plan make_plan(const Options& options, const Context& context);
 
 // Gathers the Context with real I/O (reads the hostfile, environ, the current directory, finds
 // the Python environment and its PyTorch version, detects local hosts) and calls make_plan.
-// Pure checks run before any of that. Nothing is started or connected to.
+// Pure checks run before any of that. Nothing is started or connected to; the only thing
+// written is a missing --log-dir, created once the plan is made (not for a dry run).
 Plan prepare(const Options& options);
 
 } // namespace colossalai::run
