@@ -141,5 +141,18 @@ TEST_F(RunEnvironment, LogDirHoldsTheNodesBytesEvenWithStdoutClosed) {
     }
 }
 
+// Fail-fast tears node 0 down (SIGTERM to its group): its log still holds what it wrote.
+TEST_F(RunEnvironment, ATornDownNodesLogIsComplete) {
+    two_local_nodes();
+    behave("0", "printf 'before the end\\npartial'\ntouch \"$record/0.said\"\nexec sleep 1000\n");
+    behave("1", "while [ ! -e \"$record/0.said\" ]; do sleep 0.01; done\nexit 3\n");
+    RunResult result = run_colossalai_run(
+        {"--hostfile", "hosts", "--log-dir", "logs", "--nproc_per_node", "1", "t.py"});
+    EXPECT_EQ(result.exit_code, 3) << result.err;
+    EXPECT_EQ(read_file(job() / "logs/0-localhost.out"), "before the end\npartial");
+    EXPECT_EQ(read_file(job() / "logs/1-127.0.0.1.out"), "");
+    expect_nothing_left();
+}
+
 } // namespace
 } // namespace colossalai::test
