@@ -1,6 +1,6 @@
 #include "colossalai/run/dry_run.hpp"
 
-#include "colossalai/run/quote.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <fmt/core.h>
 
@@ -14,7 +14,7 @@ std::string render_environment(const NodeCommand& node, bool local) {
     const EnvironmentChanges& changes = node.environment_changes;
     std::string text;
     for (const EnvSetting& setting : changes.set) {
-        text += fmt::format("    env {}={}  ({})\n", setting.name, shell_quote(setting.value),
+        text += fmt::format("    env {}={}  ({})\n", setting.name, util::shell_quote(setting.value),
                             setting.source);
     }
     if (changes.patterns.empty()) {
@@ -31,14 +31,14 @@ std::string render_environment(const NodeCommand& node, bool local) {
     if (changes.dropped.empty()) {
         return text + fmt::format("    env: none of the launcher's variables match --env-exclude "
                                   "{}; the node keeps its own\n",
-                                  shell_quote(patterns));
+                                  util::shell_quote(patterns));
     }
     std::string names;
     for (const std::string& name : changes.dropped) {
         names += " " + name;
     }
     return text + fmt::format("    env not passed (--env-exclude {}; the node keeps its own):{}\n",
-                              shell_quote(patterns), names);
+                              util::shell_quote(patterns), names);
 }
 
 } // namespace
@@ -49,20 +49,20 @@ std::string render_dry_run(const Plan& plan) {
                                            : "PyTorch not found (assuming >= 2.0)";
     std::string text = fmt::format("dry run: {} node{}, {}\n", count, count == 1 ? "" : "s", torch);
     if (plan.log_dir) {
-        text += fmt::format("logs: {}\n", shell_quote(*plan.log_dir));
+        text += fmt::format("logs: {}\n", util::shell_quote(*plan.log_dir));
     }
     if (!plan.srun_command.empty()) {
         text += fmt::format("srun (one task per node; {} runs its node's command below):\n    {}\n",
-                            "/bin/sh -c SCRIPT", shell_join(plan.srun_command));
+                            "/bin/sh -c SCRIPT", util::shell_join(plan.srun_command));
     }
     for (const NodeCommand& node : plan.nodes) {
         std::string transport = !plan.srun_command.empty() ? std::string("slurm")
                                 : node.local               ? std::string("local")
                                 : node.ssh_port ? fmt::format("ssh port {}", *node.ssh_port)
                                                 : std::string("ssh");
-        text += fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, shell_quote(node.host),
-                            transport, shell_quote(node.working_directory));
-        text += fmt::format("    {}\n", shell_join(node.argv));
+        text += fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, util::shell_quote(node.host),
+                            transport, util::shell_quote(node.working_directory));
+        text += fmt::format("    {}\n", util::shell_join(node.argv));
         text += render_environment(node, node.local && plan.srun_command.empty());
     }
     return text;

@@ -25,7 +25,7 @@ Attempt::~Attempt() {
     ::close(m_event_fd);
 }
 
-void Attempt::connect(const run::NodeCommand& node, const ConnectSettings& settings) {
+void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& settings) {
     if (m_cancelled) {
         post(nullptr, not_started);
         return;

@@ -5,7 +5,7 @@
 
 #include "session.hpp"
 
-#include "colossalai/run/plan.hpp"
+#include "colossalai/job/node_command.hpp"
 #include "colossalai/ssh/connect.hpp"
 
 #include <atomic>
@@ -26,7 +26,7 @@ public:
 
     // Worker side. connect(): connect to the node and log in. start(): start the command on the
     // session the launcher gave back with give(). Both skip the work once cancelled.
-    void connect(const run::NodeCommand& node, const ConnectSettings& settings);
+    void connect(const job::NodeCommand& node, const ConnectSettings& settings);
     void start(const std::string& remote_command, const std::string& stdin_prefix);
 
     // Launcher side. take(): after `event_fd` became readable, the session, or an empty pointer

@@ -4,7 +4,7 @@
 
 #include "attempt.hpp"
 
-#include "colossalai/launch/transport.hpp"
+#include "colossalai/job/process.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/ssh/timing.hpp"
 #include "colossalai/ssh/worker_pool.hpp"
@@ -19,9 +19,10 @@ namespace colossalai::ssh {
 // in), go() starts `remote_command` on it, with `stdin_prefix` (the environment block) as its
 // first input; then it streams the node's output into `output`, sends control lines for
 // signals and heartbeats, and ends with the job's exit status or the connection's error.
-std::unique_ptr<launch::Process>
-make_ssh_process(std::shared_ptr<Attempt> attempt, WorkerPool& pool, std::string remote_command,
-                 std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings,
-                 std::vector<HostTiming>& timings);
+std::unique_ptr<job::Process> make_ssh_process(std::shared_ptr<Attempt> attempt, WorkerPool& pool,
+                                               std::string remote_command, std::string stdin_prefix,
+                                               output::NodeOutput& output,
+                                               const SshSettings& settings,
+                                               std::vector<HostTiming>& timings);
 
 } // namespace colossalai::ssh

@@ -1,7 +1,7 @@
 #include "support.hpp"
 
-#include "colossalai/run/quote.hpp"
 #include "colossalai/ssh/remote_command.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,8 +16,8 @@ namespace {
 using namespace std::chrono_literals;
 using test::RunResult;
 
-run::NodeCommand node(std::vector<std::string> argv, std::string cwd = "/tmp") {
-    run::NodeCommand command;
+job::NodeCommand node(std::vector<std::string> argv, std::string cwd = "/tmp") {
+    job::NodeCommand command;
     command.host = "node1";
     command.argv = std::move(argv);
     command.working_directory = std::move(cwd);
@@ -31,14 +31,14 @@ run::NodeCommand node(std::vector<std::string> argv, std::string cwd = "/tmp") {
 // (a shell snippet that may write control lines to fd 4 or close it), then the script waits for
 // the wrapper and prints its status. The script's own report of a wrapper killed by a signal
 // ("Terminated") goes to /dev/null: the stderr the tests see is the wrapper's alone.
-RunResult run_wrapper(const run::NodeCommand& command, const std::string& actions,
+RunResult run_wrapper(const job::NodeCommand& command, const std::string& actions,
                       std::chrono::milliseconds grace = 2000ms,
                       const std::string& block = "\"$BLOCK\"",
                       std::chrono::milliseconds silence_limit = 0ms) {
     test::TempDir dir("colossalai-wrapper");
-    std::string fifo = run::shell_quote((dir.path() / "stdin").string());
+    std::string fifo = util::shell_quote((dir.path() / "stdin").string());
     std::string script = "mkfifo " + fifo + " || exit 1; /bin/sh -c " +
-                         run::shell_quote(remote_command(command, grace, silence_limit)) + " < " +
+                         util::shell_quote(remote_command(command, grace, silence_limit)) + " < " +
                          fifo + " & w=$!; exec 4> " + fifo + "; printf %s " + block + " >&4; " +
                          actions + "\nwait $w 2>/dev/null; echo \"status=$?\"";
     test::RunOptions options;
@@ -79,7 +79,7 @@ TEST(RemoteCommand, AJobKilledBySignalKillsTheWrapperWithIt) {
 }
 
 TEST(RemoteCommand, ControlLinesSignalTheJobsGroup) {
-    run::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30; echo never"});
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30; echo never"});
     RunResult result = run_wrapper(command, "sleep 0.5; echo TERM >&4");
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
     EXPECT_EQ(result.err, ""); // no "Terminated" from sh: the status says it
@@ -116,7 +116,7 @@ TEST(RemoteCommand, EndOfInputRightAfterTheEnvironmentStopsTheJob) {
 TEST(RemoteCommand, EndOfInputStopsTheWholeJob) {
     std::string marker = "colossalai-wrapper-eof-" + std::to_string(::getpid());
     // A child in the background that outlives its parent's TERM unless the group is stopped.
-    run::NodeCommand command =
+    job::NodeCommand command =
         node({"/bin/sh", "-c", "sh -c 'sleep 30; : " + marker + "' & echo started; wait"});
     RunResult result = run_wrapper(command, "sleep 1; exec 4>&-");
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
@@ -125,7 +125,7 @@ TEST(RemoteCommand, EndOfInputStopsTheWholeJob) {
 }
 
 TEST(RemoteCommand, KillsAJobThatIgnoresSigtermAfterTheGrace) {
-    run::NodeCommand command =
+    job::NodeCommand command =
         node({"/bin/sh", "-c", "trap '' TERM; echo started; sleep 30; sleep 30"});
     RunResult result = run_wrapper(command, "sleep 1; exec 4>&-", 300ms);
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGKILL) + "\n");
@@ -135,7 +135,7 @@ TEST(RemoteCommand, KillsAJobThatIgnoresSigtermAfterTheGrace) {
 TEST(RemoteCommand, SilenceStopsTheWholeJobLikeEndOfInput) {
     // A host cut off by the network: the channel stays open, nothing more arrives.
     std::string marker = "colossalai-wrapper-silence-" + std::to_string(::getpid());
-    run::NodeCommand command =
+    job::NodeCommand command =
         node({"/bin/sh", "-c", "sh -c 'sleep 30; : " + marker + "' & echo started; wait"});
     RunResult result = run_wrapper(command, "", 2000ms, "\"$BLOCK\"", 1000ms);
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
@@ -147,7 +147,7 @@ TEST(RemoteCommand, SilenceStopsTheWholeJobLikeEndOfInput) {
 TEST(RemoteCommand, HeartbeatsKeepTheJobRunning) {
     // Empty lines every 0.2 s for longer than the silence limit; the job ends by itself. PIPE
     // ignored: a heartbeat may still go out after the wrapper is gone.
-    run::NodeCommand command = node({"/bin/sh", "-c", "sleep 3; echo done"});
+    job::NodeCommand command = node({"/bin/sh", "-c", "sleep 3; echo done"});
     RunResult result = run_wrapper(command,
                                    "trap '' PIPE; i=0; while [ $i -lt 20 ]; do echo >&4; "
                                    "sleep 0.2; i=$((i+1)); done 2>/dev/null",
@@ -166,7 +166,7 @@ TEST(RemoteCommand, ControlLinesStillWorkUnderASilenceLimit) {
 // The launcher stopped by Ctrl-Z says PAUSE first: no heartbeat for 3 times the silence limit
 // does not stop the job; the first line after it (the launcher resumed) brings the limit back.
 TEST(RemoteCommand, APauseLiftsTheSilenceLimitUntilTheNextLine) {
-    run::NodeCommand command =
+    job::NodeCommand command =
         node({"/bin/sh", "-c", "echo started; sleep 2; echo survived; sleep 30"});
     RunResult result =
         run_wrapper(command, "echo PAUSE >&4; sleep 3; echo >&4", 2000ms, "\"$BLOCK\"", 1000ms);
@@ -176,7 +176,7 @@ TEST(RemoteCommand, APauseLiftsTheSilenceLimitUntilTheNextLine) {
 }
 
 TEST(RemoteCommand, APausedJobStillStopsAtEndOfInput) {
-    run::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30"});
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30"});
     RunResult result =
         run_wrapper(command, "echo PAUSE >&4; sleep 0.3; exec 4>&-", 2000ms, "\"$BLOCK\"", 1000ms);
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
@@ -195,7 +195,7 @@ TEST(RemoteCommand, ReportsAMissingDirectory) {
 }
 
 TEST(RemoteCommand, ShapeOfTheCommandLine) {
-    run::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
+    job::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
     std::string text = remote_command(command, 1500ms, 0ms);
     EXPECT_EQ(text.rfind("exec /bin/sh -c '", 0), 0u);
     EXPECT_NE(text.find("' colossalai-node 15 0 /tmp torchrun --nproc_per_node=2 train.py"),
@@ -214,15 +214,6 @@ TEST(RemoteCommand, EnvironmentBlockQuotesEveryValue) {
     EXPECT_EQ(environment_block(node({})),
               "export COLOSSALAI_TEST_VALUE='a '\\''b'\\'' $HOME `id` $(id) \\ ;'\n"
               "export PATH=/usr/bin:/bin\n.\n");
-}
-
-TEST(RemoteCommand, SignalNamesOfExitSignalMessages) {
-    EXPECT_EQ(signal_from_name("TERM"), SIGTERM);
-    EXPECT_EQ(signal_from_name("INT"), SIGINT);
-    EXPECT_EQ(signal_from_name("SEGV"), SIGSEGV);
-    EXPECT_EQ(signal_from_name("KILL"), SIGKILL);
-    EXPECT_EQ(signal_from_name("SIGTERM"), SIGKILL); // not how SSH names it: unknown
-    EXPECT_EQ(signal_from_name(""), SIGKILL);
 }
 
 TEST(RemoteCommand, ControlLines) {

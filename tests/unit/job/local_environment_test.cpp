@@ -1,14 +1,14 @@
-#include "colossalai/exec/local_environment.hpp"
+#include "colossalai/job/local_environment.hpp"
 
 #include <gtest/gtest.h>
 
-namespace colossalai::exec {
+namespace colossalai::job {
 namespace {
 
 using Words = std::vector<std::string>;
 
-run::EnvironmentChanges changes() {
-    run::EnvironmentChanges result;
+EnvironmentChanges changes() {
+    EnvironmentChanges result;
     result.set = {{"A", "new", "-x"}, {"NEW", "1", "f:1"}};
     result.dropped = {"NCCL_SOCKET_IFNAME"};
     result.patterns = {"NCCL_SOCKET_IFNAME"};
@@ -32,4 +32,4 @@ TEST(LocalEnvironment, WithoutChangesIsTheLaunchersEnvironment) {
 }
 
 } // namespace
-} // namespace colossalai::exec
+} // namespace colossalai::job

@@ -1,17 +1,17 @@
-#include "colossalai/exec/local_environment.hpp"
+#include "colossalai/job/local_environment.hpp"
 
 #include <algorithm>
 #include <string_view>
 
 extern char** environ;
 
-namespace colossalai::exec {
+namespace colossalai::job {
 
 std::vector<std::string> local_environment(const std::vector<std::string>& entries,
-                                           const run::EnvironmentChanges& changes, bool drop) {
+                                           const EnvironmentChanges& changes, bool drop) {
     auto set_here = [&](std::string_view name) {
         return std::any_of(changes.set.begin(), changes.set.end(),
-                           [&](const run::EnvSetting& setting) { return setting.name == name; });
+                           [&](const EnvSetting& setting) { return setting.name == name; });
     };
     auto dropped = [&](std::string_view name) {
         return drop && std::find(changes.dropped.begin(), changes.dropped.end(), name) !=
@@ -24,13 +24,13 @@ std::vector<std::string> local_environment(const std::vector<std::string>& entri
             result.push_back(entry);
         }
     }
-    for (const run::EnvSetting& setting : changes.set) {
+    for (const EnvSetting& setting : changes.set) {
         result.push_back(setting.name + "=" + setting.value);
     }
     return result;
 }
 
-std::vector<std::string> local_environment(const run::EnvironmentChanges& changes, bool drop) {
+std::vector<std::string> local_environment(const EnvironmentChanges& changes, bool drop) {
     std::vector<std::string> entries;
     for (char** entry = environ; *entry != nullptr; ++entry) {
         entries.emplace_back(*entry);
@@ -38,4 +38,4 @@ std::vector<std::string> local_environment(const run::EnvironmentChanges& change
     return local_environment(entries, changes, drop);
 }
 
-} // namespace colossalai::exec
+} // namespace colossalai::job
