@@ -1,7 +1,11 @@
 #include "colossalai/launch/launcher.hpp"
 
 #include "colossalai/launch/progress.hpp"
+<<<<<<< HEAD
 #include "colossalai/output/node_log.hpp"
+=======
+#include "colossalai/util/error.hpp"
+>>>>>>> main
 #include "colossalai/util/signal_name.hpp"
 
 #include <fmt/core.h>
@@ -11,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <memory>
 
 namespace colossalai::launch {
@@ -169,7 +174,7 @@ private:
         }
         int ready = ::poll(m_fds.data(), m_fds.size(), timeout);
         if (ready < 0 && errno != EINTR) {
-            throw std::system_error(errno, std::generic_category(), "poll");
+            throw runtime_error("poll: {}", std::strerror(errno));
         }
         if (ready > 0 && m_fds[0].revents != 0) {
             for (int signo : m_signals.take()) {

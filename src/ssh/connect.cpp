@@ -330,11 +330,4 @@ void start_command(Session& owned, const std::string& remote_command,
     owned.timing.mark(Mark::channel);
 }
 
-SessionPtr open_session(const job::NodeCommand& node, const std::string& remote_command,
-                        const std::string& stdin_prefix, const ConnectSettings& settings) {
-    SessionPtr session = connect_session(node, settings);
-    start_command(*session, remote_command, stdin_prefix);
-    return session;
-}
-
 } // namespace colossalai::ssh

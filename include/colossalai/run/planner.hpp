@@ -32,8 +32,8 @@ struct Context {
     std::optional<std::string> log_dir;
 };
 
-// The plan for `colossalai run`, without any I/O. Validates the options first
-// (validate_options), then: hosts from --host, or the hostfile text, or the allocation of a
+// The plan for `colossalai run`, without any I/O, from options the cli has validated once
+// (validate_options): hosts from --host, or the hostfile text, or the allocation of a
 // batch scheduler found in the environment (SLURM_JOB_NODELIST, PBS_NODEFILE; a notice says
 // so), with --include / --exclude / --num_nodes, or else the local machine (127.0.0.1); ranks in
 // that order and --nnodes = the count; with several nodes and no explicit master address, the
@@ -44,8 +44,12 @@ Plan make_plan(const Options& options, const Context& context);
 
 // Gathers the Context with real I/O (reads the hostfile, environ, the current directory, finds
 // the Python environment and its PyTorch version, detects local hosts) and calls make_plan.
+<<<<<<< HEAD
 // Pure checks run before any of that. Nothing is started or connected to; the only thing
 // written is a missing --log-dir, created once the plan is made (not for a dry run).
+=======
+// `options` are validated already. Nothing is started or connected to.
+>>>>>>> main
 Plan prepare(const Options& options);
 
 } // namespace colossalai::run

@@ -43,8 +43,4 @@ SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& 
 void start_command(Session& session, const std::string& remote_command,
                    const std::string& stdin_prefix);
 
-// connect_session() then start_command().
-SessionPtr open_session(const job::NodeCommand& node, const std::string& remote_command,
-                        const std::string& stdin_prefix, const ConnectSettings& settings);
-
 } // namespace colossalai::ssh

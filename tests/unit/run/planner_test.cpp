@@ -267,14 +267,6 @@ TEST(MakePlan, EscapesTheHostfileNameInMessages) {
     EXPECT_EQ(usage_message(options, ctx), "--exclude: no host of the hostfile h\\xff is left");
 }
 
-TEST(MakePlan, ValidatesTheOptionsFirst) {
-    Options options = basic();
-    options.nproc_per_node = "many";
-    options.hostfile = "never-read";
-    EXPECT_EQ(usage_message(options, context()),
-              "--nproc_per_node 'many': not a positive integer (or auto, cpu, gpu)");
-}
-
 // --env-file, -x and --env-exclude reach every node's command: the remote environment has
 // them, and each node carries the changes for a local start (and for srun).
 TEST(MakePlan, EnvironmentFlagsChangeEveryNodesEnvironment) {
