@@ -1,11 +1,8 @@
 #include "colossalai/launch/launcher.hpp"
 
 #include "colossalai/launch/progress.hpp"
-<<<<<<< HEAD
 #include "colossalai/output/node_log.hpp"
-=======
 #include "colossalai/util/error.hpp"
->>>>>>> main
 #include "colossalai/util/signal_name.hpp"
 
 #include <fmt/core.h>

@@ -85,11 +85,11 @@ namespace {
 constexpr std::size_t max_env_file_bytes = 1024 * 1024;
 
 EnvFileText read_env_file(const std::string& path, std::string_view what) {
-    std::string error;
+    int error = 0;
     std::optional<std::string> text = util::read_file(path, max_env_file_bytes, &error);
     if (!text) {
         throw usage_error("{} '{}': {}", what, util::escape_for_message(path),
-                          error == "file too large" ? "larger than 1 MiB" : error);
+                          error == EFBIG ? "larger than 1 MiB" : std::strerror(error));
     }
     return {path, std::move(*text)};
 }

@@ -44,12 +44,8 @@ Plan make_plan(const Options& options, const Context& context);
 
 // Gathers the Context with real I/O (reads the hostfile, environ, the current directory, finds
 // the Python environment and its PyTorch version, detects local hosts) and calls make_plan.
-<<<<<<< HEAD
-// Pure checks run before any of that. Nothing is started or connected to; the only thing
-// written is a missing --log-dir, created once the plan is made (not for a dry run).
-=======
-// `options` are validated already. Nothing is started or connected to.
->>>>>>> main
+// `options` are validated already. Nothing is started or connected to; the only thing written
+// is a missing --log-dir, created once the plan is made (not for a dry run).
 Plan prepare(const Options& options);
 
 } // namespace colossalai::run
