@@ -94,8 +94,22 @@ CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
     add("--srun-args", "ARGS",
         "With --launcher slurm: more srun options, as a shell would split them "
         "(\"--partition gpu --time 1:00:00\")");
-    command->add_flag("--dry-run", arguments.help_only_flag,
-                      "Print each node's host, rank and command; start nothing");
+    add("-x", "NAME[=VALUE]",
+        "Set a variable on every node, or pass on the launcher's value of NAME (repeatable; "
+        "wins over --env-file and --env-exclude)");
+    add("--env-file", "FILE",
+        "NAME=VALUE lines (# comments) to set on every node (repeatable); default: "
+        "./.colossalai_env, else ~/.colossalai_env, when present");
+    add("--env-exclude", "PATTERNS",
+        "Do not pass these of the launcher's variables: NAME or PREFIX*, comma-separated; a "
+        "node keeps its own value");
+    add("--log-dir", "DIR",
+        "Also write each node's stdout and stderr to DIR/RANK-HOST.out and .err on this "
+        "machine");
+    command->add_flag(
+        "--dry-run", arguments.help_only_flag,
+        "Print each node's host, rank, command and the variables that -x, --env-file and "
+        "--env-exclude set or drop; start nothing");
     add("-m", "MODULE", "Run a module (python -m) instead of a script");
     command->add_option("SCRIPT", arguments.help_only, "The training script (.py)");
     command->add_option("ARGS", arguments.help_only_args, "Passed to the script unchanged");
@@ -150,6 +164,14 @@ run::Options finish_run_command(const RunArguments& arguments) {
             options.launcher = value == "ssh" ? run::Launcher::ssh : run::Launcher::slurm;
         } else if (name == "--srun-args") {
             options.srun_args = value;
+        } else if (name == "-x") {
+            options.exports.push_back(value);
+        } else if (name == "--env-file") {
+            options.env_files.push_back(value);
+        } else if (name == "--env-exclude") {
+            options.env_exclude.push_back(value);
+        } else if (name == "--log-dir") {
+            options.log_dir = value;
         } else if (name == "--kill-grace") {
             options.kill_grace = util::parse_seconds(value, name, run::kill_grace_range);
         }

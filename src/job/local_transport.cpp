@@ -1,6 +1,7 @@
 #include "colossalai/job/local_transport.hpp"
 
 #include "colossalai/exec/spawn.hpp"
+#include "colossalai/job/local_environment.hpp"
 #include "colossalai/util/error.hpp"
 
 #include <sys/wait.h>
@@ -9,8 +10,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-
-extern char** environ;
 
 namespace colossalai::job {
 
@@ -252,10 +251,9 @@ std::unique_ptr<Process> LocalTransport::start(const NodeCommand& command,
     request.working_directory = command.working_directory;
     // A local job gets the launcher's whole environment, as if torchrun had been typed here:
     // the filtered `command.environment` exists to carry values to other machines, without
-    // this machine's HOME, USER, DISPLAY... which are right here.
-    for (char** entry = environ; *entry != nullptr; ++entry) {
-        request.environment.emplace_back(*entry);
-    }
+    // this machine's HOME, USER, DISPLAY... which are right here. What -x and --env-file set
+    // goes on top; --env-exclude drops nothing: the launcher's values are this node's own.
+    request.environment = local_environment(command.environment_changes, false);
     return std::make_unique<PendingLocalProcess>(std::move(request), output, m_kill_grace);
 }
 

@@ -66,6 +66,7 @@ int execute(const run::Plan& plan, const run::Options& options) {
     exec::SignalChannel signals(true);
     Settings settings;
     settings.kill_grace = options.kill_grace;
+    settings.log_dir = plan.log_dir;
     job::LocalTransport local(settings.kill_grace);
     std::optional<ssh::SshTransport> ssh;
     if (remote) {
@@ -106,6 +107,10 @@ int execute(const run::Plan& plan, const run::Options& options) {
 
     LaunchResult result = run_nodes(nodes, transport_for, output, source, settings);
     output.write_notice(render_summary(result.outcomes));
+    if (plan.log_dir) {
+        output.write_notice(
+            fmt::format("colossalai: the nodes' output is also in {}/\n", *plan.log_dir));
+    }
     if (const char* timing = std::getenv("COLOSSALAI_TIMING"); timing != nullptr && *timing != 0) {
         report_resources(output, ssh ? ssh->timing_report() : std::string());
     }

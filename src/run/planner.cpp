@@ -231,6 +231,10 @@ Plan make_plan(const Options& options, const Context& context) {
     if (source.notice) {
         plan.notices.push_back(*source.notice);
     }
+    if (options.env_files.empty() && !context.env_files.empty()) {
+        plan.notices.push_back(fmt::format("setting the variables of {} on every node",
+                                           util::escape_for_message(context.env_files[0].path)));
+    }
     std::optional<util::Version> torch = torch_version(context, plan);
     if (options.module && torch && torch->major < 2) {
         throw usage_error("-m needs PyTorch 2.0 or newer (found {})", *plan.torch_version);
@@ -259,7 +263,11 @@ Plan make_plan(const Options& options, const Context& context) {
     spec.script = options.script;
     spec.script_args = options.script_args;
 
-    std::vector<EnvVar> environment = filter_environment(context.environment);
+    std::vector<EnvVar> launcher_environment = filter_environment(context.environment);
+    EnvironmentChanges changes =
+        plan_environment({context.env_files, options.exports, options.env_exclude},
+                         context.environment, launcher_environment);
+    std::vector<EnvVar> environment = remote_environment(launcher_environment, changes);
     for (size_t rank = 0; rank < hosts.size(); ++rank) {
         const Host& host = hosts[rank];
         spec.node_rank = static_cast<int>(rank);
@@ -269,6 +277,7 @@ Plan make_plan(const Options& options, const Context& context) {
         node.local = placement.local[rank]; // never with --launcher slurm
         node.argv = build_launch_command(spec);
         node.environment = environment;
+        node.environment_changes = changes;
         node.working_directory = context.working_directory;
         node.ssh_port = options.ssh_port;
         node.user = host.user;
@@ -278,6 +287,7 @@ Plan make_plan(const Options& options, const Context& context) {
     if (options.launcher == Launcher::slurm) {
         plan_srun(options, source.allocated, plan);
     }
+    plan.log_dir = context.log_dir;
     if (master_given) {
         check_master_address(spec.master_addr,
                              extra_addr ? "--extra_launch_args master_addr" : "--master_addr",

@@ -1,5 +1,6 @@
 #include "colossalai/slurm/slurm_transport.hpp"
 
+#include "colossalai/job/local_environment.hpp"
 #include "colossalai/job/local_transport.hpp"
 #include "colossalai/run/srun_command.hpp"
 #include "colossalai/util/strings.hpp"
@@ -10,8 +11,6 @@
 #include <csignal>
 #include <optional>
 #include <set>
-
-extern char** environ;
 
 namespace colossalai::slurm {
 
@@ -47,7 +46,11 @@ public:
         : m_argv(std::move(argv)), m_working_directory(std::move(working_directory)),
           m_grace(grace), m_notice(std::move(notice)), m_named(std::move(named)), m_tasks(tasks) {}
 
-    void add(size_t rank, output::NodeOutput& sink) { m_tasks.at(rank).sink = &sink; }
+    // Every node's command has the same environment changes: srun's environment gets them.
+    void add(size_t rank, output::NodeOutput& sink, const job::EnvironmentChanges& environment) {
+        m_tasks.at(rank).sink = &sink;
+        m_environment = environment;
+    }
 
     // --- the node processes' calls, by rank ---
 
@@ -58,9 +61,9 @@ public:
         exec::SpawnRequest request;
         request.argv = m_argv;
         request.working_directory = m_working_directory;
-        for (char** entry = environ; *entry != nullptr; ++entry) {
-            request.environment.emplace_back(*entry);
-        }
+        // srun passes its whole environment to the tasks (--export=ALL): the variables of -x
+        // and --env-file go into it, those of --env-exclude stay out of it.
+        request.environment = job::local_environment(m_environment, true);
         m_srun = job::start_local_job(request, *this, m_grace);
         update();
     }
@@ -309,6 +312,7 @@ private:
     }
 
     std::vector<std::string> m_argv;
+    job::EnvironmentChanges m_environment;
     std::string m_working_directory;
     std::chrono::milliseconds m_grace;
     std::function<void(std::string_view)> m_notice;
@@ -361,7 +365,7 @@ SlurmTransport::~SlurmTransport() = default;
 
 std::unique_ptr<job::Process> SlurmTransport::start(const job::NodeCommand& command,
                                                     output::NodeOutput& output) {
-    m_step->add(static_cast<size_t>(command.rank), output);
+    m_step->add(static_cast<size_t>(command.rank), output, command.environment_changes);
     return std::make_unique<TaskProcess>(m_step, static_cast<size_t>(command.rank));
 }
 

@@ -39,6 +39,10 @@ struct Options {
     bool dry_run = false;                 // --dry-run
     Launcher launcher = Launcher::ssh;    // --launcher ssh|slurm
     std::optional<std::string> srun_args; // --srun-args "--partition gpu --time 1:00:00"
+    std::vector<std::string> exports;     // -x NAME=VALUE / -x NAME, in order
+    std::vector<std::string> env_files;   // --env-file FILE, in order
+    std::vector<std::string> env_exclude; // --env-exclude PATTERN[,PATTERN...], in order
+    std::optional<std::string> log_dir;   // --log-dir DIR
     std::optional<std::string> module;    // -m MODULE
     std::optional<std::string> script;    // SCRIPT.py
     std::vector<std::string> script_args; // everything after the script / module

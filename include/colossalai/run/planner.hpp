@@ -1,5 +1,6 @@
 #pragma once
 
+#include "colossalai/run/env_control.hpp"
 #include "colossalai/run/options.hpp"
 #include "colossalai/run/plan.hpp"
 
@@ -31,6 +32,11 @@ struct Context {
     // leaves from, not a loopback one; nullopt when unknown.
     std::function<std::optional<std::string>(const std::string&)> source_towards;
     std::vector<std::string> warnings; // gathered while looking around (a broken interpreter)
+    // The env files to read: those of --env-file, else the default .colossalai_env found.
+    std::vector<EnvFileText> env_files;
+    // --log-dir, made absolute and checked by prepare() (which creates it, when missing, once
+    // the plan is made, unless for a dry run).
+    std::optional<std::string> log_dir;
 };
 
 // The plan for `colossalai run`, without any I/O, from options the cli has validated once
@@ -49,7 +55,8 @@ Plan make_plan(const Options& options, const Context& context);
 // the Python environment and its PyTorch version, detects local hosts with LocalHostDetector)
 // and calls make_plan. `host_name` maps an ssh-config alias to its HostName (the ssh module
 // reads the config, above this one). `options` are validated already. Nothing is started or
-// connected to.
+// connected to; the only thing written is a missing --log-dir, created once the plan is made
+// (not for a dry run).
 Plan prepare(const Options& options, std::function<std::string(const std::string&)> host_name = {});
 
 } // namespace colossalai::run

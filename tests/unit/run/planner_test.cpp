@@ -403,5 +403,49 @@ TEST(MakePlan, EscapesTheHostfileNameInMessages) {
     EXPECT_EQ(usage_message(options, ctx), "--exclude: no host of the hostfile h\\xff is left");
 }
 
+// --env-file, -x and --env-exclude reach every node's command: the remote environment has
+// them, and each node carries the changes for a local start (and for srun).
+TEST(MakePlan, EnvironmentFlagsChangeEveryNodesEnvironment) {
+    Options options = basic();
+    options.host = "me,node2";
+    options.exports = {"A=1"};
+    options.env_exclude = {"NCCL_*"};
+    Context ctx = context();
+    ctx.env_files = {{"/work/job/.colossalai_env", "FROM_FILE=yes\n"}};
+    Plan plan = make_plan(options, ctx);
+    ASSERT_EQ(plan.nodes.size(), 2u);
+    for (const NodeCommand& node : plan.nodes) {
+        EXPECT_EQ(node.environment,
+                  (std::vector<EnvVar>{{"A", "1"}, {"FROM_FILE", "yes"}, {"PATH", "/bin"}}));
+        EXPECT_EQ(node.environment_changes.set,
+                  (std::vector<EnvSetting>{{"A", "1", "-x"},
+                                           {"FROM_FILE", "yes", "/work/job/.colossalai_env:1"}}));
+        EXPECT_EQ(node.environment_changes.dropped, (Words{"NCCL_DEBUG"}));
+    }
+    // The default file (no --env-file) is named once before anything starts.
+    EXPECT_EQ(plan.notices,
+              (Words{"setting the variables of /work/job/.colossalai_env on every node"}));
+    options.env_files = {"/work/job/.colossalai_env"};
+    EXPECT_TRUE(make_plan(options, ctx).notices.empty());
+}
+
+TEST(MakePlan, ABadEnvironmentFlagIsAUsageError) {
+    Options options = basic();
+    options.exports = {"PPID=1"};
+    EXPECT_EQ(usage_message(options, context()),
+              "-x: 'PPID' is a read-only shell variable; it cannot be passed to a node");
+    options.exports = {};
+    Context ctx = context();
+    ctx.env_files = {{"e", "ok=1\nnot ok\n"}};
+    EXPECT_EQ(usage_message(options, ctx), "e:2: expected NAME=VALUE, found 'not ok'");
+}
+
+TEST(MakePlan, KeepsTheLogDirectory) {
+    Context ctx = context();
+    ctx.log_dir = "/work/job/logs";
+    EXPECT_EQ(make_plan(basic(), ctx).log_dir, "/work/job/logs");
+    EXPECT_EQ(make_plan(basic(), context()).log_dir, std::nullopt);
+}
+
 } // namespace
 } // namespace colossalai::run
