@@ -104,6 +104,11 @@ CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
     add("--srun-args", "ARGS",
         "With --launcher slurm: more srun options, as a shell would split them "
         "(\"--partition gpu --time 1:00:00\")");
+    add("--network-interface", "IFACE[,IFACE...]",
+        "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "
+        "GLOO_SOCKET_IFNAME; ^ and = as NCCL reads them); each node checks they exist");
+    add("--python", "PATH",
+        "Nodes run PATH -m torch.distributed.run instead of torchrun (a conda or venv Python)");
     command->add_flag("--dry-run", arguments.help_only_flag,
                       "Print each node's host, rank and command; start nothing");
     add("-m", "MODULE", "Run a module (python -m) instead of a script");
@@ -160,6 +165,10 @@ run::Options finish_run_command(const RunArguments& arguments) {
             options.launcher = value == "ssh" ? run::Launcher::ssh : run::Launcher::slurm;
         } else if (name == "--srun-args") {
             options.srun_args = value;
+        } else if (name == "--network-interface") {
+            options.network_interface = value;
+        } else if (name == "--python") {
+            options.python = value;
         } else if (name == "--kill-grace") {
             options.kill_grace = to_seconds(value, name);
         }

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -24,8 +25,8 @@ using output::Stream;
 // A job that could not be started: its result is known at once.
 class FailedProcess : public launch::Process {
 public:
-    explicit FailedProcess(std::string error) {
-        m_result.code = 127; // as a shell reports a command it cannot run
+    FailedProcess(int code, std::string error) {
+        m_result.code = code;
         m_result.error = std::move(error);
     }
     void collect_fds(std::vector<pollfd>&) override {}
@@ -251,8 +252,12 @@ std::unique_ptr<launch::Process> start_local_job(const SpawnRequest& request,
     try {
         return std::make_unique<LocalProcess>(spawn_job(request), output, kill_grace);
     } catch (const Error& e) {
-        return std::make_unique<FailedProcess>(e.what());
+        return std::make_unique<FailedProcess>(127, e.what()); // as a shell reports it
     }
+}
+
+std::unique_ptr<launch::Process> failed_process(int code, std::string error) {
+    return std::make_unique<FailedProcess>(code, std::move(error));
 }
 
 std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& command,
@@ -264,7 +269,20 @@ std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& c
     // the filtered `command.environment` exists to carry values to other machines, without
     // this machine's HOME, USER, DISPLAY... which are right here.
     for (char** entry = environ; *entry != nullptr; ++entry) {
-        request.environment.emplace_back(*entry);
+        std::string_view text(*entry);
+        bool overridden =
+            std::any_of(command.flag_environment.begin(), command.flag_environment.end(),
+                        [&](const run::EnvVar& variable) {
+                            return text.size() > variable.first.size() &&
+                                   text.substr(0, variable.first.size()) == variable.first &&
+                                   text[variable.first.size()] == '=';
+                        });
+        if (!overridden) {
+            request.environment.emplace_back(text);
+        }
+    }
+    for (const auto& [name, value] : command.flag_environment) {
+        request.environment.push_back(name + "=" + value);
     }
     return std::make_unique<PendingLocalProcess>(std::move(request), output, m_kill_grace);
 }

@@ -3,6 +3,7 @@
 #include "colossalai/exec/local_transport.hpp"
 #include "colossalai/exec/signals.hpp"
 #include "colossalai/launch/launcher.hpp"
+#include "colossalai/launch/local_preflight.hpp"
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/util/error.hpp"
@@ -70,7 +71,8 @@ int execute(const run::Plan& plan, const run::Options& options) {
     exec::SignalChannel signals(true);
     Settings settings;
     settings.kill_grace = to_ms(options.kill_grace);
-    exec::LocalTransport local(settings.kill_grace);
+    exec::LocalTransport unchecked_local(settings.kill_grace);
+    LocalPreflightTransport local(unchecked_local);
     std::optional<ssh::SshTransport> ssh;
     if (remote) {
         ssh::SshSettings ssh_settings =

@@ -4,6 +4,8 @@
 #include "colossalai/launch/transport.hpp"
 
 #include <chrono>
+#include <memory>
+#include <string>
 
 namespace colossalai::exec {
 
@@ -28,5 +30,8 @@ private:
 std::unique_ptr<launch::Process> start_local_job(const SpawnRequest& request,
                                                  output::NodeOutput& output,
                                                  std::chrono::milliseconds kill_grace);
+
+// A node that ends before it starts: `error` (one line) and exit status `code`, at once.
+std::unique_ptr<launch::Process> failed_process(int code, std::string error);
 
 } // namespace colossalai::exec

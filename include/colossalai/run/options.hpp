@@ -32,6 +32,10 @@ struct Options {
     bool dry_run = false;                 // --dry-run
     Launcher launcher = Launcher::ssh;    // --launcher ssh|slurm
     std::optional<std::string> srun_args; // --srun-args "--partition gpu --time 1:00:00"
+    // --network-interface "eth0,eth1" (NCCL's syntax), checked by parse_network_interfaces
+    std::optional<std::string> network_interface;
+    // --python PATH: nodes run `PATH -m torch.distributed.run` instead of torchrun
+    std::optional<std::string> python;
     std::optional<std::string> module;    // -m MODULE
     std::optional<std::string> script;    // SCRIPT.py
     std::vector<std::string> script_args; // everything after the script / module

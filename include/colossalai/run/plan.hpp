@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colossalai/run/preflight.hpp"
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,13 +19,18 @@ struct NodeCommand {
     bool local = false;              // started as a child process, without SSH
     std::vector<std::string> argv;   // torchrun ... SCRIPT ARGS..., one word per element
     std::vector<EnvVar> environment; // filtered launcher environment, in a stable order
-    std::string working_directory;   // absolute path of the launcher's current directory
-    std::optional<int> ssh_port;     // --ssh-port
+    // Variables that the launcher's flags set (--network-interface), on every node, local ones
+    // too, over `environment` and the launcher's own.
+    std::vector<EnvVar> flag_environment;
+    std::string working_directory; // absolute path of the launcher's current directory
+    std::optional<int> ssh_port;   // --ssh-port
     // `host` split for SSH: the user of a `user@host` name (else the ssh config's or the
     // current user), and the address to connect to, without `user@` and IPv6 brackets.
     // A host with a user part is never local: the user asked for a login as someone.
     std::optional<std::string> user;
     std::string address;
+    // What the node checks before its job may start (argv[0] and the working directory too).
+    Preflight preflight;
 };
 
 // What `colossalai run` will do: the node commands in rank order, plus warnings to print

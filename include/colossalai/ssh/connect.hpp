@@ -37,6 +37,12 @@ SessionPtr connect_session(const run::NodeCommand& node, const ConnectSettings& 
 void start_command(Session& session, const std::string& remote_command,
                    const std::string& stdin_prefix);
 
+// After start_command() of the node wrapper (remote_command.hpp): waits up to `timeout` for its
+// preflight answer; returns the failed check, or nullopt when the node is ready for `go`.
+// Throws colossalai::Error with one line when no answer comes.
+std::optional<run::PreflightFailure> await_ready(Session& session, const run::NodeCommand& node,
+                                                 std::chrono::milliseconds timeout);
+
 // connect_session() then start_command().
 SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_command,
                         const std::string& stdin_prefix, const ConnectSettings& settings);
