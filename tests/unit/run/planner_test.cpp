@@ -224,6 +224,7 @@ TEST(MakePlan, BadNetworkInterfacesAndPythonAreUsageErrors) {
     options = basic();
     options.network_interface = "eth0";
     options.launcher = Launcher::slurm;
+    options.host = "gpu1,gpu2";
     EXPECT_EQ(usage_message(options, context()),
               "--network-interface cannot be used with --launcher slurm yet; set "
               "NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME in the environment (srun passes it on)");
