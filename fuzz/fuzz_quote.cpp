@@ -6,7 +6,7 @@
 
 #include "fuzz_support.hpp"
 
-#include "colossalai/run/quote.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -79,11 +79,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
 
     for (const std::string& word : words) {
-        auto single = reference_split(colossalai::run::shell_quote(word));
+        auto single = reference_split(colossalai::util::shell_quote(word));
         require(single.has_value(), "shell_quote produced text a shell would interpret");
         require(single->size() == 1 && single->front() == word, "shell_quote lost bytes");
     }
-    std::string joined = colossalai::run::shell_join(words);
+    std::string joined = colossalai::util::shell_join(words);
     auto split = reference_split(joined);
     require(split.has_value(), "shell_join produced text a shell would interpret");
     require(*split == words, "shell_join does not split back into the same words");

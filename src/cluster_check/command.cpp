@@ -43,7 +43,7 @@ struct Outcome {
     std::string error;
 };
 
-Outcome check_node(const run::NodeCommand& node, const std::string& command,
+Outcome check_node(const job::NodeCommand& node, const std::string& command,
                    const ssh::ConnectSettings& settings, std::chrono::milliseconds run_timeout) {
     Outcome outcome;
     try {
@@ -89,7 +89,7 @@ int execute(const check::Options& options, std::ostream& out, std::ostream& err)
     {
         ssh::WorkerPool pool(max_connecting);
         for (std::size_t i = 0; i < hosts.size(); ++i) {
-            run::NodeCommand node;
+            job::NodeCommand node;
             node.host = hosts[i].name;
             node.user = hosts[i].user;
             node.address = hosts[i].address;

@@ -5,7 +5,7 @@
 #include "colossalai/check/system.hpp"
 #include "colossalai/python/environment.hpp"
 #include "colossalai/python/package_info.hpp"
-#include "colossalai/run/quote.hpp"
+#include "colossalai/util/quote.hpp"
 #include "colossalai/util/strings.hpp"
 #include "colossalai/util/version.hpp"
 
@@ -255,7 +255,7 @@ std::string node_command(const std::optional<std::string>& python,
     std::vector<std::string> words{
         "/bin/sh",           "-c",       std::string(program_text), "colossalai-check",
         python.value_or(""), code.at(2), std::to_string(seconds)};
-    return "exec " + run::shell_join(words);
+    return "exec " + util::shell_join(words);
 }
 
 Dump parse_dump(std::string_view text) {

@@ -1,9 +1,8 @@
 #include "colossalai/launch/execute.hpp"
 
-#include "colossalai/exec/local_transport.hpp"
 #include "colossalai/exec/signals.hpp"
+#include "colossalai/job/local_transport.hpp"
 #include "colossalai/launch/launcher.hpp"
-#include "colossalai/launch/local_preflight.hpp"
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/util/error.hpp"
@@ -62,7 +61,7 @@ void report_resources(output::Multiplexer& output, const std::string& ssh_timing
 int execute(const run::Plan& plan, const run::Options& options) {
     auto remote_nodes = static_cast<std::size_t>(
         std::count_if(plan.nodes.begin(), plan.nodes.end(),
-                      [](const run::NodeCommand& node) { return !node.local; }));
+                      [](const job::NodeCommand& node) { return !node.local; }));
     bool slurm = !plan.srun_command.empty();
     bool remote = remote_nodes > 0 && !slurm;
     allow_descriptors_for(remote ? remote_nodes : 0);
@@ -71,8 +70,7 @@ int execute(const run::Plan& plan, const run::Options& options) {
     exec::SignalChannel signals(true);
     Settings settings;
     settings.kill_grace = to_ms(options.kill_grace);
-    exec::LocalTransport unchecked_local(settings.kill_grace);
-    LocalPreflightTransport local(unchecked_local);
+    job::LocalTransport local(settings.kill_grace);
     std::optional<ssh::SshTransport> ssh;
     if (remote) {
         ssh::SshSettings ssh_settings =
@@ -94,11 +92,11 @@ int execute(const run::Plan& plan, const run::Options& options) {
                      settings.kill_grace,
                      [&output](std::string_view text) { output.write_notice(text); });
     }
-    auto transport_for = [&](const run::NodeCommand& node) -> Transport& {
+    auto transport_for = [&](const job::NodeCommand& node) -> job::Transport& {
         if (srun) {
             return *srun;
         }
-        return node.local ? static_cast<Transport&>(local) : *ssh;
+        return node.local ? static_cast<job::Transport&>(local) : *ssh;
     };
 
     LaunchResult result = run_nodes(plan.nodes, transport_for, output, source, settings);

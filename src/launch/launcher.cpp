@@ -1,6 +1,7 @@
 #include "colossalai/launch/launcher.hpp"
 
 #include "colossalai/launch/progress.hpp"
+#include "colossalai/util/signal_name.hpp"
 
 #include <fmt/core.h>
 
@@ -15,10 +16,13 @@ namespace colossalai::launch {
 
 namespace {
 
+using job::Clock;
+using job::Process;
+
 struct Node {
-    const run::NodeCommand* command;
+    const job::NodeCommand* command;
     std::unique_ptr<Process> process;
-    std::optional<ExitInfo> exit;
+    std::optional<job::Outcome> exit;
     bool stopped = false;
     size_t fd_begin = 0;
     size_t fd_end = 0;
@@ -29,10 +33,10 @@ public:
     Loop(const SignalSource& signals, const Settings& settings)
         : m_signals(signals), m_settings(settings) {}
 
-    LaunchResult run(const std::vector<run::NodeCommand>& commands, const TransportFor& transport,
+    LaunchResult run(const std::vector<job::NodeCommand>& commands, const TransportFor& transport,
                      output::Multiplexer& output) {
         m_output = &output;
-        for (const run::NodeCommand& command : commands) {
+        for (const job::NodeCommand& command : commands) {
             m_nodes.push_back(Node{&command, nullptr, std::nullopt});
         }
         for (Node& node : m_nodes) {
@@ -82,7 +86,8 @@ private:
             m_first_failure = m_failed;
             if (running) {
                 Node& failed = m_nodes[*m_failed];
-                notice("{} failed ({}); {}", failed.command->host, short_reason(*failed.exit),
+                notice("{} failed ({}); {}", failed.command->host,
+                       job::describe(*failed.exit, false),
                        m_started ? "stopping the other nodes" : "starting no job");
                 signal_all(SIGTERM);
                 arm_grace(SIGTERM);
@@ -181,7 +186,7 @@ private:
         if (m_launcher_signal == 0) {
             m_launcher_signal = signo;
             notice("received {}; stopping all nodes ({} again kills them at once)",
-                   signal_name(signo), signo == SIGINT ? "Ctrl-C" : "the same signal");
+                   util::signal_name(signo), signo == SIGINT ? "Ctrl-C" : "the same signal");
             signal_all(signo);
             if (!m_kill_deadline && !m_abandon_deadline) {
                 arm_grace(signo);
@@ -189,7 +194,7 @@ private:
             return;
         }
         if (!m_abandon_deadline) {
-            notice("received {} again; killing all nodes", signal_name(signo));
+            notice("received {} again; killing all nodes", util::signal_name(signo));
             kill_all();
         }
     }
@@ -213,7 +218,7 @@ private:
         if (m_kill_deadline && now >= *m_kill_deadline) {
             if (any_running()) {
                 notice("nodes still running {} ms after {}; sending SIGKILL",
-                       m_settings.kill_grace.count(), signal_name(m_grace_signal));
+                       m_settings.kill_grace.count(), util::signal_name(m_grace_signal));
             }
             kill_all();
         }
@@ -268,16 +273,6 @@ private:
         return std::min(*a, *b);
     }
 
-    static std::string short_reason(const ExitInfo& exit) {
-        if (!exit.error.empty()) {
-            return exit.error;
-        }
-        if (exit.signal != 0) {
-            return "killed by " + signal_name(exit.signal);
-        }
-        return fmt::format("exit code {}", exit.code);
-    }
-
     template <typename... Args>
     void notice(fmt::format_string<Args...> format, Args&&... args) {
         if (m_progress) {
@@ -304,7 +299,7 @@ private:
 
 } // namespace
 
-LaunchResult run_nodes(const std::vector<run::NodeCommand>& nodes, const TransportFor& transport,
+LaunchResult run_nodes(const std::vector<job::NodeCommand>& nodes, const TransportFor& transport,
                        output::Multiplexer& output, const SignalSource& signals,
                        const Settings& settings) {
     Loop loop(signals, settings);

@@ -1,6 +1,6 @@
 #include "colossalai/run/dry_run.hpp"
 
-#include "colossalai/run/quote.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <fmt/core.h>
 
@@ -13,16 +13,16 @@ std::string render_dry_run(const Plan& plan) {
     std::string text = fmt::format("dry run: {} node{}, {}\n", count, count == 1 ? "" : "s", torch);
     if (!plan.srun_command.empty()) {
         text += fmt::format("srun (one task per node; {} runs its node's command below):\n    {}\n",
-                            "/bin/sh -c SCRIPT", shell_join(plan.srun_command));
+                            "/bin/sh -c SCRIPT", util::shell_join(plan.srun_command));
     }
     for (const NodeCommand& node : plan.nodes) {
         std::string transport = !plan.srun_command.empty() ? std::string("slurm")
                                 : node.local               ? std::string("local")
                                 : node.ssh_port ? fmt::format("ssh port {}", *node.ssh_port)
                                                 : std::string("ssh");
-        text += fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, shell_quote(node.host),
-                            transport, shell_quote(node.working_directory));
-        text += fmt::format("    {}\n", shell_join(node.argv));
+        text += fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, util::shell_quote(node.host),
+                            transport, util::shell_quote(node.working_directory));
+        text += fmt::format("    {}\n", util::shell_join(node.argv));
     }
     return text;
 }

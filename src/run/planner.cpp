@@ -5,8 +5,8 @@
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_command.hpp"
 #include "colossalai/run/local_host.hpp"
+#include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
-#include "colossalai/run/preflight.hpp"
 #include "colossalai/run/scheduler_hosts.hpp"
 #include "colossalai/run/selection.hpp"
 #include "colossalai/run/srun_command.hpp"
@@ -178,7 +178,7 @@ Plan make_plan(const Options& options, const Context& context) {
     spec.script_args = options.script_args;
 
     std::vector<EnvVar> environment = filter_environment(context.environment);
-    Preflight preflight{spec.master_addr, {}};
+    job::Preflight preflight{spec.master_addr, {}};
     std::vector<EnvVar> flag_environment;
     if (options.network_interface) {
         NetworkInterfaces interfaces = parse_network_interfaces(*options.network_interface);

@@ -1,7 +1,7 @@
 #include "colossalai/run/srun_command.hpp"
 
-#include "colossalai/run/quote.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/quote.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
@@ -124,7 +124,7 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes) {
     }
     std::string script = "case ${SLURMD_NODENAME-} in\n";
     for (const NodeCommand& node : nodes) {
-        script += fmt::format("{}) r={} ;;\n", shell_quote(node.host), node.rank);
+        script += fmt::format("{}) r={} ;;\n", util::shell_quote(node.host), node.rank);
     }
     script += "*) echo \"colossalai: the Slurm node '${SLURMD_NODENAME-}' is not one of the run's "
               "hosts\" >&2; exit 127 ;;\nesac\n";
@@ -139,7 +139,7 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes) {
         if (rank && i == *rank) {
             script += "\"--node_rank=$r\"";
         } else {
-            script += i == 0 ? shell_join({argv[i]}) : shell_quote(argv[i]);
+            script += i == 0 ? util::shell_join({argv[i]}) : util::shell_quote(argv[i]);
         }
     }
     script += "\ns=$?\n"

@@ -2,8 +2,8 @@
 
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/hosts.hpp"
+#include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
-#include "colossalai/run/preflight.hpp"
 #include "colossalai/run/srun_command.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"

@@ -1,6 +1,6 @@
 #include "colossalai/slurm/slurm_transport.hpp"
 
-#include "colossalai/exec/local_transport.hpp"
+#include "colossalai/job/local_transport.hpp"
 #include "colossalai/run/srun_command.hpp"
 
 #include <fmt/core.h>
@@ -14,7 +14,7 @@ extern char** environ;
 
 namespace colossalai::slurm {
 
-using launch::ExitInfo;
+using job::Outcome;
 using output::Stream;
 
 namespace {
@@ -28,14 +28,11 @@ size_t index_of(Stream stream) {
 }
 
 // A status as `sh` reports it: above 128, the signal that killed the command.
-ExitInfo exit_info(int status) {
-    ExitInfo info;
+Outcome exit_info(int status) {
     if (status > 128 && status < 128 + 65) {
-        info.signal = status - 128;
-    } else {
-        info.code = status;
+        return Outcome::killed(status - 128);
     }
-    return info;
+    return Outcome::exited(status);
 }
 
 } // namespace
@@ -62,7 +59,7 @@ public:
         for (char** entry = environ; *entry != nullptr; ++entry) {
             request.environment.emplace_back(*entry);
         }
-        m_srun = exec::start_local_job(request, *this, m_grace);
+        m_srun = job::start_local_job(request, *this, m_grace);
         update();
     }
 
@@ -84,7 +81,7 @@ public:
         return m_srun && !m_srun_exit && rank == owner() && m_srun->has_work();
     }
 
-    std::optional<launch::Clock::time_point> deadline(size_t rank) const {
+    std::optional<job::Clock::time_point> deadline(size_t rank) const {
         return m_srun && !m_srun_exit && rank == owner() ? m_srun->deadline() : std::nullopt;
     }
 
@@ -116,7 +113,7 @@ public:
 
     // Once given, a task's result stays (the loop asks no more, and the next rank takes over
     // srun's descriptors).
-    std::optional<ExitInfo> result(size_t rank) const {
+    std::optional<Outcome> result(size_t rank) const {
         const Task& task = m_tasks[rank];
         if (!task.reported) {
             task.reported = compute_result(rank);
@@ -124,10 +121,10 @@ public:
         return task.reported;
     }
 
-    std::optional<ExitInfo> compute_result(size_t rank) const {
+    std::optional<Outcome> compute_result(size_t rank) const {
         const Task& task = m_tasks[rank];
         if (m_not_started) {
-            return ExitInfo{-1, 0, "not started: stopped by the launcher"};
+            return Outcome::not_started();
         }
         if (task.status && !task.open[0] && !task.open[1] &&
             (m_srun_exit || others_running(rank))) {
@@ -140,23 +137,20 @@ public:
             return exit_info(*task.status);
         }
         if (m_stop_signal != 0) {
-            ExitInfo stopped;
-            stopped.signal = m_stop_signal;
-            return stopped;
+            return Outcome::killed(m_stop_signal);
         }
-        ExitInfo failed;
-        failed.code = launch::ExitInfo{}.code;
-        if (!m_srun_exit->error.empty()) {
-            failed.error = m_srun_exit->error;
-            failed.code = m_srun_exit->code;
-        } else if (m_srun_exit->signal != 0) {
-            failed.error = fmt::format("srun was killed by signal {}", m_srun_exit->signal);
-        } else {
-            failed.code = m_srun_exit->code == 0 ? 255 : m_srun_exit->code;
-            failed.error =
-                fmt::format("no exit status from the task (srun exit code {})", m_srun_exit->code);
+        switch (m_srun_exit->kind()) {
+        case Outcome::Kind::exited:
+            return Outcome::connection_lost(
+                fmt::format("no exit status from the task (srun exit code {})",
+                            m_srun_exit->code()),
+                m_srun_exit->code() == 0 ? 255 : m_srun_exit->code());
+        case Outcome::Kind::killed:
+            return Outcome::connection_lost(
+                fmt::format("srun was killed by signal {}", m_srun_exit->signal()));
+        default: // srun could not be started: every task says why
+            return *m_srun_exit;
         }
-        return failed;
     }
 
     // --- NodeOutput: srun's stdout and stderr ---
@@ -198,7 +192,7 @@ private:
         output::NodeOutput* sink = nullptr;
         std::array<bool, 2> open{true, true};
         std::optional<int> status;
-        mutable std::optional<ExitInfo> reported;
+        mutable std::optional<Outcome> reported;
     };
 
     void line(Stream stream, std::string_view text, bool newline) {
@@ -272,8 +266,8 @@ private:
         if (!m_srun_exit) {
             return;
         }
-        if (!m_srun_exit->error.empty()) {
-            m_notice(fmt::format("colossalai: srun: {}\n", m_srun_exit->error));
+        if (!m_srun_exit->reason().empty()) {
+            m_notice(fmt::format("colossalai: srun: {}\n", m_srun_exit->reason()));
         }
         close_all();
     }
@@ -303,8 +297,8 @@ private:
     std::vector<Task> m_tasks;
     std::vector<std::optional<size_t>> m_rank_of; // srun task id -> node rank
     std::array<std::string, 2> m_buffers;         // partial lines of srun's stdout, stderr
-    std::unique_ptr<launch::Process> m_srun;
-    std::optional<ExitInfo> m_srun_exit;
+    std::unique_ptr<job::Process> m_srun;
+    std::optional<Outcome> m_srun_exit;
     size_t m_collector = 0;
     std::set<int> m_sent;
     int m_stop_signal = 0;
@@ -313,7 +307,7 @@ private:
 
 namespace {
 
-class TaskProcess : public launch::Process {
+class TaskProcess : public job::Process {
 public:
     TaskProcess(std::shared_ptr<Step> step, size_t rank) : m_step(std::move(step)), m_rank(rank) {}
 
@@ -322,12 +316,12 @@ public:
         m_step->process_events(m_rank, fds);
     }
     bool has_work() const override { return m_step->has_work(m_rank); }
-    std::optional<launch::Clock::time_point> deadline() const override {
+    std::optional<job::Clock::time_point> deadline() const override {
         return m_step->deadline(m_rank);
     }
     void signal(int signo) override { m_step->signal(signo); }
     void abandon() override { m_step->abandon(); }
-    std::optional<ExitInfo> result() const override { return m_step->result(m_rank); }
+    std::optional<Outcome> result() const override { return m_step->result(m_rank); }
     void go() override { m_step->go(); }
 
 private:
@@ -345,8 +339,8 @@ SlurmTransport::SlurmTransport(std::vector<std::string> srun_argv, std::size_t t
 
 SlurmTransport::~SlurmTransport() = default;
 
-std::unique_ptr<launch::Process> SlurmTransport::start(const run::NodeCommand& command,
-                                                       output::NodeOutput& output) {
+std::unique_ptr<job::Process> SlurmTransport::start(const job::NodeCommand& command,
+                                                    output::NodeOutput& output) {
     m_step->add(static_cast<size_t>(command.rank), output);
     return std::make_unique<TaskProcess>(m_step, static_cast<size_t>(command.rank));
 }

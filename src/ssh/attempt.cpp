@@ -25,7 +25,7 @@ Attempt::~Attempt() {
     ::close(m_event_fd);
 }
 
-void Attempt::connect(const run::NodeCommand& node, const ConnectSettings& settings,
+void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& settings,
                       const std::string& remote_command, const std::string& stdin_prefix) {
     if (m_cancelled) {
         post(nullptr, not_started);
@@ -41,9 +41,9 @@ void Attempt::connect(const run::NodeCommand& node, const ConnectSettings& setti
             return;
         }
         start_command(*session, remote_command, stdin_prefix);
-        if (std::optional<run::PreflightFailure> failure =
+        if (std::optional<job::PreflightFailure> failure =
                 await_ready(*session, node, settings.timeout)) {
-            post(nullptr, run::describe(*failure), true);
+            post(nullptr, job::describe(*failure), true);
             return;
         }
         post(std::move(session), "");

@@ -5,7 +5,7 @@
 
 #include "session.hpp"
 
-#include "colossalai/run/plan.hpp"
+#include "colossalai/job/node_command.hpp"
 #include "colossalai/ssh/connect.hpp"
 
 #include <atomic>
@@ -27,7 +27,7 @@ public:
     // Worker side: connect to the node, log in, start the node wrapper (`remote_command`, with
     // `stdin_prefix` as its first input) and wait for its preflight answer. Skips the work once
     // cancelled.
-    void connect(const run::NodeCommand& node, const ConnectSettings& settings,
+    void connect(const job::NodeCommand& node, const ConnectSettings& settings,
                  const std::string& remote_command, const std::string& stdin_prefix);
 
     // Launcher side. take(): after `event_fd` became readable, the session, or an empty pointer

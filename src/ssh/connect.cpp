@@ -4,12 +4,12 @@
 #include "libssh.hpp"
 #include "session.hpp"
 
-#include "colossalai/run/quote.hpp"
 #include "colossalai/ssh/host_key_advice.hpp"
 #include "colossalai/ssh/private_key.hpp"
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/file.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <fmt/core.h>
 
@@ -164,7 +164,7 @@ void authenticate(ssh_session session, const Target& target, const ClientConfig&
         reason += fmt::format("; the key {} needs a passphrase, which the launcher cannot ask "
                               "for: add it to ssh-agent (eval $(ssh-agent); ssh-add {}) and run "
                               "again",
-                              *file, run::shell_quote(*file));
+                              *file, util::shell_quote(*file));
     }
     throw runtime_error("authentication failed for {}@{} (public key, from ssh-agent and the "
                         "identity files): {}",
@@ -243,7 +243,7 @@ void SessionDeleter::operator()(Session* session) const {
     delete session;
 }
 
-SessionPtr connect_session(const run::NodeCommand& node, const ConnectSettings& settings) {
+SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& settings) {
     SessionPtr owned(new Session);
     ssh_session session = lib::ssh_new();
     if (session == nullptr) {
@@ -330,7 +330,7 @@ void start_command(Session& owned, const std::string& remote_command,
     }
 }
 
-std::optional<run::PreflightFailure> await_ready(Session& owned, const run::NodeCommand& node,
+std::optional<job::PreflightFailure> await_ready(Session& owned, const job::NodeCommand& node,
                                                  std::chrono::milliseconds timeout) {
     // Byte by byte: nothing may be taken from the stream beyond the wrapper's line (the job's
     // output follows it, read later by the launcher's loop). Lines before it (a start-up file's
@@ -374,7 +374,7 @@ std::optional<run::PreflightFailure> await_ready(Session& owned, const run::Node
                         "shell there?)");
 }
 
-SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_command,
+SessionPtr open_session(const job::NodeCommand& node, const std::string& remote_command,
                         const std::string& stdin_prefix, const ConnectSettings& settings) {
     SessionPtr session = connect_session(node, settings);
     start_command(*session, remote_command, stdin_prefix);

@@ -14,7 +14,7 @@ void load_library() {
     lib::load();
 }
 
-RemoteOutput capture_remote(const run::NodeCommand& node, const std::string& remote_command,
+RemoteOutput capture_remote(const job::NodeCommand& node, const std::string& remote_command,
                             const std::string& input, const ConnectSettings& settings,
                             std::chrono::milliseconds run_timeout, std::size_t max_bytes) {
     SessionPtr session = connect_session(node, settings);

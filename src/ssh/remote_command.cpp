@@ -1,6 +1,7 @@
 #include "colossalai/ssh/remote_command.hpp"
 
-#include "colossalai/run/quote.hpp"
+#include "colossalai/util/quote.hpp"
+#include "colossalai/util/signal_name.hpp"
 
 #include <fmt/core.h>
 
@@ -82,7 +83,7 @@ constexpr std::string_view failed_prefix = "\036colossalai-failed ";
 } // namespace
 
 std::optional<ReadyAnswer> parse_ready_line(std::string_view line,
-                                            const run::NodeCommand& command) {
+                                            const job::NodeCommand& command) {
     if (line == ready_line) {
         return ReadyAnswer{};
     }
@@ -90,7 +91,7 @@ std::optional<ReadyAnswer> parse_ready_line(std::string_view line,
         return std::nullopt;
     }
     std::string_view what = line.substr(failed_prefix.size());
-    using run::PreflightCheck;
+    using job::PreflightCheck;
     if (what == "cwd") {
         return ReadyAnswer{{{PreflightCheck::working_directory, command.working_directory}}};
     }
@@ -113,7 +114,7 @@ std::string_view node_wrapper() {
     return wrapper_text;
 }
 
-std::string remote_command(const run::NodeCommand& command, std::chrono::milliseconds kill_grace,
+std::string remote_command(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
                            std::chrono::milliseconds silence_limit) {
     long long tenths = (kill_grace.count() + 99) / 100;
     long long silence = silence_limit.count() > 0 ? (silence_limit.count() + 99) / 100 : 0;
@@ -128,14 +129,14 @@ std::string remote_command(const run::NodeCommand& command, std::chrono::millise
                                    command.preflight.master_address,
                                    comma_list(command.preflight.interfaces)};
     words.insert(words.end(), command.argv.begin(), command.argv.end());
-    return "exec " + run::shell_join(words);
+    return "exec " + util::shell_join(words);
 }
 
-std::string environment_block(const run::NodeCommand& command) {
+std::string environment_block(const job::NodeCommand& command) {
     std::string block;
     for (const auto* variables : {&command.environment, &command.flag_environment}) {
         for (const auto& [name, value] : *variables) {
-            block += fmt::format("export {}={}\n", name, run::shell_quote(value));
+            block += fmt::format("export {}={}\n", name, util::shell_quote(value));
         }
     }
     block += ".\n";
@@ -143,38 +144,19 @@ std::string environment_block(const run::NodeCommand& command) {
 }
 
 std::optional<std::string> control_line(int signo) {
+    // The signals a launcher passes on (see launch/launcher.cpp) and SIGKILL after the grace.
     switch (signo) {
     case SIGINT:
-        return "INT\n";
     case SIGTERM:
-        return "TERM\n";
     case SIGHUP:
-        return "HUP\n";
     case SIGQUIT:
-        return "QUIT\n";
     case SIGUSR1:
-        return "USR1\n";
     case SIGUSR2:
-        return "USR2\n";
     case SIGKILL:
-        return "KILL\n";
+        return fmt::format("{}\n", *util::short_signal_name(signo));
     default:
         return std::nullopt;
     }
-}
-
-int signal_from_name(std::string_view name) {
-    static const std::pair<const char*, int> names[] = {
-        {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"ILL", SIGILL},
-        {"ABRT", SIGABRT}, {"FPE", SIGFPE},   {"KILL", SIGKILL}, {"SEGV", SIGSEGV},
-        {"PIPE", SIGPIPE}, {"ALRM", SIGALRM}, {"TERM", SIGTERM}, {"USR1", SIGUSR1},
-        {"USR2", SIGUSR2}, {"BUS", SIGBUS}};
-    for (const auto& [text, number] : names) {
-        if (name == text) {
-            return number;
-        }
-    }
-    return SIGKILL; // an unknown name still means the job was killed
 }
 
 } // namespace colossalai::ssh

@@ -5,8 +5,9 @@
 #include "libssh.hpp"
 #include "session.hpp"
 
-#include "colossalai/run/preflight.hpp"
+#include "colossalai/job/preflight.hpp"
 #include "colossalai/ssh/remote_command.hpp"
+#include "colossalai/util/signal_name.hpp"
 
 #include <fmt/core.h>
 
@@ -25,9 +26,9 @@ namespace colossalai::ssh {
 
 namespace {
 
-using launch::ExitInfo;
+using job::Outcome;
 
-class SshProcess : public launch::Process {
+class SshProcess : public job::Process {
 public:
     SshProcess(std::shared_ptr<Attempt> attempt, output::NodeOutput& output,
                const SshSettings& settings, std::vector<HostTiming>& timings)
@@ -54,7 +55,7 @@ public:
         m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
         lib::ssh_set_blocking(m_session->session, 0);
         limit_unacknowledged_time();
-        m_next_heartbeat = launch::Clock::now() + m_heartbeat;
+        m_next_heartbeat = job::Clock::now() + m_heartbeat;
         start_keepalive();
         m_outbox += go_line;
         flush_outbox();
@@ -88,7 +89,7 @@ public:
                (m_streams.held_and_accepted() || (m_session && m_session->activity));
     }
 
-    std::optional<launch::Clock::time_point> deadline() const override {
+    std::optional<job::Clock::time_point> deadline() const override {
         if (m_phase == Phase::running && !m_result && !m_remote_closed) {
             return std::min(m_next_heartbeat, m_next_keepalive);
         }
@@ -126,7 +127,7 @@ public:
         case Phase::connecting: // nothing runs on the node yet, and nothing will
         case Phase::connected:  // the wrapper reads EOF instead of `go`: it starts nothing
             m_attempt->cancel();
-            finish(ExitInfo{-1, 0, "not started"});
+            finish(Outcome::not_started());
             return;
         case Phase::running:
             if (auto line = control_line(signo)) {
@@ -160,13 +161,12 @@ public:
             m_attempt->cancel();
         }
         // Closing the connection is the wrapper's cue: its watcher stops the job.
-        finish(ExitInfo{-1, 0,
-                        m_phase == Phase::running
-                            ? "did not end after SIGKILL; connection closed"
-                            : "connection not established in time; given up"});
+        finish(Outcome::abandoned(m_phase == Phase::running
+                                      ? "did not end after SIGKILL; connection closed"
+                                      : "connection not established in time; given up"));
     }
 
-    std::optional<ExitInfo> result() const override { return m_result; }
+    std::optional<Outcome> result() const override { return m_result; }
 
 private:
     // The worker's outcome: a session logged in with the wrapper's checks passed, or an error.
@@ -176,8 +176,9 @@ private:
             return;
         }
         if (!outcome->session) {
-            finish(
-                ExitInfo{outcome->preflight ? run::preflight_exit_status : -1, 0, outcome->error});
+            finish(outcome->preflight
+                       ? Outcome::cannot_run(outcome->error, job::preflight_exit_status)
+                       : Outcome::connect_failed(outcome->error));
             return;
         }
         m_session = std::move(outcome->session);
@@ -186,7 +187,7 @@ private:
 
     // An empty line now and then: the node wrapper stops the job when they stop coming.
     void heartbeat() {
-        launch::Clock::time_point now = launch::Clock::now();
+        job::Clock::time_point now = job::Clock::now();
         if (m_remote_closed || now < m_next_heartbeat) {
             return;
         }
@@ -205,7 +206,7 @@ private:
             m_keepalive_count = config.server_alive_count_max.value_or(3);
         }
         lib::ssh_set_counters(m_session->session, nullptr, &m_session->received);
-        m_next_keepalive = launch::Clock::now() + m_keepalive_interval;
+        m_next_keepalive = job::Clock::now() + m_keepalive_interval;
     }
 
     // A node whose sshd stops answering (frozen, stopped, its machine hung) while its kernel
@@ -214,7 +215,7 @@ private:
     // `count` intervals in a row in which no packet at all came from the node lose the
     // connection. (libssh sends the next request only once the last one was answered.)
     void keepalive() {
-        launch::Clock::time_point now = launch::Clock::now();
+        job::Clock::time_point now = job::Clock::now();
         if (m_remote_closed || now < m_next_keepalive) {
             return;
         }
@@ -228,10 +229,10 @@ private:
             m_unanswered = 0;
         } else if (++m_unanswered >= m_keepalive_count) {
             std::chrono::duration<double> silent = m_keepalive_interval * m_keepalive_count;
-            finish(ExitInfo{-1, 0,
-                            fmt::format("connection lost: no answer from its sshd for {:g} s "
-                                        "(keepalive)",
-                                        silent.count())});
+            finish(Outcome::connection_lost(
+                fmt::format("connection lost: no answer from its sshd for {:g} s "
+                            "(keepalive)",
+                            silent.count())));
             return;
         }
         lib::ssh_send_keepalive(m_session->session);
@@ -307,18 +308,18 @@ private:
         if (s.exit_signal || s.exit_status) {
             finish_with_status();
         } else if (lib::ssh_channel_is_closed(s.channel) || !lib::ssh_is_connected(s.session)) {
-            finish(ExitInfo{-1, 0, "connection closed without an exit status"});
+            finish(Outcome::connection_lost("connection closed without an exit status"));
         }
     }
 
     void finish_with_status() {
         Session& s = *m_session;
         if (s.exit_signal) {
-            finish(ExitInfo{-1, signal_from_name(*s.exit_signal), ""});
+            finish(Outcome::killed(util::signal_number(*s.exit_signal).value_or(SIGKILL)));
         } else if (std::optional<int> signo = relayed_signal(*s.exit_status)) {
-            finish(ExitInfo{-1, *signo, ""});
+            finish(Outcome::killed(*signo));
         } else {
-            finish(ExitInfo{*s.exit_status, 0, ""});
+            finish(Outcome::exited(*s.exit_status));
         }
     }
 
@@ -338,10 +339,10 @@ private:
             finish_with_status();
             return;
         }
-        finish(ExitInfo{-1, 0, "connection lost: " + last_error(s.session)});
+        finish(Outcome::connection_lost("connection lost: " + last_error(s.session)));
     }
 
-    void finish(ExitInfo info) {
+    void finish(Outcome info) {
         if (m_session && m_phase == Phase::running) {
             m_timings.push_back(m_session->timing);
         }
@@ -359,25 +360,25 @@ private:
     ChannelStreams m_streams;
     std::chrono::milliseconds m_heartbeat;
     std::chrono::milliseconds m_unacked_limit;
-    launch::Clock::time_point m_next_heartbeat{};
+    job::Clock::time_point m_next_heartbeat{};
     std::chrono::milliseconds m_keepalive_interval;
     int m_keepalive_count;
-    launch::Clock::time_point m_next_keepalive{};
+    job::Clock::time_point m_next_keepalive{};
     std::uint64_t m_packets_seen = 0;
     int m_unanswered = 0; // keepalive intervals in a row without a packet from the node
     SessionPtr m_session;
     std::string m_outbox;         // control lines not yet written
     std::vector<int> m_relayed;   // signals sent to the job, in order
     bool m_remote_closed = false; // the node closed the channel: nothing more can be written
-    std::optional<ExitInfo> m_result;
+    std::optional<Outcome> m_result;
 };
 
 } // namespace
 
-std::unique_ptr<launch::Process> make_ssh_process(std::shared_ptr<Attempt> attempt,
-                                                  output::NodeOutput& output,
-                                                  const SshSettings& settings,
-                                                  std::vector<HostTiming>& timings) {
+std::unique_ptr<job::Process> make_ssh_process(std::shared_ptr<Attempt> attempt,
+                                               output::NodeOutput& output,
+                                               const SshSettings& settings,
+                                               std::vector<HostTiming>& timings) {
     return std::make_unique<SshProcess>(std::move(attempt), output, settings, timings);
 }
 

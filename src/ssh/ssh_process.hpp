@@ -4,7 +4,7 @@
 
 #include "attempt.hpp"
 
-#include "colossalai/launch/transport.hpp"
+#include "colossalai/job/process.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/ssh/timing.hpp"
 
@@ -18,9 +18,9 @@ namespace colossalai::ssh {
 // worker. Once every node is ready, go() tells the wrapper to start the job; then it streams the
 // node's output into `output`, sends control lines for signals and heartbeats, and ends with the
 // job's exit status or the connection's error.
-std::unique_ptr<launch::Process> make_ssh_process(std::shared_ptr<Attempt> attempt,
-                                                  output::NodeOutput& output,
-                                                  const SshSettings& settings,
-                                                  std::vector<HostTiming>& timings);
+std::unique_ptr<job::Process> make_ssh_process(std::shared_ptr<Attempt> attempt,
+                                               output::NodeOutput& output,
+                                               const SshSettings& settings,
+                                               std::vector<HostTiming>& timings);
 
 } // namespace colossalai::ssh

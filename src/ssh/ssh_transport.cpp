@@ -15,8 +15,8 @@ SshTransport::SshTransport(SshSettings settings)
 
 SshTransport::~SshTransport() = default;
 
-std::unique_ptr<launch::Process> SshTransport::start(const run::NodeCommand& command,
-                                                     output::NodeOutput& output) {
+std::unique_ptr<job::Process> SshTransport::start(const job::NodeCommand& command,
+                                                  output::NodeOutput& output) {
     auto attempt = std::make_shared<Attempt>();
     m_pool.submit(
         [attempt, node = command, connect = m_settings.connect,

@@ -179,6 +179,22 @@ TEST_F(RunLaunch, ATorchrunNotOnPathIsAClearFailure) {
     EXPECT_FALSE(torchrun_called());
 }
 
+// A local node and a remote one that cannot be reached: nothing starts, and the local node's
+// line reads as a remote node's would, "stopped by the launcher" once.
+TEST_F(RunLaunch, ALocalNodeBesideAnUnreachableHostIsNotStarted) {
+    RunResult result = run_colossalai_run({"--host", "localhost,nobody@127.0.0.1", "--ssh-port",
+                                           "1", "--nproc_per_node", "1", "t.py"});
+    EXPECT_EQ(result.exit_code, 255);
+    EXPECT_EQ(result.out, "");
+    std::vector<std::string> lines = lines_of(result.err);
+    ASSERT_GE(lines.size(), 3u) << result.err;
+    EXPECT_EQ(lines[lines.size() - 3], "====== Training on All Nodes =====") << result.err;
+    EXPECT_EQ(lines[lines.size() - 2], "localhost: failure (not started, stopped by the launcher)");
+    EXPECT_TRUE(lines.back().starts_with("nobody@127.0.0.1: failure (")) << result.err;
+    EXPECT_EQ(lines.back().find("not started"), std::string::npos) << result.err;
+    EXPECT_FALSE(torchrun_called());
+}
+
 struct FailCase {
     std::string script; // what node 0 does once node 1 sleeps
     int exit_code;

@@ -80,11 +80,17 @@ TEST_F(PreflightOverSsh, AWorkingDirectoryTheNodesLack) {
 }
 
 TEST_F(PreflightOverSsh, TorchrunNotOnThePathThenPython) {
-    // The nodes' PATH has what the wrapper needs, not torchrun.
+    // The nodes' PATH (the launcher's, passed on) has every program of /usr/bin and /usr/sbin
+    // but torchrun.
     TempDir tools;
-    for (const char* tool : {"sh", "setsid", "env", "timeout", "getent", "sleep", "cat", "pwd"}) {
-        std::filesystem::create_symlink(std::filesystem::path("/usr/bin") / tool,
-                                        tools.path() / tool);
+    for (const char* dir : {"/usr/bin", "/usr/sbin"}) {
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            std::filesystem::path link = tools.path() / entry.path().filename();
+            if (entry.path().filename() != "torchrun" &&
+                !std::filesystem::exists(std::filesystem::symlink_status(link))) {
+                std::filesystem::create_symlink(entry.path(), link);
+            }
+        }
     }
     LaunchOptions options;
     options.env = launcher_environment(cluster(), {}, {{"PATH", tools.path().string()}});

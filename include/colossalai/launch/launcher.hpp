@@ -1,7 +1,7 @@
 #pragma once
 
+#include "colossalai/job/process.hpp"
 #include "colossalai/launch/summary.hpp"
-#include "colossalai/launch/transport.hpp"
 #include "colossalai/output/multiplexer.hpp"
 
 #include <chrono>
@@ -32,7 +32,7 @@ struct LaunchResult {
 };
 
 // Picks the transport for a node (local child process or SSH).
-using TransportFor = std::function<Transport&(const run::NodeCommand&)>;
+using TransportFor = std::function<job::Transport&(const job::NodeCommand&)>;
 
 // Runs every node to its end in one poll() loop on the calling thread:
 // - starts all nodes (each transport's start() returns at once);
@@ -42,7 +42,7 @@ using TransportFor = std::function<Transport&(const run::NodeCommand&)>;
 // - a signal to the launcher (SIGINT/SIGTERM/SIGHUP) is passed to every node, a second one
 //   kills them at once; the exit code is then 128+signal.
 // Its own notices go to `output` as `colossalai: ...` lines on stderr.
-LaunchResult run_nodes(const std::vector<run::NodeCommand>& nodes, const TransportFor& transport,
+LaunchResult run_nodes(const std::vector<job::NodeCommand>& nodes, const TransportFor& transport,
                        output::Multiplexer& output, const SignalSource& signals,
                        const Settings& settings);
 

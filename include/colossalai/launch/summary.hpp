@@ -1,6 +1,6 @@
 #pragma once
 
-#include "colossalai/launch/transport.hpp"
+#include "colossalai/job/outcome.hpp"
 
 #include <optional>
 #include <string>
@@ -11,7 +11,7 @@ namespace colossalai::launch {
 // What happened to one node, for the summary.
 struct NodeOutcome {
     std::string host;
-    ExitInfo exit;
+    job::Outcome exit;
     bool stopped = false; // the launcher stopped it (fail-fast or a signal to the launcher)
 };
 
@@ -23,16 +23,9 @@ struct NodeOutcome {
 //   host4: failure (connection lost: ...)
 std::string render_summary(const std::vector<NodeOutcome>& outcomes);
 
-// The status a node's end stands for: its exit code, 128+N for signal N, and for a job that
-// could not run or lost its connection its code if it has one, else 255 (as ssh does).
-int status_of(const ExitInfo& exit);
-
 // The launcher's exit status: 128+N when the launcher itself was stopped by signal N; else the
-// status of the first node that failed; else 0.
+// status of the first node that failed (job::Outcome::status); else 0.
 int launcher_exit_code(const std::vector<NodeOutcome>& outcomes,
                        std::optional<size_t> first_failure, int launcher_signal);
-
-// "SIGTERM", "SIGKILL", ... ("signal 42" for others).
-std::string signal_name(int signo);
 
 } // namespace colossalai::launch

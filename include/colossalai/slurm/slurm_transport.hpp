@@ -1,6 +1,6 @@
 #pragma once
 
-#include "colossalai/launch/transport.hpp"
+#include "colossalai/job/process.hpp"
 
 #include <chrono>
 #include <functional>
@@ -23,7 +23,7 @@ class Step;
 // which srun passes to every task; SIGKILL kills srun, and Slurm then ends the step on every
 // node). A task with no exit status when srun ends was stopped (by the launcher's signal) or
 // failed with srun's status.
-class SlurmTransport : public launch::Transport {
+class SlurmTransport : public job::Transport {
 public:
     // `srun_argv` from run::build_srun_command for `tasks` nodes; srun runs in
     // `working_directory` with the launcher's environment.
@@ -33,8 +33,8 @@ public:
     ~SlurmTransport() override;
 
     // Called once per node, in rank order.
-    std::unique_ptr<launch::Process> start(const run::NodeCommand& command,
-                                           output::NodeOutput& output) override;
+    std::unique_ptr<job::Process> start(const job::NodeCommand& command,
+                                        output::NodeOutput& output) override;
 
 private:
     std::shared_ptr<Step> m_step;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "colossalai/run/plan.hpp"
+#include "colossalai/job/node_command.hpp"
 #include "colossalai/ssh/client_config.hpp"
 
 #include <chrono>
@@ -30,7 +30,7 @@ using SessionPtr = std::unique_ptr<Session, SessionDeleter>;
 // host key and logs in; nothing runs on the node yet. Blocking; runs on a worker thread.
 // Throws colossalai::Error with one line saying what failed (the caller names the node): DNS,
 // refused, timeout, unknown or changed host key (with how to fix it), authentication.
-SessionPtr connect_session(const run::NodeCommand& node, const ConnectSettings& settings);
+SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& settings);
 
 // Starts the remote command on a new channel of a connected session and sends `stdin_prefix` on
 // it. Blocking (a few round trips); throws colossalai::Error with one line.
@@ -40,11 +40,11 @@ void start_command(Session& session, const std::string& remote_command,
 // After start_command() of the node wrapper (remote_command.hpp): waits up to `timeout` for its
 // preflight answer; returns the failed check, or nullopt when the node is ready for `go`.
 // Throws colossalai::Error with one line when no answer comes.
-std::optional<run::PreflightFailure> await_ready(Session& session, const run::NodeCommand& node,
+std::optional<job::PreflightFailure> await_ready(Session& session, const job::NodeCommand& node,
                                                  std::chrono::milliseconds timeout);
 
 // connect_session() then start_command().
-SessionPtr open_session(const run::NodeCommand& node, const std::string& remote_command,
+SessionPtr open_session(const job::NodeCommand& node, const std::string& remote_command,
                         const std::string& stdin_prefix, const ConnectSettings& settings);
 
 } // namespace colossalai::ssh

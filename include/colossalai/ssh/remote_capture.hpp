@@ -1,6 +1,6 @@
 #pragma once
 
-#include "colossalai/run/plan.hpp"
+#include "colossalai/job/node_command.hpp"
 #include "colossalai/ssh/connect.hpp"
 
 #include <chrono>
@@ -23,7 +23,7 @@ void load_library();
 // shell) with `input` on its stdin (then EOF) and collects its stdout until the channel ends,
 // keeping at most `max_bytes`. Blocking; runs on a worker thread. Throws colossalai::Error with
 // one line: connect_session()'s errors, a lost connection, or no end within `run_timeout`.
-RemoteOutput capture_remote(const run::NodeCommand& node, const std::string& remote_command,
+RemoteOutput capture_remote(const job::NodeCommand& node, const std::string& remote_command,
                             const std::string& input, const ConnectSettings& settings,
                             std::chrono::milliseconds run_timeout, std::size_t max_bytes);
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "colossalai/run/plan.hpp"
+#include "colossalai/job/node_command.hpp"
 
 #include <chrono>
 #include <optional>
@@ -29,13 +29,13 @@
 // job must not run on.
 namespace colossalai::ssh {
 
-// The wrapper's first line on stdout, after its preflight checks (run/preflight.hpp): ready, or
+// The wrapper's first line on stdout, after its preflight checks (job/preflight.hpp): ready, or
 // the check that failed (its subject taken from `command`, an interface's name from the line).
 struct ReadyAnswer {
-    std::optional<run::PreflightFailure> failure; // empty: ready
+    std::optional<job::PreflightFailure> failure; // empty: ready
 };
 // nullopt: not a line of the wrapper's (a login shell's noise, a broken wrapper).
-std::optional<ReadyAnswer> parse_ready_line(std::string_view line, const run::NodeCommand& command);
+std::optional<ReadyAnswer> parse_ready_line(std::string_view line, const job::NodeCommand& command);
 
 // The line that starts the job once every node is ready.
 inline constexpr std::string_view go_line = "go\n";
@@ -44,11 +44,11 @@ inline constexpr std::string_view go_line = "go\n";
 std::string_view node_wrapper();
 
 // The command line for the remote login shell. `silence_limit` 0: no limit (EOF only).
-std::string remote_command(const run::NodeCommand& command, std::chrono::milliseconds kill_grace,
+std::string remote_command(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
                            std::chrono::milliseconds silence_limit);
 
 // The environment block: what the launcher writes first on the channel's stdin.
-std::string environment_block(const run::NodeCommand& command);
+std::string environment_block(const job::NodeCommand& command);
 
 // The control line that makes the wrapper send `signo` to the job ("TERM\n"), or nullopt for a
 // signal the wrapper does not relay.
@@ -57,9 +57,5 @@ std::optional<std::string> control_line(int signo);
 // The control line that tells the wrapper the launcher is about to be stopped (Ctrl-Z): the
 // silence limit is lifted until the next line.
 inline constexpr std::string_view pause_line = "PAUSE\n";
-
-// The number of a signal as an SSH exit-signal message names it ("TERM", "KILL", ...); SIGKILL
-// for a name it does not know, since the job was killed all the same.
-int signal_from_name(std::string_view name);
 
 } // namespace colossalai::ssh

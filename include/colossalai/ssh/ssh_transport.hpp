@@ -1,6 +1,6 @@
 #pragma once
 
-#include "colossalai/launch/transport.hpp"
+#include "colossalai/job/process.hpp"
 #include "colossalai/ssh/connect.hpp"
 #include "colossalai/ssh/timing.hpp"
 #include "colossalai/ssh/worker_pool.hpp"
@@ -40,13 +40,13 @@ SshSettings ssh_settings(std::chrono::milliseconds ssh_timeout,
 // are opened on a small worker pool (a slow or failing host never delays the others), then
 // handed to the launcher's poll() loop, which streams both outputs and relays signals through
 // the node wrapper (see remote_command.hpp). One session per node, one thread at a time.
-class SshTransport : public launch::Transport {
+class SshTransport : public job::Transport {
 public:
     explicit SshTransport(SshSettings settings);
     ~SshTransport() override;
 
-    std::unique_ptr<launch::Process> start(const run::NodeCommand& command,
-                                           output::NodeOutput& output) override;
+    std::unique_ptr<job::Process> start(const job::NodeCommand& command,
+                                        output::NodeOutput& output) override;
 
     // True while a connection is still being set up (e.g. one that was given up on).
     bool busy() const { return m_pool.busy(); }

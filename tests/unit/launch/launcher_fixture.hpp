@@ -15,6 +15,9 @@
 
 namespace colossalai::launch::test {
 
+using job::Process;
+using job::Transport;
+
 // What a scripted node does.
 struct Script {
     std::string output;            // written to stdout at the first step
@@ -72,7 +75,7 @@ public:
         if (m_connect_steps > 0) {
             if (--m_connect_steps == 0 && m_script.connect_error) {
                 m_connect_steps = 1; // never ready
-                finish(ExitInfo{-1, 0, *m_script.connect_error});
+                finish(job::Outcome::connect_failed(*m_script.connect_error));
             }
             return;
         }
@@ -82,13 +85,13 @@ public:
         m_started = true;
         m_output.write(output::Stream::out, m_script.output);
         if (m_script.exit_code) {
-            finish(ExitInfo{*m_script.exit_code, 0, ""});
+            finish(job::Outcome::exited(*m_script.exit_code));
         }
     }
     void signal(int signo) override {
         m_shared.received[m_index].push_back(signo);
         if (!m_result && !m_going) {
-            finish(ExitInfo{-1, 0, "not started"});
+            finish(job::Outcome::not_started());
             return;
         }
         if (m_result || m_script.ignored.count(signo) != 0) {
@@ -97,17 +100,17 @@ public:
         if (signo == SIGKILL && m_script.hangs_after_kill) {
             return;
         }
-        finish(ExitInfo{-1, signo, ""});
+        finish(job::Outcome::killed(signo));
     }
     void abandon() override {
         if (!m_result) {
-            finish(ExitInfo{-1, 0, "abandoned"});
+            finish(job::Outcome::abandoned("abandoned"));
         }
     }
-    std::optional<ExitInfo> result() const override { return m_result; }
+    std::optional<job::Outcome> result() const override { return m_result; }
 
 private:
-    void finish(ExitInfo info) {
+    void finish(job::Outcome info) {
         m_output.close(output::Stream::out);
         m_output.close(output::Stream::err);
         m_result = info;
@@ -121,7 +124,7 @@ private:
     bool m_going = false;
     bool m_raised = false;
     bool m_started = false;
-    std::optional<ExitInfo> m_result;
+    std::optional<job::Outcome> m_result;
 };
 
 class FakeTransport : public Transport {
@@ -132,7 +135,7 @@ public:
         m_shared.steps.resize(m_scripts.size());
         m_shared.went.resize(m_scripts.size());
     }
-    std::unique_ptr<Process> start(const run::NodeCommand& command,
+    std::unique_ptr<Process> start(const job::NodeCommand& command,
                                    output::NodeOutput& output) override {
         auto index = static_cast<size_t>(command.rank);
         return std::make_unique<FakeProcess>(m_scripts.at(index), output, m_shared, index);
@@ -159,9 +162,9 @@ protected:
     }
 
     LaunchResult launch(std::vector<Script> scripts, Settings settings = {}) {
-        std::vector<run::NodeCommand> nodes;
+        std::vector<job::NodeCommand> nodes;
         for (size_t i = 0; i < scripts.size(); ++i) {
-            run::NodeCommand node;
+            job::NodeCommand node;
             node.host = "node" + std::to_string(i);
             node.rank = static_cast<int>(i);
             nodes.push_back(node);
@@ -183,7 +186,7 @@ protected:
                                  return got;
                              }};
         LaunchResult result = run_nodes(
-            nodes, [&](const run::NodeCommand&) -> Transport& { return transport; }, output,
+            nodes, [&](const job::NodeCommand&) -> Transport& { return transport; }, output,
             signals, settings);
         output.finish(-1);
         return result;

@@ -39,10 +39,10 @@ TEST_F(LauncherTest, AHostThatCannotBeReachedStartsNoJobAnywhere) {
     EXPECT_EQ(result.first_failure, 1u);
     EXPECT_EQ(m_shared.went, (std::vector<bool>{false, false, false, false}));
     // Every failing host is reported, not only the first: the launcher waited for node3 too.
-    EXPECT_EQ(result.outcomes[1].exit.error, "connection refused");
-    EXPECT_EQ(result.outcomes[2].exit.error, "unknown host key");
+    EXPECT_EQ(result.outcomes[1].exit, job::Outcome::connect_failed("connection refused"));
+    EXPECT_EQ(result.outcomes[2].exit, job::Outcome::connect_failed("unknown host key"));
     for (size_t i : {0u, 3u}) {
-        EXPECT_EQ(result.outcomes[i].exit.error, "not started") << i;
+        EXPECT_EQ(result.outcomes[i].exit, job::Outcome::not_started()) << i;
         EXPECT_TRUE(result.outcomes[i].stopped) << i;
     }
     EXPECT_EQ(read_all(m_err), "colossalai: node1 failed (connection refused); starting no job\n");
@@ -54,7 +54,7 @@ TEST_F(LauncherTest, ASignalWhileConnectingStartsNoJob) {
     LaunchResult result = launch({connects_slowly(3, runs()), interrupts});
     EXPECT_EQ(result.exit_code, 128 + SIGINT);
     EXPECT_EQ(m_shared.went, (std::vector<bool>{false, false}));
-    EXPECT_EQ(result.outcomes[0].exit.error, "not started");
+    EXPECT_EQ(result.outcomes[0].exit, job::Outcome::not_started());
 }
 
 } // namespace

@@ -24,7 +24,7 @@ TEST_F(LauncherTest, FailFastStopsTheOthersWithSigterm) {
     EXPECT_EQ(m_shared.received[0], std::vector<int>{SIGTERM});
     EXPECT_TRUE(result.outcomes[0].stopped);
     EXPECT_FALSE(result.outcomes[1].stopped);
-    EXPECT_EQ(result.outcomes[0].exit.signal, SIGTERM);
+    EXPECT_EQ(result.outcomes[0].exit.signal(), SIGTERM);
     EXPECT_EQ(read_all(m_err),
               "colossalai: node1 failed (exit code 3); stopping the other nodes\n");
 }
@@ -35,7 +35,7 @@ TEST_F(LauncherTest, SigkillAfterTheGracePeriod) {
     LaunchResult result = launch({runs({SIGTERM}), exits(5)}, settings);
     EXPECT_EQ(result.exit_code, 5);
     EXPECT_EQ(m_shared.received[0], (std::vector<int>{SIGTERM, SIGKILL}));
-    EXPECT_EQ(result.outcomes[0].exit.signal, SIGKILL);
+    EXPECT_EQ(result.outcomes[0].exit.signal(), SIGKILL);
 }
 
 TEST_F(LauncherTest, GivesUpOnANodeThatSurvivesSigkill) {
@@ -46,7 +46,7 @@ TEST_F(LauncherTest, GivesUpOnANodeThatSurvivesSigkill) {
     hung.hangs_after_kill = true;
     LaunchResult result = launch({hung, exits(2)}, settings);
     EXPECT_EQ(result.exit_code, 2);
-    EXPECT_EQ(result.outcomes[0].exit.error, "abandoned");
+    EXPECT_EQ(result.outcomes[0].exit, job::Outcome::abandoned("abandoned"));
 }
 
 TEST_F(LauncherTest, WaitsWithoutSpinningBetweenSigkillAndGivingUp) {
@@ -56,7 +56,7 @@ TEST_F(LauncherTest, WaitsWithoutSpinningBetweenSigkillAndGivingUp) {
     Script hung = runs({SIGTERM});
     hung.hangs_after_kill = true;
     LaunchResult result = launch({hung, exits(2)}, settings);
-    EXPECT_EQ(result.outcomes[0].exit.error, "abandoned");
+    EXPECT_EQ(result.outcomes[0].exit, job::Outcome::abandoned("abandoned"));
     // A few wake-ups (start, the grace timer, the abandon timer), not one per spin of a loop
     // whose spent grace deadline made every poll() return at once.
     EXPECT_LT(m_shared.steps[0], 10u);
@@ -99,7 +99,7 @@ TEST_F(LauncherTest, ASecondSignalKillsAtOnce) {
     LaunchResult result = launch({stubborn, also});
     EXPECT_EQ(result.exit_code, 130);
     EXPECT_EQ(m_shared.received[0], (std::vector<int>{SIGINT, SIGKILL}));
-    EXPECT_EQ(result.outcomes[1].exit.signal, SIGKILL);
+    EXPECT_EQ(result.outcomes[1].exit.signal(), SIGKILL);
 }
 
 TEST_F(LauncherTest, SingleNodeOutputIsUnprefixed) {

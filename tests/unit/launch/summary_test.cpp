@@ -7,21 +7,14 @@
 namespace colossalai::launch {
 namespace {
 
-ExitInfo exited(int code) {
-    return ExitInfo{code, 0, ""};
-}
-ExitInfo killed(int signo) {
-    return ExitInfo{-1, signo, ""};
-}
-ExitInfo broken(std::string error) {
-    return ExitInfo{-1, 0, std::move(error)};
-}
+using job::Outcome;
 
 TEST(Summary, RendersOneLinePerHost) {
-    std::vector<NodeOutcome> outcomes{{"node1", exited(0), false},
-                                      {"node2", exited(3), false},
-                                      {"node3", killed(SIGTERM), true},
-                                      {"node4", broken("connection lost: Socket error"), true}};
+    std::vector<NodeOutcome> outcomes{
+        {"node1", Outcome::exited(0), false},
+        {"node2", Outcome::exited(3), false},
+        {"node3", Outcome::killed(SIGTERM), true},
+        {"node4", Outcome::connection_lost("connection lost: Socket error"), true}};
     EXPECT_EQ(render_summary(outcomes), "====== Training on All Nodes =====\n"
                                         "node1: success\n"
                                         "node2: failure (exit code 3)\n"
@@ -31,45 +24,44 @@ TEST(Summary, RendersOneLinePerHost) {
                                         "by the launcher)\n");
 }
 
-TEST(Summary, ANodeNeverStartedBecauseOfFailFast) {
-    // What the SSH transport reports for a node whose connection had not begun when the
-    // launcher stopped the job.
-    std::vector<NodeOutcome> outcomes{{"node1", exited(3), false},
-                                      {"node2", broken("not started"), true}};
-    EXPECT_EQ(render_summary(outcomes), "====== Training on All Nodes =====\n"
-                                        "node1: failure (exit code 3)\n"
-                                        "node2: failure (not started, stopped by the launcher)\n");
-}
-
-TEST(Summary, StatusOfAnEnd) {
-    EXPECT_EQ(status_of(exited(0)), 0);
-    EXPECT_EQ(status_of(exited(3)), 3);
-    EXPECT_EQ(status_of(killed(SIGKILL)), 137);
-    EXPECT_EQ(status_of(broken("refused")), 255);
-    EXPECT_EQ(status_of(ExitInfo{127, 0, "cannot execute torchrun"}), 127);
+// A local node and a remote one, both stopped before their start because a third host could
+// not be reached: each reads the same, once (the local one used to say "stopped by the
+// launcher" twice).
+TEST(Summary, NodesNeverStartedReadTheSameWhateverTheirTransport) {
+    std::vector<NodeOutcome> outcomes{
+        {"localhost", Outcome::not_started(), true},
+        {"node1", Outcome::not_started(), true},
+        {"nobody@127.0.0.1", Outcome::connect_failed("cannot connect: Connection refused"), false}};
+    EXPECT_EQ(render_summary(outcomes),
+              "====== Training on All Nodes =====\n"
+              "localhost: failure (not started, stopped by the launcher)\n"
+              "node1: failure (not started, stopped by the launcher)\n"
+              "nobody@127.0.0.1: failure (cannot connect: Connection refused)\n");
 }
 
 TEST(Summary, ExitCodeIsZeroOnlyWhenAllSucceeded) {
-    std::vector<NodeOutcome> ok{{"a", exited(0), false}, {"b", exited(0), false}};
+    std::vector<NodeOutcome> ok{{"a", Outcome::exited(0), false}, {"b", Outcome::exited(0), false}};
     EXPECT_EQ(launcher_exit_code(ok, std::nullopt, 0), 0);
 }
 
 TEST(Summary, ExitCodeIsTheFirstFailure) {
-    std::vector<NodeOutcome> outcomes{{"a", killed(SIGTERM), true}, {"b", exited(3), false}};
+    std::vector<NodeOutcome> outcomes{{"a", Outcome::killed(SIGTERM), true},
+                                      {"b", Outcome::exited(3), false}};
     EXPECT_EQ(launcher_exit_code(outcomes, 1, 0), 3);
     EXPECT_EQ(launcher_exit_code(outcomes, std::nullopt, 0), 143); // first in node order
 }
 
-TEST(Summary, ExitCodeAfterASignalToTheLauncher) {
-    std::vector<NodeOutcome> outcomes{{"a", exited(1), true}};
-    EXPECT_EQ(launcher_exit_code(outcomes, std::nullopt, SIGINT), 130);
-    EXPECT_EQ(launcher_exit_code(outcomes, 0, SIGTERM), 143);
+TEST(Summary, ExitCodeOfErrors) {
+    std::vector<NodeOutcome> refused{{"a", Outcome::connect_failed("refused"), false}};
+    EXPECT_EQ(launcher_exit_code(refused, 0, 0), 255);
+    std::vector<NodeOutcome> missing{{"a", Outcome::cannot_run("cannot execute torchrun"), false}};
+    EXPECT_EQ(launcher_exit_code(missing, 0, 0), 127);
 }
 
-TEST(Summary, SignalNames) {
-    EXPECT_EQ(signal_name(SIGINT), "SIGINT");
-    EXPECT_EQ(signal_name(SIGKILL), "SIGKILL");
-    EXPECT_EQ(signal_name(63), "signal 63");
+TEST(Summary, ExitCodeAfterASignalToTheLauncher) {
+    std::vector<NodeOutcome> outcomes{{"a", Outcome::exited(1), true}};
+    EXPECT_EQ(launcher_exit_code(outcomes, std::nullopt, SIGINT), 130);
+    EXPECT_EQ(launcher_exit_code(outcomes, 0, SIGTERM), 143);
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 #include "../usage_message.hpp"
 
 #include "colossalai/run/planner.hpp"
-#include "colossalai/run/quote.hpp"
 #include "colossalai/run/srun_command.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <gtest/gtest.h>
 
@@ -70,8 +70,8 @@ TEST(SrunTaskScript, RefusesCommandsThatDifferInMoreThanTheRank) {
 
 // The script, run by a real /bin/sh as the task on `node` (printf stands in for torchrun).
 std::string run_task(const std::vector<NodeCommand>& nodes, const std::string& node) {
-    std::string command = "SLURMD_NODENAME=" + shell_quote(node) + " /bin/sh -c " +
-                          shell_quote(srun_task_script(nodes)) + " colossalai-task 2>&1";
+    std::string command = "SLURMD_NODENAME=" + util::shell_quote(node) + " /bin/sh -c " +
+                          util::shell_quote(srun_task_script(nodes)) + " colossalai-task 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");
     std::string out;
     char buffer[4096];

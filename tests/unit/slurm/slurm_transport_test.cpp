@@ -1,8 +1,8 @@
 // The srun transport against a stand-in for srun: a shell script that prints what srun prints
 // (`--label`ed lines of several tasks, interleaved, markers included) and exits.
 
-#include "colossalai/run/quote.hpp"
 #include "colossalai/slurm/slurm_transport.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,7 +35,7 @@ public:
 
 struct StepRun {
     std::vector<RecordingOutput> outputs;
-    std::vector<std::optional<launch::ExitInfo>> results;
+    std::vector<std::optional<job::Outcome>> results;
     std::string notices;
 };
 
@@ -46,8 +46,8 @@ StepRun run_step(const std::string& script, size_t tasks, int signal_before_go =
     run.outputs.resize(tasks);
     SlurmTransport transport({"/bin/sh", "-c", script}, tasks, "/", std::chrono::milliseconds(500),
                              [&run](std::string_view text) { run.notices += text; });
-    std::vector<run::NodeCommand> commands(tasks);
-    std::vector<std::unique_ptr<launch::Process>> processes;
+    std::vector<job::NodeCommand> commands(tasks);
+    std::vector<std::unique_ptr<job::Process>> processes;
     for (size_t rank = 0; rank < tasks; ++rank) {
         commands[rank].rank = static_cast<int>(rank);
         processes.push_back(transport.start(commands[rank], run.outputs[rank]));
@@ -90,7 +90,7 @@ StepRun run_step(const std::string& script, size_t tasks, int signal_before_go =
 
 // A line that srun would print for task `task`.
 std::string labelled(int task, const std::string& text, bool to_err = false) {
-    return "printf '%s\\n' " + run::shell_quote(std::to_string(task) + ": " + text) +
+    return "printf '%s\\n' " + util::shell_quote(std::to_string(task) + ": " + text) +
            (to_err ? " >&2" : "") + "\n";
 }
 std::string markers(int task, const std::string& which, int value) {
@@ -119,8 +119,7 @@ TEST(SlurmTransport, SplitsSrunsLabelledOutputByTheTasksNodeRank) {
     EXPECT_EQ(run.notices, "srun: error: node2: task 0: Exited with exit code 3\n");
     ASSERT_TRUE(run.results[0] && run.results[1]);
     EXPECT_TRUE(run.results[0]->success());
-    EXPECT_EQ(run.results[1]->code, 3);
-    EXPECT_TRUE(run.results[1]->error.empty());
+    EXPECT_EQ(*run.results[1], job::Outcome::exited(3));
 }
 
 TEST(SlurmTransport, ALastLineWithoutItsNewlineKeepsItsText) {
@@ -141,7 +140,7 @@ TEST(SlurmTransport, ALastLineWithoutItsNewlineKeepsItsText) {
 TEST(SlurmTransport, AStatusAbove128IsTheSignalThatKilledTheCommand) {
     StepRun run = run_step(markers(0, "start", 0) + markers(0, "exit", 143), 1);
     ASSERT_TRUE(run.results[0]);
-    EXPECT_EQ(run.results[0]->signal, SIGTERM);
+    EXPECT_EQ(*run.results[0], job::Outcome::killed(SIGTERM));
 }
 
 TEST(SlurmTransport, ATaskWithoutAnExitStatusFailsWithSrunsStatus) {
@@ -150,8 +149,8 @@ TEST(SlurmTransport, ATaskWithoutAnExitStatusFailsWithSrunsStatus) {
     StepRun run = run_step(script, 2);
     ASSERT_TRUE(run.results[0] && run.results[1]);
     EXPECT_TRUE(run.results[0]->success());
-    EXPECT_EQ(run.results[1]->code, 1);
-    EXPECT_EQ(run.results[1]->error, "no exit status from the task (srun exit code 1)");
+    EXPECT_EQ(*run.results[1],
+              job::Outcome::connection_lost("no exit status from the task (srun exit code 1)", 1));
     EXPECT_EQ(run.outputs[1].out, "cut short\n");
     EXPECT_EQ(run.outputs[1].out_closed, 1);
 }
@@ -160,14 +159,16 @@ TEST(SlurmTransport, ALineOfATaskWithoutAStartMarkerIsANotice) {
     StepRun run = run_step(labelled(0, "early") + "exit 2\n", 1);
     EXPECT_EQ(run.notices, "task 0: early\n");
     ASSERT_TRUE(run.results[0]);
-    EXPECT_EQ(run.results[0]->code, 2);
+    // The task never reported its start or end: srun's status is all there is.
+    EXPECT_EQ(*run.results[0],
+              job::Outcome::connection_lost("no exit status from the task (srun exit code 2)", 2));
 }
 
 TEST(SlurmTransport, StoppedBeforeGoNothingStarts) {
     StepRun run = run_step("echo started > /dev/stderr\n", 2, SIGINT);
     for (size_t rank = 0; rank < 2; ++rank) {
         ASSERT_TRUE(run.results[rank]);
-        EXPECT_EQ(run.results[rank]->error, "not started: stopped by the launcher");
+        EXPECT_EQ(*run.results[rank], job::Outcome::not_started());
     }
     EXPECT_EQ(run.notices, "");
 }
@@ -177,13 +178,14 @@ TEST(SlurmTransport, ASrunThatCannotBeStartedFailsEveryNode) {
     run.outputs.resize(1);
     SlurmTransport transport({"/nonexistent/srun"}, 1, "/", std::chrono::milliseconds(100),
                              [&run](std::string_view text) { run.notices += text; });
-    run::NodeCommand command;
-    std::unique_ptr<launch::Process> process = transport.start(command, run.outputs[0]);
+    job::NodeCommand command;
+    std::unique_ptr<job::Process> process = transport.start(command, run.outputs[0]);
     process->go();
-    std::optional<launch::ExitInfo> result = process->result();
+    std::optional<job::Outcome> result = process->result();
     ASSERT_TRUE(result);
-    EXPECT_EQ(result->code, 127);
-    EXPECT_NE(result->error.find("/nonexistent/srun"), std::string::npos) << result->error;
+    EXPECT_EQ(result->kind(), job::Outcome::Kind::cannot_run);
+    EXPECT_EQ(result->status(), 127);
+    EXPECT_NE(result->reason().find("/nonexistent/srun"), std::string::npos) << result->reason();
     EXPECT_NE(run.notices.find("colossalai: srun: "), std::string::npos);
 }
 

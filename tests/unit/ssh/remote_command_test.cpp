@@ -1,7 +1,7 @@
 #include "support.hpp"
 
-#include "colossalai/run/quote.hpp"
 #include "colossalai/ssh/remote_command.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,8 +16,8 @@ namespace {
 using namespace std::chrono_literals;
 using test::RunResult;
 
-run::NodeCommand node(std::vector<std::string> argv, std::string cwd = "/tmp") {
-    run::NodeCommand command;
+job::NodeCommand node(std::vector<std::string> argv, std::string cwd = "/tmp") {
+    job::NodeCommand command;
     command.host = "node1";
     command.argv = std::move(argv);
     command.working_directory = std::move(cwd);
@@ -35,14 +35,14 @@ constexpr std::string_view ready = "\036colossalai-ready\n";
 // own report of a wrapper killed by a signal ("Terminated") goes to /dev/null: the stderr the
 // tests see is the wrapper's alone. The wrapper's ready line, when it comes first, is taken
 // off `out` (with `go`).
-RunResult run_wrapper(const run::NodeCommand& command, const std::string& actions,
+RunResult run_wrapper(const job::NodeCommand& command, const std::string& actions,
                       std::chrono::milliseconds grace = 2000ms,
                       const std::string& block = "\"$BLOCK\"",
                       std::chrono::milliseconds silence_limit = 0ms, bool go = true) {
     test::TempDir dir("colossalai-wrapper");
-    std::string fifo = run::shell_quote((dir.path() / "stdin").string());
+    std::string fifo = util::shell_quote((dir.path() / "stdin").string());
     std::string script = "mkfifo " + fifo + " || exit 1; /bin/sh -c " +
-                         run::shell_quote(remote_command(command, grace, silence_limit)) + " < " +
+                         util::shell_quote(remote_command(command, grace, silence_limit)) + " < " +
                          fifo + " & w=$!; exec 4> " + fifo + "; printf %s " + block + " >&4; " +
                          (go ? "echo go >&4; " : "") + actions +
                          "\nwait $w 2>/dev/null; echo \"status=$?\"";
@@ -58,7 +58,7 @@ RunResult run_wrapper(const run::NodeCommand& command, const std::string& action
 }
 
 // The wrapper's checks alone: the block, no `go`, then end of input.
-RunResult run_preflight(const run::NodeCommand& command) {
+RunResult run_preflight(const job::NodeCommand& command) {
     return run_wrapper(command, "exec 4>&-", 2000ms, "\"$BLOCK\"", 0ms, false);
 }
 
@@ -92,7 +92,7 @@ TEST(RemoteCommand, AJobKilledBySignalEndsTheWrapperWith128PlusN) {
 }
 
 TEST(RemoteCommand, ControlLinesSignalTheJobsGroup) {
-    run::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30; echo never"});
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30; echo never"});
     RunResult result = run_wrapper(command, "sleep 0.5; echo TERM >&4");
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
     EXPECT_EQ(result.err, ""); // no "Terminated" from sh: the status says it
@@ -129,7 +129,7 @@ TEST(RemoteCommand, EndOfInputRightAfterTheEnvironmentStopsTheJob) {
 TEST(RemoteCommand, EndOfInputStopsTheWholeJob) {
     std::string marker = "colossalai-wrapper-eof-" + std::to_string(::getpid());
     // A child in the background that outlives its parent's TERM unless the group is stopped.
-    run::NodeCommand command =
+    job::NodeCommand command =
         node({"/bin/sh", "-c", "sh -c 'sleep 30; : " + marker + "' & echo started; wait"});
     RunResult result = run_wrapper(command, "sleep 1; exec 4>&-");
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
@@ -138,7 +138,7 @@ TEST(RemoteCommand, EndOfInputStopsTheWholeJob) {
 }
 
 TEST(RemoteCommand, KillsAJobThatIgnoresSigtermAfterTheGrace) {
-    run::NodeCommand command =
+    job::NodeCommand command =
         node({"/bin/sh", "-c", "trap '' TERM; echo started; sleep 30; sleep 30"});
     RunResult result = run_wrapper(command, "sleep 1; exec 4>&-", 300ms);
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGKILL) + "\n");
@@ -148,7 +148,7 @@ TEST(RemoteCommand, KillsAJobThatIgnoresSigtermAfterTheGrace) {
 TEST(RemoteCommand, SilenceStopsTheWholeJobLikeEndOfInput) {
     // A host cut off by the network: the channel stays open, nothing more arrives.
     std::string marker = "colossalai-wrapper-silence-" + std::to_string(::getpid());
-    run::NodeCommand command =
+    job::NodeCommand command =
         node({"/bin/sh", "-c", "sh -c 'sleep 30; : " + marker + "' & echo started; wait"});
     RunResult result = run_wrapper(command, "", 2000ms, "\"$BLOCK\"", 1000ms);
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
@@ -160,7 +160,7 @@ TEST(RemoteCommand, SilenceStopsTheWholeJobLikeEndOfInput) {
 TEST(RemoteCommand, HeartbeatsKeepTheJobRunning) {
     // Empty lines every 0.2 s for longer than the silence limit; the job ends by itself. PIPE
     // ignored: a heartbeat may still go out after the wrapper is gone.
-    run::NodeCommand command = node({"/bin/sh", "-c", "sleep 3; echo done"});
+    job::NodeCommand command = node({"/bin/sh", "-c", "sleep 3; echo done"});
     RunResult result = run_wrapper(command,
                                    "trap '' PIPE; i=0; while [ $i -lt 20 ]; do echo >&4; "
                                    "sleep 0.2; i=$((i+1)); done 2>/dev/null",
@@ -179,7 +179,7 @@ TEST(RemoteCommand, ControlLinesStillWorkUnderASilenceLimit) {
 // The launcher stopped by Ctrl-Z says PAUSE first: no heartbeat for 3 times the silence limit
 // does not stop the job; the first line after it (the launcher resumed) brings the limit back.
 TEST(RemoteCommand, APauseLiftsTheSilenceLimitUntilTheNextLine) {
-    run::NodeCommand command =
+    job::NodeCommand command =
         node({"/bin/sh", "-c", "echo started; sleep 2; echo survived; sleep 30"});
     RunResult result =
         run_wrapper(command, "echo PAUSE >&4; sleep 3; echo >&4", 2000ms, "\"$BLOCK\"", 1000ms);
@@ -189,7 +189,7 @@ TEST(RemoteCommand, APauseLiftsTheSilenceLimitUntilTheNextLine) {
 }
 
 TEST(RemoteCommand, APausedJobStillStopsAtEndOfInput) {
-    run::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30"});
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30"});
     RunResult result =
         run_wrapper(command, "echo PAUSE >&4; sleep 0.3; exec 4>&-", 2000ms, "\"$BLOCK\"", 1000ms);
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
@@ -201,7 +201,7 @@ TEST(RemoteCommand, StartsNothingWithoutTheWholeEnvironment) {
     EXPECT_EQ(result.out, "status=125\n");
 }
 
-// Preflight: one line on stdout says which check failed, in the order of run::PreflightCheck;
+// Preflight: one line on stdout says which check failed, in the order of job::PreflightCheck;
 // nothing of the wrapper's own (its name, a line number) reaches stderr, and nothing starts.
 TEST(RemoteCommandPreflight, AMissingDirectoryIsAnswered) {
     RunResult result = run_preflight(node({"/bin/sh", "-c", "echo started"}, "/nonexistent-dir"));
@@ -219,7 +219,7 @@ TEST(RemoteCommandPreflight, AMasterAddressThatDoesNotResolveIsAnswered) {
     // A getent that finds nothing (no real name is looked up by a unit test).
     test::TempDir dir("colossalai-getent");
     test::write_file(dir.path() / "getent", "#!/bin/sh\nexit 2\n", 0755);
-    run::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
     command.environment.back().second = dir.path().string() + ":/usr/bin:/bin";
     command.preflight.master_address = "gpu1";
     RunResult result = run_preflight(command);
@@ -227,14 +227,14 @@ TEST(RemoteCommandPreflight, AMasterAddressThatDoesNotResolveIsAnswered) {
 }
 
 TEST(RemoteCommandPreflight, AMissingInterfaceIsAnsweredByName) {
-    run::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
     command.preflight.interfaces = {"lo", "cai-nosuch0"};
     RunResult result = run_preflight(command);
     EXPECT_EQ(result.out, "\036colossalai-failed interface cai-nosuch0\nstatus=125\n");
 }
 
 TEST(RemoteCommandPreflight, PassingChecksAnswerReadyAndStartNothingWithoutGo) {
-    run::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
     command.preflight.master_address = "127.0.0.1"; // numeric: no lookup
     command.preflight.interfaces = {"lo"};
     RunResult result = run_preflight(command);
@@ -244,20 +244,20 @@ TEST(RemoteCommandPreflight, PassingChecksAnswerReadyAndStartNothingWithoutGo) {
 }
 
 TEST(RemoteCommandPreflight, ReadyLinesAreParsedWithTheirSubject) {
-    run::NodeCommand command = node({"torchrun", "train.py"}, "/work/x");
+    job::NodeCommand command = node({"torchrun", "train.py"}, "/work/x");
     command.preflight.master_address = "gpu1";
     ASSERT_TRUE(parse_ready_line("\036colossalai-ready", command));
     EXPECT_FALSE(parse_ready_line("\036colossalai-ready", command)->failure);
-    auto check = [&](std::string_view line, run::PreflightCheck kind, std::string subject) {
+    auto check = [&](std::string_view line, job::PreflightCheck kind, std::string subject) {
         std::optional<ReadyAnswer> answer = parse_ready_line(line, command);
         ASSERT_TRUE(answer && answer->failure) << line;
         EXPECT_EQ(answer->failure->check, kind) << line;
         EXPECT_EQ(answer->failure->subject, subject) << line;
     };
-    check("\036colossalai-failed cwd", run::PreflightCheck::working_directory, "/work/x");
-    check("\036colossalai-failed command", run::PreflightCheck::command, "torchrun");
-    check("\036colossalai-failed master", run::PreflightCheck::master_address, "gpu1");
-    check("\036colossalai-failed interface ib0", run::PreflightCheck::network_interface, "ib0");
+    check("\036colossalai-failed cwd", job::PreflightCheck::working_directory, "/work/x");
+    check("\036colossalai-failed command", job::PreflightCheck::command, "torchrun");
+    check("\036colossalai-failed master", job::PreflightCheck::master_address, "gpu1");
+    check("\036colossalai-failed interface ib0", job::PreflightCheck::network_interface, "ib0");
     EXPECT_FALSE(parse_ready_line("Welcome to node1", command));
     EXPECT_FALSE(parse_ready_line("\036colossalai-failed other", command));
     EXPECT_FALSE(parse_ready_line("", command));
@@ -270,7 +270,7 @@ TEST(RemoteCommand, AnExitCodeAbove128IsPassedOnAsIs) {
 }
 
 TEST(RemoteCommand, ShapeOfTheCommandLine) {
-    run::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
+    job::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
     std::string text = remote_command(command, 1500ms, 0ms);
     EXPECT_EQ(text.rfind("exec /bin/sh -c '", 0), 0u);
     EXPECT_NE(text.find("' colossalai-node 15 0 /tmp '' '' torchrun --nproc_per_node=2 train.py"),
@@ -289,15 +289,6 @@ TEST(RemoteCommand, EnvironmentBlockQuotesEveryValue) {
     EXPECT_EQ(environment_block(node({})),
               "export COLOSSALAI_TEST_VALUE='a '\\''b'\\'' $HOME `id` $(id) \\ ;'\n"
               "export PATH=/usr/bin:/bin\n.\n");
-}
-
-TEST(RemoteCommand, SignalNamesOfExitSignalMessages) {
-    EXPECT_EQ(signal_from_name("TERM"), SIGTERM);
-    EXPECT_EQ(signal_from_name("INT"), SIGINT);
-    EXPECT_EQ(signal_from_name("SEGV"), SIGSEGV);
-    EXPECT_EQ(signal_from_name("KILL"), SIGKILL);
-    EXPECT_EQ(signal_from_name("SIGTERM"), SIGKILL); // not how SSH names it: unknown
-    EXPECT_EQ(signal_from_name(""), SIGKILL);
 }
 
 TEST(RemoteCommand, ControlLines) {

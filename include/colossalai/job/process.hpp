@@ -1,7 +1,8 @@
 #pragma once
 
+#include "colossalai/job/node_command.hpp"
+#include "colossalai/job/outcome.hpp"
 #include "colossalai/output/sink.hpp"
-#include "colossalai/run/plan.hpp"
 
 #include <poll.h>
 
@@ -13,19 +14,10 @@
 #include <vector>
 
 // The seam between the launcher and the ways of running a node's job (local child processes,
-// libssh). Header only: the implementations live in exec/ and ssh/, the loop in launch/.
-namespace colossalai::launch {
+// libssh, srun). The implementations live in job/ (local), ssh/ and slurm/, the loop in launch/.
+namespace colossalai::job {
 
 using Clock = std::chrono::steady_clock;
-
-// How one node's job ended.
-struct ExitInfo {
-    int code = -1;     // exit status when it exited
-    int signal = 0;    // the signal that killed it, 0 if none
-    std::string error; // the job could not run or its connection broke (one line); else empty
-
-    bool success() const { return error.empty() && signal == 0 && code == 0; }
-};
 
 // One node's job. Passive: the launcher's event loop asks for fds to wait on and calls back
 // when they are ready. All methods are called from the launcher's thread only.
@@ -45,15 +37,15 @@ public:
     // Sends a signal to the whole job (its process group, on its host). Best effort.
     virtual void signal(int signo) = 0;
     // Gives up on a job that does not end after SIGKILL (e.g. a hung connection): releases its
-    // resources and sets a result with an error.
+    // resources and sets an `abandoned` (or `not_started`) result.
     virtual void abandon() = 0;
     // Set once the job has ended and its output streams are closed.
-    virtual std::optional<ExitInfo> result() const = 0;
+    virtual std::optional<Outcome> result() const = 0;
 
     // Two steps, so that nothing is launched half-way: start() only prepares (connects to the
     // host and logs in); the launcher calls go() on every node once all are ready(), and never
     // when one failed first. A process stopped (signal()) before go() ends at once with a
-    // "not started" result, and a process that cannot get ready ends with an error result.
+    // `not_started` result, and a process that cannot get ready ends with an error result.
     virtual bool ready() const { return true; }
     virtual void go() {}
 
@@ -63,12 +55,12 @@ public:
 };
 
 // Prepares jobs (see Process::go). start() never blocks for long: a remote connection proceeds
-// in the background, and a failure to connect arrives as a result with `error` set.
+// in the background, and a failure to connect arrives as a `connect_failed` result.
 class Transport {
 public:
     virtual ~Transport() = default;
-    virtual std::unique_ptr<Process> start(const run::NodeCommand& command,
+    virtual std::unique_ptr<Process> start(const NodeCommand& command,
                                            output::NodeOutput& output) = 0;
 };
 
-} // namespace colossalai::launch
+} // namespace colossalai::job

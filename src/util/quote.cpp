@@ -1,8 +1,8 @@
-#include "colossalai/run/quote.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <algorithm>
 
-namespace colossalai::run {
+namespace colossalai::util {
 
 namespace {
 
@@ -50,4 +50,4 @@ std::string shell_join(const std::vector<std::string>& words) {
     return command;
 }
 
-} // namespace colossalai::run
+} // namespace colossalai::util

@@ -1,24 +1,21 @@
 #pragma once
 
 #include "colossalai/exec/spawn.hpp"
-#include "colossalai/launch/transport.hpp"
+#include "colossalai/job/process.hpp"
 
 #include <chrono>
-#include <memory>
-#include <string>
 
-namespace colossalai::exec {
+namespace colossalai::job {
 
 // Runs a node's job as a child process of the launcher — no shell, no SSH — in its own process
 // group, with the launcher's environment, the node's working directory, stdin from /dev/null.
 // Signals go to the whole group. A guardian process stops the group if the launcher dies (see
 // spawn.hpp), and stops what the job leaves behind in its group when it ends.
-class LocalTransport : public launch::Transport {
+class LocalTransport : public Transport {
 public:
     explicit LocalTransport(std::chrono::milliseconds kill_grace) : m_kill_grace(kill_grace) {}
 
-    std::unique_ptr<launch::Process> start(const run::NodeCommand& command,
-                                           output::NodeOutput& output) override;
+    std::unique_ptr<Process> start(const NodeCommand& command, output::NodeOutput& output) override;
 
 private:
     std::chrono::milliseconds m_kill_grace;
@@ -27,11 +24,8 @@ private:
 // Starts `request` now as a local job like LocalTransport's (own process group, guardian,
 // signals to the group), for a transport that runs its nodes through one local program (srun).
 // A job that cannot be started ends at once with an error result (code 127).
-std::unique_ptr<launch::Process> start_local_job(const SpawnRequest& request,
-                                                 output::NodeOutput& output,
-                                                 std::chrono::milliseconds kill_grace);
+std::unique_ptr<Process> start_local_job(const exec::SpawnRequest& request,
+                                         output::NodeOutput& output,
+                                         std::chrono::milliseconds kill_grace);
 
-// A node that ends before it starts: `error` (one line) and exit status `code`, at once.
-std::unique_ptr<launch::Process> failed_process(int code, std::string error);
-
-} // namespace colossalai::exec
+} // namespace colossalai::job

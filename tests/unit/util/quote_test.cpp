@@ -1,4 +1,4 @@
-#include "colossalai/run/quote.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace colossalai::run {
+namespace colossalai::util {
 namespace {
 
 // What /bin/sh makes of a command line: runs it and returns its standard output.
@@ -121,4 +121,4 @@ TEST(ShellJoin, QuotesAFirstWordThatLooksLikeAnAssignment) {
 }
 
 } // namespace
-} // namespace colossalai::run
+} // namespace colossalai::util

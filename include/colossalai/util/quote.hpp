@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-namespace colossalai::run {
+namespace colossalai::util {
 
 // Quotes one word for a POSIX shell so that it reaches the program byte for byte, whatever it
 // holds (spaces, quotes, `$(...)`, backticks, `;`, newlines, bytes that are not UTF-8).
@@ -18,4 +18,4 @@ std::string shell_quote(std::string_view word);
 // command instead of taking it for a variable assignment.
 std::string shell_join(const std::vector<std::string>& words);
 
-} // namespace colossalai::run
+} // namespace colossalai::util

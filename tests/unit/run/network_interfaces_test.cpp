@@ -1,6 +1,6 @@
 #include "../usage_message.hpp"
 
-#include "colossalai/run/preflight.hpp"
+#include "colossalai/run/network_interfaces.hpp"
 
 #include <gtest/gtest.h>
 
@@ -54,23 +54,6 @@ TEST(NetworkInterfaces, BadListsAreUsageErrorsNamingThePart) {
                                 "(at most 15 letters, digits and _.:@-)");
     EXPECT_NO_THROW(parse_network_interfaces("a23456789012345"));
     EXPECT_NO_THROW(parse_network_interfaces("bond0.100,eth1:1,veth-a_b@if2"));
-}
-
-TEST(PreflightFailure, EachCheckSaysWhatToDo) {
-    EXPECT_EQ(describe({PreflightCheck::master_address, "gpu1"}),
-              "cannot resolve master address 'gpu1' (set --master_addr to an address every node "
-              "can reach)");
-    EXPECT_EQ(describe({PreflightCheck::working_directory, "/work/job"}),
-              "no working directory '/work/job' (the launcher's current directory must exist on "
-              "every node: a shared file system, or cd to a path that does)");
-    EXPECT_EQ(describe({PreflightCheck::command, "torchrun"}),
-              "cannot find 'torchrun' (on the node's PATH; give a Python that has PyTorch with "
-              "--python PATH, or set the node's PATH with -x PATH=...)");
-    EXPECT_EQ(describe({PreflightCheck::network_interface, "ib0"}),
-              "no network interface 'ib0' (see 'ip -br link' on the node; --network-interface "
-              "names must exist on every node)");
-    // A subject is shown escaped: it is one line whatever it holds.
-    EXPECT_EQ(describe({PreflightCheck::working_directory, "/a\nb"}).find('\n'), std::string::npos);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
-#include "colossalai/exec/local_transport.hpp"
+#include "colossalai/job/local_transport.hpp"
 
 #include "colossalai/exec/spawn.hpp"
+#include "colossalai/job/local_preflight.hpp"
 #include "colossalai/util/error.hpp"
 
 #include <sys/syscall.h>
@@ -14,39 +15,37 @@
 
 extern char** environ;
 
-namespace colossalai::exec {
+namespace colossalai::job {
+
+using exec::SpawnedJob;
+using exec::SpawnRequest;
 
 namespace {
 
-using launch::Clock;
-using launch::ExitInfo;
 using output::Stream;
 
 // A job that could not be started: its result is known at once.
-class FailedProcess : public launch::Process {
+class FailedProcess : public Process {
 public:
-    FailedProcess(int code, std::string error) {
-        m_result.code = code;
-        m_result.error = std::move(error);
-    }
+    explicit FailedProcess(Outcome result) : m_result(std::move(result)) {}
     void collect_fds(std::vector<pollfd>&) override {}
     void process_events(std::span<const pollfd>) override {}
     void signal(int) override {}
     void abandon() override {}
-    std::optional<ExitInfo> result() const override { return m_result; }
+    std::optional<Outcome> result() const override { return m_result; }
 
 private:
-    ExitInfo m_result;
+    Outcome m_result;
 };
 
-class LocalProcess : public launch::Process {
+class LocalProcess : public Process {
 public:
     LocalProcess(SpawnedJob job, output::NodeOutput& output, std::chrono::milliseconds grace)
         : m_job(job), m_output(output), m_grace(grace) {
         // glibc 2.36 declares pidfd_open() without C linkage for C++: call the kernel directly.
         m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_job.pid, 0));
         try {
-            auto [guardian, watch_fd] = spawn_guardian(m_job.pid, grace);
+            auto [guardian, watch_fd] = exec::spawn_guardian(m_job.pid, grace);
             m_guardian = guardian;
             m_watch_fd = watch_fd;
         } catch (...) {
@@ -120,7 +119,7 @@ public:
         close_stream(m_job.err_fd, Stream::err);
     }
 
-    std::optional<ExitInfo> result() const override {
+    std::optional<Outcome> result() const override {
         if (m_exit && m_job.out_fd < 0 && m_job.err_fd < 0) {
             return m_exit;
         }
@@ -163,13 +162,8 @@ private:
         if (done != m_job.pid) {
             return;
         }
-        ExitInfo info;
-        if (WIFEXITED(status)) {
-            info.code = WEXITSTATUS(status);
-        } else if (WIFSIGNALED(status)) {
-            info.signal = WTERMSIG(status);
-        }
-        m_exit = info;
+        m_exit = WIFSIGNALED(status) ? Outcome::killed(WTERMSIG(status))
+                                     : Outcome::exited(WEXITSTATUS(status));
         if (m_pidfd >= 0) {
             ::close(m_pidfd);
             m_pidfd = -1;
@@ -188,12 +182,12 @@ private:
     int m_pidfd = -1;
     pid_t m_guardian = -1;
     int m_watch_fd = -1;
-    std::optional<ExitInfo> m_exit;
+    std::optional<Outcome> m_exit;
     std::optional<Clock::time_point> m_streams_deadline;
 };
 
 // A local job is ready at once but starts only at go(), with the remote ones.
-class PendingLocalProcess : public launch::Process {
+class PendingLocalProcess : public Process {
 public:
     PendingLocalProcess(SpawnRequest request, output::NodeOutput& output,
                         std::chrono::milliseconds grace)
@@ -228,40 +222,35 @@ public:
             not_started();
         }
     }
-    std::optional<ExitInfo> result() const override { return m_job ? m_job->result() : m_result; }
+    std::optional<Outcome> result() const override { return m_job ? m_job->result() : m_result; }
 
 private:
     void not_started() {
         m_output.close(Stream::out);
         m_output.close(Stream::err);
-        m_result = ExitInfo{-1, 0, "not started: stopped by the launcher"};
+        m_result = Outcome::not_started();
     }
 
     SpawnRequest m_request;
     output::NodeOutput& m_output;
     std::chrono::milliseconds m_grace;
-    std::unique_ptr<launch::Process> m_job;
-    std::optional<ExitInfo> m_result;
+    std::unique_ptr<Process> m_job;
+    std::optional<Outcome> m_result;
 };
 
 } // namespace
 
-std::unique_ptr<launch::Process> start_local_job(const SpawnRequest& request,
-                                                 output::NodeOutput& output,
-                                                 std::chrono::milliseconds kill_grace) {
+std::unique_ptr<Process> start_local_job(const SpawnRequest& request, output::NodeOutput& output,
+                                         std::chrono::milliseconds kill_grace) {
     try {
-        return std::make_unique<LocalProcess>(spawn_job(request), output, kill_grace);
+        return std::make_unique<LocalProcess>(exec::spawn_job(request), output, kill_grace);
     } catch (const Error& e) {
-        return std::make_unique<FailedProcess>(127, e.what()); // as a shell reports it
+        return std::make_unique<FailedProcess>(Outcome::cannot_run(e.what()));
     }
 }
 
-std::unique_ptr<launch::Process> failed_process(int code, std::string error) {
-    return std::make_unique<FailedProcess>(code, std::move(error));
-}
-
-std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& command,
-                                                       output::NodeOutput& output) {
+std::unique_ptr<Process> LocalTransport::start(const NodeCommand& command,
+                                               output::NodeOutput& output) {
     SpawnRequest request;
     request.argv = command.argv;
     request.working_directory = command.working_directory;
@@ -272,7 +261,7 @@ std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& c
         std::string_view text(*entry);
         bool overridden =
             std::any_of(command.flag_environment.begin(), command.flag_environment.end(),
-                        [&](const run::EnvVar& variable) {
+                        [&](const EnvVar& variable) {
                             return text.size() > variable.first.size() &&
                                    text.substr(0, variable.first.size()) == variable.first &&
                                    text[variable.first.size()] == '=';
@@ -284,7 +273,12 @@ std::unique_ptr<launch::Process> LocalTransport::start(const run::NodeCommand& c
     for (const auto& [name, value] : command.flag_environment) {
         request.environment.push_back(name + "=" + value);
     }
+    // A node is ready only when its checks pass; a failed one starts nothing anywhere.
+    if (std::optional<PreflightFailure> failure = local_preflight(command, request.environment)) {
+        return std::make_unique<FailedProcess>(
+            Outcome::cannot_run(describe(*failure), preflight_exit_status));
+    }
     return std::make_unique<PendingLocalProcess>(std::move(request), output, m_kill_grace);
 }
 
-} // namespace colossalai::exec
+} // namespace colossalai::job

@@ -1,0 +1,25 @@
+# cmake -DGRAPH=<file> -DSOURCE_DIR=<dir> -P CheckIncludes.cmake
+# Fails when a file of a module includes a header of a module it does not depend on: the module
+# graph (cmake/Modules.cmake) only points down, and this keeps the includes honest about it.
+cmake_minimum_required(VERSION 3.25)
+include("${GRAPH}")
+set(violations "")
+foreach(module IN LISTS modules)
+    file(GLOB_RECURSE files "${SOURCE_DIR}/src/${module}/*.cpp" "${SOURCE_DIR}/src/${module}/*.hpp"
+                            "${SOURCE_DIR}/include/colossalai/${module}/*.hpp")
+    foreach(file IN LISTS files)
+        file(STRINGS "${file}" lines REGEX "^#include \"colossalai/[a-z_]+/")
+        foreach(line IN LISTS lines)
+            string(REGEX REPLACE "^#include \"colossalai/([a-z_]+)/.*" "\\1" used "${line}")
+            if(NOT used IN_LIST reachable_${module})
+                file(RELATIVE_PATH where "${SOURCE_DIR}" "${file}")
+                string(APPEND violations "  ${where}: ${line} (module ${module} does not depend on ${used})\n")
+            endif()
+        endforeach()
+    endforeach()
+endforeach()
+if(violations)
+    message(FATAL_ERROR "includes that point up the module list (cmake/Modules.cmake):\n${violations}")
+endif()
+list(LENGTH modules count)
+message(STATUS "module graph: ${count} modules, every include points down")

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "colossalai/job/preflight.hpp"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace colossalai::job {
+
+// One environment variable to pass to a node.
+using EnvVar = std::pair<std::string, std::string>;
+
+// Everything needed to start one node's job, whatever the transport. Pure data, made by the
+// planner (run::Plan), read by the transports.
+struct NodeCommand {
+    std::string host;                // as the user wrote it (hostfile / --host); prefix + summary
+    int rank = 0;                    // node rank = position in the final host list
+    bool local = false;              // started as a child process, without SSH
+    std::vector<std::string> argv;   // torchrun ... SCRIPT ARGS..., one word per element
+    std::vector<EnvVar> environment; // filtered launcher environment, in a stable order
+    // Variables that the launcher's flags set (--network-interface), on every node, local ones
+    // too, over `environment` and the launcher's own.
+    std::vector<EnvVar> flag_environment;
+    std::string working_directory; // absolute path of the launcher's current directory
+    std::optional<int> ssh_port;   // --ssh-port
+    // `host` split for SSH: the user of a `user@host` name (else the ssh config's or the
+    // current user), and the address to connect to, without `user@` and IPv6 brackets.
+    // A host with a user part is never local: the user asked for a login as someone.
+    std::optional<std::string> user;
+    std::string address;
+    // What the node checks before its job may start (argv[0] and the working directory too).
+    Preflight preflight;
+};
+
+} // namespace colossalai::job
