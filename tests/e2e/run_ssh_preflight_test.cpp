@@ -66,12 +66,25 @@ TEST_F(PreflightOverSsh, AMasterAddressTheNodesCannotResolve) {
 
 TEST_F(PreflightOverSsh, AWorkingDirectoryTheNodesLack) {
     // /root is the client's home in the launcher's namespace only: the nodes have no such path.
+    // The launcher is started from `cd /root/NAME` there, so that its $PWD names it.
     const std::string name = "preflight-job-" + std::to_string(::getpid());
     std::filesystem::create_directories(cluster().home() / name);
-    LaunchOptions options;
-    options.cwd = cluster().home() / name;
-    options.env = launcher_environment(cluster(), m_fake.bin(), {{"PWD", "/root/" + name}});
-    RunResult result = launch({}, options);
+    Words argv = {"/bin/sh",
+                  "-c",
+                  "cd \"$1\" && shift && exec \"$@\"",
+                  "sh",
+                  "/root/" + name,
+                  binary().string(),
+                  "run",
+                  "-H",
+                  "node1,node2",
+                  "--nproc_per_node",
+                  "1",
+                  "train.py"};
+    RunOptions options;
+    options.env = launcher_environment(cluster(), m_fake.bin());
+    options.timeout = 60s;
+    RunResult result = cluster().run_on_client(argv, options);
     std::filesystem::remove_all(cluster().home() / name);
     expect_refused(result, "no working directory '/root/" + name +
                                "' (the launcher's current directory must exist on every node: a "
@@ -129,14 +142,10 @@ TEST_F(PreflightOverSsh, GlooAllReduceOnTwoHostsWithNetworkInterfaceAlone) {
     options.env = launcher_environment(cluster());
     options.cwd = m_job.path();
     options.timeout = 240s;
-    Words args = {"-H",
-                  "node1,node2",
-                  "--nproc_per_node",
-                  "2",
-                  "--network-interface",
-                  "eth0",
-                  (fixtures_dir() / "train_allreduce.py").string(),
-                  "--echo-env",
+    Words args = {"-H", "node1,node2", "--nproc_per_node", "2", "--network-interface", "eth0",
+                  // Debian's torchrun (PyTorch 1.13) fails without redirects and tee given.
+                  "--extra_launch_args", "redirects=1,tee=1,monitor_interval=1",
+                  (fixtures_dir() / "train_allreduce.py").string(), "--echo-env",
                   "GLOO_SOCKET_IFNAME,NCCL_SOCKET_IFNAME"};
     RunResult result = run_launcher(cluster(), args, options);
     ASSERT_FALSE(result.timed_out) << describe(result);
