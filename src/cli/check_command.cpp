@@ -1,5 +1,7 @@
 #include "commands.hpp"
 
+#include "colossalai/ssh/connect.hpp"
+#include "colossalai/util/duration.hpp"
 #include "colossalai/util/error.hpp"
 
 namespace colossalai::cli {
@@ -24,7 +26,15 @@ CLI::App* add_check_command(CLI::App& app, check::Options& options) {
         ->add_option("--ssh-port", options.ssh_port,
                      "SSH port for every node (else ~/.ssh/config, else 22)")
         ->check(CLI::Range(1, 65535));
-    command->add_option("--ssh-timeout", options.ssh_timeout, "SSH connect timeout per node")
+    command
+        ->add_option_function<std::string>(
+            "--ssh-timeout",
+            [&options](const std::string& text) {
+                options.ssh_timeout =
+                    util::parse_seconds(text, "--ssh-timeout", ssh::connect_timeout_range);
+            },
+            "SSH connect timeout per node")
+        ->type_name("SECONDS")
         ->default_str("30");
     // Its own footer: CLI11 would otherwise repeat the top-level "Run 'colossalai COMMAND
     // --help'" line, which says nothing here.

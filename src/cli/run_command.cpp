@@ -5,6 +5,7 @@
 #include "colossalai/run/planner.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/ssh/client_config.hpp"
+#include "colossalai/ssh/connect.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -34,17 +35,6 @@ int to_port(const std::string& text, std::string_view option) {
                           util::escape_for_message(text));
     }
     return *port;
-}
-
-double to_seconds(const std::string& text, std::string_view option) {
-    double value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
-        !std::isfinite(value)) {
-        throw usage_error("{} '{}': not a number of seconds", option,
-                          util::escape_for_message(text));
-    }
-    return value;
 }
 
 } // namespace
@@ -149,7 +139,7 @@ run::Options finish_run_command(const RunArguments& arguments) {
         } else if (name == "--ssh-port") {
             options.ssh_port = to_port(value, name);
         } else if (name == "--ssh-timeout") {
-            options.ssh_timeout = to_seconds(value, name);
+            options.ssh_timeout = util::parse_seconds(value, name, ssh::connect_timeout_range);
         } else if (name == "--strict-host-key-checking") {
             if (!ssh::parse_host_key_policy(value)) {
                 throw usage_error("--strict-host-key-checking '{}': use yes, accept-new, no or "
@@ -170,7 +160,7 @@ run::Options finish_run_command(const RunArguments& arguments) {
         } else if (name == "--python") {
             options.python = value;
         } else if (name == "--kill-grace") {
-            options.kill_grace = to_seconds(value, name);
+            options.kill_grace = util::parse_seconds(value, name, run::kill_grace_range);
         }
     }
     options.dry_run = words.dry_run;

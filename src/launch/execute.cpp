@@ -23,10 +23,6 @@ namespace colossalai::launch {
 
 namespace {
 
-std::chrono::milliseconds to_ms(double seconds) {
-    return std::chrono::milliseconds(static_cast<long long>(std::llround(seconds * 1000.0)));
-}
-
 // A connecting host holds two descriptors (its socket and an eventfd), a running one one: with
 // the usual soft limit of 1024 a job of some 500 hosts would run out. Raised only as far as the
 // hard limit allows, and only when needed, since local jobs inherit it.
@@ -69,12 +65,11 @@ int execute(const run::Plan& plan, const run::Options& options) {
     // Blocked before any thread exists, so that every thread inherits the mask.
     exec::SignalChannel signals(true);
     Settings settings;
-    settings.kill_grace = to_ms(options.kill_grace);
+    settings.kill_grace = options.kill_grace;
     job::LocalTransport local(settings.kill_grace);
     std::optional<ssh::SshTransport> ssh;
     if (remote) {
-        ssh::SshSettings ssh_settings =
-            ssh::ssh_settings(to_ms(options.ssh_timeout), settings.kill_grace);
+        ssh::SshSettings ssh_settings = ssh::ssh_settings(options.ssh_timeout, settings.kill_grace);
         if (options.strict_host_key_checking) {
             ssh_settings.connect.host_key_policy =
                 ssh::parse_host_key_policy(*options.strict_host_key_checking);

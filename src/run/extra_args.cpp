@@ -14,6 +14,23 @@ bool is_option_char(char c) {
            c == '-';
 }
 
+// Splits at the commas that are not escaped: `\,` is a comma inside an item and `\\` a
+// backslash; any other backslash stays as it is (a path such as `C:\x` keeps its byte).
+std::vector<std::string> split_items(std::string_view text) {
+    std::vector<std::string> items(1);
+    for (size_t at = 0; at < text.size(); ++at) {
+        char c = text[at];
+        if (c == '\\' && at + 1 < text.size() && (text[at + 1] == ',' || text[at + 1] == '\\')) {
+            items.back() += text[++at];
+        } else if (c == ',') {
+            items.emplace_back();
+        } else {
+            items.back() += c;
+        }
+    }
+    return items;
+}
+
 } // namespace
 
 bool same_option(std::string_view name, std::string_view option) {
@@ -25,7 +42,7 @@ bool same_option(std::string_view name, std::string_view option) {
 std::vector<LaunchArg> parse_extra_launch_args(std::string_view text) {
     std::string shown = util::escape_for_message(text);
     std::vector<LaunchArg> args;
-    std::vector<std::string> items = util::split(text, ',');
+    std::vector<std::string> items = split_items(text);
     for (size_t i = 0; i < items.size(); ++i) {
         const std::string& item = items[i];
         size_t equals = item.find('=');

@@ -37,6 +37,29 @@ std::optional<std::string> ipv6_problem(std::string_view text) {
     return std::nullopt;
 }
 
+// `address` (valid) as the machine it names: see Host::machine.
+std::string machine_of(std::string_view address) {
+    if (address.find(':') != std::string_view::npos) {
+        size_t percent = address.find('%');
+        std::string bare(address.substr(0, percent));
+        in6_addr parsed{};
+        char text[INET6_ADDRSTRLEN] = {};
+        if (inet_pton(AF_INET6, bare.c_str(), &parsed) == 1 &&
+            inet_ntop(AF_INET6, &parsed, text, sizeof text) != nullptr) {
+            bare = text;
+        }
+        return percent == std::string_view::npos ? bare
+                                                 : bare + std::string(address.substr(percent));
+    }
+    std::string name(address);
+    if (name.size() > 1 && name.back() == '.') {
+        name.pop_back();
+    }
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; });
+    return name;
+}
+
 // Why `text` is not a valid host; nullopt when it is. Fills `host` when valid.
 std::optional<std::string> host_problem(std::string_view text, Host& host) {
     if (text.empty()) {
@@ -64,6 +87,9 @@ std::optional<std::string> host_problem(std::string_view text, Host& host) {
         if (user.empty()) {
             return "empty user name before '@'";
         }
+        if (user.size() > max_user_name) {
+            return fmt::format("user name longer than {} characters", max_user_name);
+        }
         auto bad = std::find_if_not(user.begin(), user.end(), is_name_char);
         if (bad != user.end()) {
             return fmt::format("user name contains '{}'", *bad);
@@ -86,6 +112,9 @@ std::optional<std::string> host_problem(std::string_view text, Host& host) {
     if (address.front() == '-') {
         return "host starts with '-'";
     }
+    if (address.size() > max_host_name) {
+        return fmt::format("longer than {} characters (the longest DNS name)", max_host_name);
+    }
     if (address.find(':') != std::string_view::npos) {
         if (std::optional<std::string> problem = ipv6_problem(address)) {
             return problem;
@@ -98,6 +127,7 @@ std::optional<std::string> host_problem(std::string_view text, Host& host) {
     }
     host.name = std::string(text);
     host.address = std::string(address);
+    host.machine = (host.user ? *host.user + "@" : std::string()) + machine_of(address);
     return std::nullopt;
 }
 
@@ -194,7 +224,7 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view file) {
         std::optional<int> slots = parse_slots(words, where);
         for (Host& host : line_hosts) {
             host.slots = slots;
-            auto [it, inserted] = first_line.emplace(host.name, number);
+            auto [it, inserted] = first_line.emplace(host.machine, number);
             if (!inserted) {
                 throw usage_error("{}: duplicate host '{}' (first at line {})", where, host.name,
                                   it->second);
@@ -223,7 +253,7 @@ std::vector<Host> parse_host_list(std::string_view list, std::string_view option
         for (const std::string& name :
              expand_host_pattern(pattern, option, max_expanded_hosts - hosts.size())) {
             Host host = parse_host(name, option);
-            if (!seen.insert(host.name).second) {
+            if (!seen.insert(host.machine).second) {
                 throw usage_error("{}: duplicate host '{}'", option, host.name);
             }
             hosts.push_back(std::move(host));

@@ -9,19 +9,23 @@ namespace colossalai::run {
 
 namespace {
 
-bool contains(const std::vector<Host>& hosts, const std::string& name) {
-    return std::any_of(hosts.begin(), hosts.end(),
-                       [&](const Host& host) { return host.name == name; });
+// The entry of `hosts` for the machine `host` names, however it is spelled (NODE1, node1.).
+const Host* find(const std::vector<Host>& hosts, const Host& host) {
+    auto it = std::find_if(hosts.begin(), hosts.end(),
+                           [&](const Host& other) { return other.machine == host.machine; });
+    return it == hosts.end() ? nullptr : &*it;
 }
 
-// The hosts named by `list`, each checked against the hostfile.
+// The hosts named by `list`, each as the hostfile has it (its spelling, its slots).
 std::vector<Host> named_hosts(const std::vector<Host>& pool, const std::string& list,
                               std::string_view option, std::string_view source) {
-    std::vector<Host> named = parse_host_list(list, option);
-    for (const Host& host : named) {
-        if (!contains(pool, host.name)) {
+    std::vector<Host> named;
+    for (const Host& host : parse_host_list(list, option)) {
+        const Host* entry = find(pool, host);
+        if (entry == nullptr) {
             throw usage_error("{}: host '{}' is not in {}", option, host.name, source);
         }
+        named.push_back(*entry);
     }
     return named;
 }
@@ -36,7 +40,7 @@ std::vector<Host> select_hosts(const std::vector<Host>& pool, const Options& opt
     } else if (options.exclude) {
         std::vector<Host> excluded = named_hosts(pool, *options.exclude, "--exclude", source);
         for (const Host& host : pool) {
-            if (!contains(excluded, host.name)) {
+            if (find(excluded, host) == nullptr) {
                 selected.push_back(host);
             }
         }

@@ -191,12 +191,6 @@ void validate_options(const Options& options) {
     if (options.ssh_port) {
         check_port(*options.ssh_port, "--ssh-port");
     }
-    if (!(options.kill_grace >= 0)) {
-        throw usage_error("--kill-grace '{}': must be 0 or more seconds", options.kill_grace);
-    }
-    if (!(options.ssh_timeout > 0)) {
-        throw usage_error("--ssh-timeout '{}': must be more than 0 seconds", options.ssh_timeout);
-    }
     master_address(options.master_addr, "--master_addr");
     check_host_options(options);
     check_extra_launch_args(options);

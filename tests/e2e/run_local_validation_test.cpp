@@ -78,9 +78,9 @@ TEST_F(RunValidation, BadOptionsAreRefusedBeforeAnythingStarts) {
         {{"--nproc_per_node", "2", "--extra_launch_args", "=1", "train.py"},
          "--extra_launch_args '=1': item 1 has an empty name"},
         {{"--nproc_per_node", "2", "--kill-grace", "-1", "train.py"},
-         "--kill-grace '-1': must be 0 or more seconds"},
+         "--kill-grace '-1': must be from 0 to 3600 seconds"},
         {{"--nproc_per_node", "2", "--ssh-timeout", "0", "train.py"},
-         "--ssh-timeout '0': must be more than 0 seconds"},
+         "--ssh-timeout '0': must be from 0.1 to 3600 seconds"},
     };
     for (const Case& c : cases) {
         expect_usage_error(c.args, c.message);

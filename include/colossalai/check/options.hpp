@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -11,10 +12,10 @@ struct Options {
     bool json = false;                 // --json (implies --installation)
     std::optional<std::string> python; // --python PATH
     // Cluster mode (src/cluster_check): the nodes to check over SSH, as for `colossalai run`.
-    std::optional<std::string> host;     // --host / -H "h1,h2"
-    std::optional<std::string> hostfile; // --hostfile PATH
-    std::optional<int> ssh_port;         // --ssh-port
-    double ssh_timeout = 30;             // --ssh-timeout SECONDS (connect timeout per host)
+    std::optional<std::string> host;              // --host / -H "h1,h2"
+    std::optional<std::string> hostfile;          // --hostfile PATH
+    std::optional<int> ssh_port;                  // --ssh-port
+    std::chrono::milliseconds ssh_timeout{30000}; // --ssh-timeout SECONDS (connect, per host)
 
     bool cluster() const { return host.has_value() || hostfile.has_value(); }
 };

@@ -15,7 +15,9 @@ struct LaunchArg {
     bool operator==(const LaunchArg&) const = default;
 };
 
-// Parses `a=1,b,c=2`. Each item is split at its FIRST '=' only (`rdzv_conf=timeout=900` has the
+// Parses `a=1,b,c=2`. A comma inside a value is written `\,` and a backslash before a comma
+// `\\` (`rdzv_conf=join_timeout=900\,read_timeout=60` is one item); any other backslash is
+// kept. Each item is split at its FIRST '=' only (`rdzv_conf=timeout=900` has the
 // value `timeout=900`); the value is kept byte for byte. Throws a usage error for an item with an
 // empty or malformed name (names are letters, digits, '_' and '-', written without the leading
 // dashes), for the options the launcher sets itself (nproc_per_node, nnodes, node_rank), and for

@@ -14,14 +14,24 @@ struct Host {
     std::string name;                // as written: "node1", "alice@node1", "[::1]"
     std::optional<std::string> user; // "alice" for "alice@node1"
     std::string address;             // what to resolve and connect to: "node1", "::1"
+    // The machine it names, for telling hosts apart: `user@` kept, the name in lower case
+    // without a trailing dot, an IPv6 address in its canonical spelling ("node1", "::1",
+    // "alice@fe80::1%eth0"). `NODE1`, `node1.` and `node1` are one machine; so are `[::1]`,
+    // `::1` and `0::1`.
+    std::string machine;
     // Processes this host offers, from a hostfile's `slots=N` (or `max_slots=N`) or from the
     // lines of a scheduler's node file; nullopt when nothing said.
     std::optional<int> slots;
 };
 
+// The longest host name (DNS allows 253 characters) and user name accepted.
+inline constexpr size_t max_host_name = 253;
+inline constexpr size_t max_user_name = 255;
+
 // Parses one host name. Throws a usage error `<where>: invalid host '<text>': <reason>` for
-// anything else, notably shell metacharacters, whitespace or control bytes inside the name and
-// a leading '-' (it would be read as an ssh option such as `-oProxyCommand=...`).
+// anything else, notably shell metacharacters, whitespace or control bytes inside the name, a
+// leading '-' (it would be read as an ssh option such as `-oProxyCommand=...`) and names longer
+// than max_host_name / max_user_name.
 Host parse_host(std::string_view text, std::string_view where);
 
 // Parses a hostfile: one host (or host range, see expand_host_pattern) per line, optionally

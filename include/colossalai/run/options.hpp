@@ -1,5 +1,8 @@
 #pragma once
 
+#include "colossalai/util/duration.hpp"
+
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +15,10 @@ enum class Launcher { ssh, slurm };
 
 // `colossalai run` as the user typed it, before any validation. Names and defaults follow the
 // original Python launcher.
+// What --kill-grace accepts: 0 (SIGKILL at once) up to an hour.
+inline constexpr util::DurationRange kill_grace_range{std::chrono::milliseconds(0),
+                                                      std::chrono::hours(1)};
+
 struct Options {
     std::optional<std::string> host;              // -H / --host / -host: "h1,h2"
     std::optional<std::string> hostfile;          // --hostfile
@@ -25,8 +32,8 @@ struct Options {
     bool master_addr_given = false;               // --master_addr was on the command line
     std::optional<std::string> extra_launch_args; // --extra_launch_args "a=1,b,c=2"
     std::optional<int> ssh_port;                  // --ssh-port
-    double ssh_timeout = 30; // --ssh-timeout SECONDS (connect timeout per host)
-    double kill_grace = 10;  // --kill-grace SECONDS (TERM -> KILL)
+    std::chrono::milliseconds ssh_timeout{30000}; // --ssh-timeout SECONDS (connect, per host)
+    std::chrono::milliseconds kill_grace{10000};  // --kill-grace SECONDS (TERM -> KILL)
     // --strict-host-key-checking MODE, checked by ssh::parse_host_key_policy when parsed
     std::optional<std::string> strict_host_key_checking;
     bool dry_run = false;                 // --dry-run

@@ -2,6 +2,7 @@
 
 #include "colossalai/job/node_command.hpp"
 #include "colossalai/ssh/client_config.hpp"
+#include "colossalai/util/duration.hpp"
 
 #include <chrono>
 #include <memory>
@@ -11,6 +12,11 @@
 // Opening a node's SSH session the way OpenSSH users expect. Only src/ssh sees libssh; the
 // session travels between the connecting worker and the launcher's thread as an opaque handle.
 namespace colossalai::ssh {
+
+// What --ssh-timeout accepts: from 0.1 s (libssh's timer takes no less; 0 would mean its own
+// default) up to an hour (the silence limits derived from it stay far from any overflow).
+inline constexpr util::DurationRange connect_timeout_range{std::chrono::milliseconds(100),
+                                                           std::chrono::hours(1)};
 
 struct ConnectSettings {
     std::chrono::milliseconds timeout{30000}; // connect timeout, per host

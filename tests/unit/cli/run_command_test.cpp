@@ -42,8 +42,8 @@ TEST(RunCommand, Defaults) {
     EXPECT_FALSE(options.master_addr_given);
     EXPECT_EQ(options.extra_launch_args, std::nullopt);
     EXPECT_EQ(options.ssh_port, std::nullopt);
-    EXPECT_EQ(options.ssh_timeout, 30);
-    EXPECT_EQ(options.kill_grace, 10);
+    EXPECT_EQ(options.ssh_timeout, std::chrono::seconds(30));
+    EXPECT_EQ(options.kill_grace, std::chrono::seconds(10));
     EXPECT_FALSE(options.dry_run);
     EXPECT_EQ(options.module, std::nullopt);
     EXPECT_EQ(options.script, "train.py");
@@ -82,8 +82,8 @@ TEST(RunCommand, EveryOption) {
     EXPECT_TRUE(options.master_addr_given);
     EXPECT_EQ(options.extra_launch_args, "rdzv_conf=timeout=900,tee=1");
     EXPECT_EQ(options.ssh_port, 2222);
-    EXPECT_EQ(options.ssh_timeout, 2.5);
-    EXPECT_EQ(options.kill_grace, 0);
+    EXPECT_EQ(options.ssh_timeout, std::chrono::milliseconds(2500));
+    EXPECT_EQ(options.kill_grace, std::chrono::milliseconds(0));
     EXPECT_TRUE(options.dry_run);
     EXPECT_EQ(options.script, "train.py");
     EXPECT_EQ(options.script_args, Words{"x"});
@@ -179,13 +179,22 @@ TEST(RunCommand, BadValuesAreUsageErrors) {
         {{"--nproc_per_node", "2", "--kill-grace", "inf", "t.py"},
          "--kill-grace 'inf': not a number of seconds"},
         {{"--nproc_per_node", "2", "--kill-grace", "-1", "t.py"},
-         "--kill-grace '-1': must be 0 or more seconds"},
+         "--kill-grace '-1': must be from 0 to 3600 seconds"},
         {{"--nproc_per_node", "2", "--strict-host-key-checking", "maybe", "t.py"},
          "--strict-host-key-checking 'maybe': use yes, accept-new, no or ask"},
         {{"--nproc_per_node", "2", "--ssh-timeout", "0", "t.py"},
-         "--ssh-timeout '0': must be more than 0 seconds"},
+         "--ssh-timeout '0': must be from 0.1 to 3600 seconds"},
         {{"--nproc_per_node", "2", "--ssh-timeout", "nan", "t.py"},
          "--ssh-timeout 'nan': not a number of seconds"},
+        // Past the documented limits: no timer overflows, no value rounds to 0.
+        {{"--nproc_per_node", "2", "--kill-grace", "1e18", "t.py"},
+         "--kill-grace '1e18': must be from 0 to 3600 seconds"},
+        {{"--nproc_per_node", "2", "--kill-grace", "3600.1", "t.py"},
+         "--kill-grace '3600.1': must be from 0 to 3600 seconds"},
+        {{"--nproc_per_node", "2", "--ssh-timeout", "1e12", "t.py"},
+         "--ssh-timeout '1e12': must be from 0.1 to 3600 seconds"},
+        {{"--nproc_per_node", "2", "--ssh-timeout", "0.0001", "t.py"},
+         "--ssh-timeout '0.0001': must be from 0.1 to 3600 seconds"},
         {{"--nproc_per_node", "2", "--hostfile", "h", "--num_nodes", "all", "t.py"},
          "--num_nodes 'all': not a positive number of nodes (or -1 for all)"},
         {{"--nproc_per_node", "2", "-H", "a", "--hostfile", "h", "t.py"},

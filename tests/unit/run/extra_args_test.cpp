@@ -34,6 +34,13 @@ TEST(ParseExtraLaunchArgs, TurnsItemsIntoOptions) {
         {"standalone", {"--standalone"}},
         {"master_addr=10.0.0.1,master_port=1234", {"--master_addr=10.0.0.1", "--master_port=1234"}},
         {"a=1,a=2", {"--a=1", "--a=2"}},
+        // A comma inside a value: `\,`; a backslash before a comma: `\\`.
+        {"rdzv_conf=join_timeout=900\\,read_timeout=60,tee=1",
+         {"--rdzv_conf=join_timeout=900,read_timeout=60", "--tee=1"}},
+        {"a=x\\\\,b", {"--a=x\\", "--b"}},
+        {"a=x\\\\\\,y", {"--a=x\\,y"}},
+        {"log-dir=C:\\logs\\new", {"--log-dir=C:\\logs\\new"}},
+        {"a=x\\", {"--a=x\\"}},
     };
     for (const ArgsCase& c : cases) {
         EXPECT_EQ(words(c.text), c.words) << c.text;

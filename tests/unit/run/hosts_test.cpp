@@ -154,10 +154,53 @@ TEST(ParseHostList, RejectsEmptyItemsDuplicatesAndBadNames) {
         {"a,b c", "--host: invalid host 'b c': contains whitespace (one host per line or per "
                   "comma-separated item)"},
         {"a,-x", "--host: invalid host '-x': starts with '-'"},
+        // Two spellings of one machine would be two nodes sharing its GPUs.
+        {"node1,NODE1", "--host: duplicate host 'NODE1'"},
+        {"node1,node1.", "--host: duplicate host 'node1.'"},
+        {"[::1],::1", "--host: duplicate host '::1'"},
+        {"::1,0:0::1", "--host: duplicate host '0:0::1'"},
+        {"2001:DB8::7,2001:db8:0::7", "--host: duplicate host '2001:db8:0::7'"},
+        {"a@node1,a@Node1", "--host: duplicate host 'a@Node1'"},
     };
     for (const BadHostCase& c : cases) {
         EXPECT_EQ(usage_message([&] { parse_host_list(c.text, "--host"); }), c.message);
     }
+}
+
+TEST(ParseHost, TheMachineANameStandsFor) {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"node1", "node1"},
+        {"NODE1", "node1"},
+        {"Node1.Cluster.", "node1.cluster"},
+        {"10.0.0.1", "10.0.0.1"},
+        {"[::1]", "::1"},
+        {"0:0:0::1", "::1"},
+        {"FE80::1%eth0", "fe80::1%eth0"},
+        {"Alice@NODE1", "Alice@node1"},
+    };
+    for (const auto& [text, machine] : cases) {
+        EXPECT_EQ(parse_host(text, "here").machine, machine) << text;
+    }
+    // Other users on one machine are other logins: both may be asked for.
+    EXPECT_EQ(names(parse_host_list("alice@node1,bob@node1", "--host")),
+              (std::vector<std::string>{"alice@node1", "bob@node1"}));
+}
+
+TEST(ParseHost, NamesNoLongerThanDnsAllows) {
+    std::string longest(max_host_name, 'a');
+    EXPECT_EQ(parse_host(longest, "here").address, longest);
+    EXPECT_EQ(usage_message([&] { parse_host(longest + "a", "here"); }),
+              "here: invalid host '" + longest +
+                  "a': longer than 253 characters (the longest "
+                  "DNS name)");
+    std::string user(max_user_name + 1, 'u');
+    EXPECT_EQ(usage_message([&] { parse_host(user + "@node1", "here"); }),
+              "here: invalid host '" + user + "@node1': user name longer than 255 characters");
+    // 300,000 characters: one line of error, not a node.
+    EXPECT_NE(usage_message([&] {
+                  parse_host(std::string(300000, 'x'), "here");
+              }).find("longer than 253 characters"),
+              std::string::npos);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "../usage_message.hpp"
 
+#include "colossalai/run/hosts.hpp"
 #include "colossalai/run/selection.hpp"
 
 #include <gtest/gtest.h>
@@ -53,6 +54,9 @@ TEST(SelectHosts, AppliesIncludeExcludeThenNumNodes) {
         {with(std::nullopt, "n4,n2", std::nullopt), {"n1", "n3", "n5"}},
         {with(std::nullopt, "n4,n2", 1), {"n1"}},
         {with(" n3 ", std::nullopt, std::nullopt), {"n3"}},
+        // A host is the machine it names: the hostfile's spelling is kept.
+        {with("N2,n5.", std::nullopt, std::nullopt), {"n2", "n5"}},
+        {with(std::nullopt, "N1,n2.", std::nullopt), {"n3", "n4", "n5"}},
     };
     for (const SelectCase& c : cases) {
         EXPECT_EQ(select(pool, c.options), c.expected);
@@ -63,6 +67,16 @@ struct ErrorCase {
     Options options;
     std::string message;
 };
+
+// --include names hosts; what the hostfile says of them (slots) comes along.
+TEST(SelectHosts, IncludedHostsKeepTheirSlots) {
+    std::vector<Host> hosts = parse_hostfile("n1 slots=4\nn2 slots=4\n", "hosts");
+    std::vector<Host> selected =
+        select_hosts(hosts, with("N2", std::nullopt, std::nullopt), "the hostfile");
+    ASSERT_EQ(selected.size(), 1u);
+    EXPECT_EQ(selected[0].name, "n2");
+    EXPECT_EQ(selected[0].slots, 4);
+}
 
 TEST(SelectHosts, RejectsUnknownNamesEmptyResultsAndTooManyNodes) {
     const std::vector<ErrorCase> cases = {

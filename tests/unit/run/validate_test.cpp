@@ -37,7 +37,6 @@ TEST(ValidateOptions, AcceptsTheDefaultsAndEveryValidShape) {
         [](Options& o) { o.hostfile = "hosts", o.include = "a", o.num_nodes = 1; },
         [](Options& o) { o.hostfile = "hosts", o.exclude = "a", o.num_nodes = -1; },
         [](Options& o) { o.master_port = 1, o.ssh_port = 65535; },
-        [](Options& o) { o.kill_grace = 0, o.ssh_timeout = 0.5; },
         [](Options& o) { o.master_addr = "::1", o.master_addr_given = true; },
         [](Options& o) { o.extra_launch_args = "master_addr=10.0.0.1,master_port=1,tee=1"; },
     };
@@ -94,8 +93,6 @@ TEST(ValidateOptions, ReportsEachProblemInOneLine) {
         {[](Options& o) { o.master_port = 65536; },
          "--master_port '65536': not a port number (1..65535)"},
         {[](Options& o) { o.ssh_port = -1; }, "--ssh-port '-1': not a port number (1..65535)"},
-        {[](Options& o) { o.kill_grace = -0.5; }, "--kill-grace '-0.5': must be 0 or more seconds"},
-        {[](Options& o) { o.ssh_timeout = 0; }, "--ssh-timeout '0': must be more than 0 seconds"},
         {[](Options& o) { o.host = "a", o.hostfile = "hosts"; },
          "--host and --hostfile cannot be used together"},
         {[](Options& o) { o.hostfile = "hosts", o.include = "a", o.exclude = "b"; },
