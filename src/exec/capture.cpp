@@ -1,6 +1,7 @@
 #include "colossalai/exec/capture.hpp"
 
 #include "colossalai/exec/signals.hpp"
+#include "colossalai/exec/spawn.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -84,9 +85,11 @@ std::vector<char*> to_c_array(const std::vector<std::string>& words) {
     return array;
 }
 
-// Waits for `pid` until the deadline; kills its process group when the deadline passes.
+// Waits for `pid` until the deadline (in poll() on its pidfd); kills its process group when the
+// deadline passes.
 void reap(pid_t pid, Clock::time_point deadline, CaptureResult& result) {
     int status = 0;
+    int pidfd = open_pidfd(pid);
     while (true) {
         pid_t done = ::waitpid(pid, &status, WNOHANG);
         if (done == pid) {
@@ -102,7 +105,15 @@ void reap(pid_t pid, Clock::time_point deadline, CaptureResult& result) {
             }
             break;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (pidfd >= 0) {
+            pollfd ended{pidfd, POLLIN, 0};
+            ::poll(&ended, 1, remaining_ms(deadline) + 1);
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1)); // no pidfd: an old kernel
+        }
+    }
+    if (pidfd >= 0) {
+        ::close(pidfd);
     }
     if (WIFEXITED(status)) {
         result.exit_code = WEXITSTATUS(status);

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +70,12 @@ std::string resolve_executable(const std::string& name,
     }
     auto found = util::find_in_path(name, path_list);
     return found ? found->string() : std::string();
+}
+
+int open_pidfd(pid_t pid) {
+    // glibc 2.36 declares pidfd_open() without C linkage for C++: call the kernel directly.
+    // A pidfd is close-on-exec from its creation.
+    return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
 }
 
 SpawnedJob spawn_job(const SpawnRequest& request) {

@@ -4,7 +4,6 @@
 #include "colossalai/job/local_preflight.hpp"
 #include "colossalai/util/error.hpp"
 
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,8 +41,7 @@ class LocalProcess : public Process {
 public:
     LocalProcess(SpawnedJob job, output::NodeOutput& output, std::chrono::milliseconds grace)
         : m_job(job), m_output(output), m_grace(grace) {
-        // glibc 2.36 declares pidfd_open() without C linkage for C++: call the kernel directly.
-        m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_job.pid, 0));
+        m_pidfd = exec::open_pidfd(m_job.pid);
         try {
             auto [guardian, watch_fd] = exec::spawn_guardian(m_job.pid, grace);
             m_guardian = guardian;

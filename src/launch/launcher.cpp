@@ -1,6 +1,7 @@
 #include "colossalai/launch/launcher.hpp"
 
 #include "colossalai/launch/progress.hpp"
+#include "colossalai/util/error.hpp"
 #include "colossalai/util/signal_name.hpp"
 
 #include <fmt/core.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <memory>
 
 namespace colossalai::launch {
@@ -161,7 +163,7 @@ private:
         }
         int ready = ::poll(m_fds.data(), m_fds.size(), timeout);
         if (ready < 0 && errno != EINTR) {
-            throw std::system_error(errno, std::generic_category(), "poll");
+            throw runtime_error("poll: {}", std::strerror(errno));
         }
         if (ready > 0 && m_fds[0].revents != 0) {
             for (int signo : m_signals.take()) {

@@ -133,7 +133,6 @@ void plan_srun(const Options& options, Plan& plan) {
 } // namespace
 
 Plan make_plan(const Options& options, const Context& context) {
-    validate_options(options);
     HostSource source = final_hosts(options, context);
     const std::vector<Host>& hosts = source.hosts;
 

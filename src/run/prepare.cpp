@@ -13,7 +13,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -82,20 +84,19 @@ void find_python(Context& context) {
 constexpr std::size_t max_hostfile_bytes = 1024 * 1024;
 
 std::string read_hostfile(const std::string& path, std::string_view what) {
-    std::string error;
+    int error = 0;
     std::optional<std::string> text = util::read_file(path, max_hostfile_bytes, &error);
     if (!text) {
         std::string shown = util::escape_for_message(path);
-        if (error == "file too large") {
+        if (error == EFBIG) {
             throw usage_error("{} '{}': larger than 1 MiB, not a hostfile", what, shown);
         }
-        throw usage_error("{} '{}': {}", what, shown, error);
+        throw usage_error("{} '{}': {}", what, shown, std::strerror(error));
     }
     return *text;
 }
 
 Plan prepare(const Options& options) {
-    validate_options(options);
     Context context;
     if (options.hostfile) {
         context.hostfile_text = read_hostfile(*options.hostfile);

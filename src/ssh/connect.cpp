@@ -374,11 +374,4 @@ std::optional<job::PreflightFailure> await_ready(Session& owned, const job::Node
                         "shell there?)");
 }
 
-SessionPtr open_session(const job::NodeCommand& node, const std::string& remote_command,
-                        const std::string& stdin_prefix, const ConnectSettings& settings) {
-    SessionPtr session = connect_session(node, settings);
-    start_command(*session, remote_command, stdin_prefix);
-    return session;
-}
-
 } // namespace colossalai::ssh

@@ -16,25 +16,25 @@ namespace colossalai::util {
 
 namespace {
 
-void set_error(std::string* error, std::string message) {
+void set_error(int* error, int number) {
     if (error != nullptr) {
-        *error = std::move(message);
+        *error = number;
     }
 }
 
 } // namespace
 
 std::optional<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes,
-                                     std::string* error) {
+                                     int* error) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        set_error(error, std::strerror(errno));
+        set_error(error, errno);
         return std::nullopt;
     }
     struct stat info {};
     if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
         ::close(fd);
-        set_error(error, std::strerror(EISDIR));
+        set_error(error, EISDIR);
         return std::nullopt;
     }
     std::string content;
@@ -45,7 +45,7 @@ std::optional<std::string> read_file(const std::filesystem::path& path, std::siz
             if (errno == EINTR) {
                 continue;
             }
-            set_error(error, std::strerror(errno));
+            set_error(error, errno);
             ::close(fd);
             return std::nullopt;
         }
@@ -53,7 +53,7 @@ std::optional<std::string> read_file(const std::filesystem::path& path, std::siz
             break;
         }
         if (content.size() + static_cast<std::size_t>(n) > max_bytes) {
-            set_error(error, "file too large");
+            set_error(error, EFBIG);
             ::close(fd);
             return std::nullopt;
         }

@@ -28,6 +28,10 @@ struct SpawnRequest {
 // one-line reason when it cannot be executed (not found, not executable, bad directory).
 SpawnedJob spawn_job(const SpawnRequest& request);
 
+// A descriptor that poll() reports readable once the child `pid` has ended (pidfd_open, close
+// on exec), or -1 where the kernel has none (before 5.3): the caller then polls waitpid().
+int open_pidfd(pid_t pid);
+
 // Resolves `name` like execvp in the PATH found in `environment` (or the default PATH).
 // Returns an empty string when nothing executable is found.
 std::string resolve_executable(const std::string& name,

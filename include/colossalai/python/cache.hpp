@@ -9,15 +9,6 @@
 
 namespace colossalai::python {
 
-// What a cached discovery depends on, checked before the cache is trusted: the interpreter
-// file itself, the environment variables that change sys.path, and the modification times of
-// every directory on sys.path (installing a package or a .pth file changes them) plus the user
-// site directory (which Python only adds when it exists).
-struct CacheKey {
-    std::filesystem::path interpreter;
-    std::map<std::string, std::string> variables; // PYTHONPATH, PYTHONHOME, HOME, ...
-};
-
 // discover() for callers that run often and need only the search path (`colossalai run`):
 // a hit costs a few stat() calls instead of starting the interpreter (tens of milliseconds, or
 // far more behind a pyenv shim). `cache_dir` is where entries live (e.g.

@@ -26,8 +26,8 @@ struct Context {
     std::vector<std::string> warnings; // gathered while looking around (a broken interpreter)
 };
 
-// The plan for `colossalai run`, without any I/O. Validates the options first
-// (validate_options), then: hosts from --host, or the hostfile text, or the allocation of a
+// The plan for `colossalai run`, without any I/O, from options the cli has validated once
+// (validate_options): hosts from --host, or the hostfile text, or the allocation of a
 // batch scheduler found in the environment (SLURM_JOB_NODELIST, PBS_NODEFILE; a notice says
 // so), with --include / --exclude / --num_nodes, or else the local machine (127.0.0.1); ranks in
 // that order and --nnodes = the count; with several nodes and no explicit master address, the
@@ -38,7 +38,7 @@ Plan make_plan(const Options& options, const Context& context);
 
 // Gathers the Context with real I/O (reads the hostfile, environ, the current directory, finds
 // the Python environment and its PyTorch version, detects local hosts) and calls make_plan.
-// Pure checks run before any of that. Nothing is started or connected to.
+// `options` are validated already. Nothing is started or connected to.
 Plan prepare(const Options& options);
 
 } // namespace colossalai::run

@@ -49,8 +49,4 @@ void start_command(Session& session, const std::string& remote_command,
 std::optional<job::PreflightFailure> await_ready(Session& session, const job::NodeCommand& node,
                                                  std::chrono::milliseconds timeout);
 
-// connect_session() then start_command().
-SessionPtr open_session(const job::NodeCommand& node, const std::string& remote_command,
-                        const std::string& stdin_prefix, const ConnectSettings& settings);
-
 } // namespace colossalai::ssh

@@ -8,10 +8,11 @@
 namespace colossalai::util {
 
 // Reads a whole file. Returns nullopt when it cannot be opened or read, or is larger than
-// max_bytes; `error` (if given) receives a one-line reason such as "No such file or directory".
+// max_bytes; `error` (if given) receives why, as an errno value: EFBIG for a file larger than
+// max_bytes, EISDIR for a directory (std::strerror says it in one line).
 std::optional<std::string> read_file(const std::filesystem::path& path,
                                      std::size_t max_bytes = 16 * 1024 * 1024,
-                                     std::string* error = nullptr);
+                                     int* error = nullptr);
 
 // True when `path` names an executable regular file (following symlinks).
 bool is_executable_file(const std::filesystem::path& path);

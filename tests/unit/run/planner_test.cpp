@@ -319,13 +319,5 @@ TEST(MakePlan, EscapesTheHostfileNameInMessages) {
     EXPECT_EQ(usage_message(options, ctx), "--exclude: no host of the hostfile h\\xff is left");
 }
 
-TEST(MakePlan, ValidatesTheOptionsFirst) {
-    Options options = basic();
-    options.nproc_per_node = "many";
-    options.hostfile = "never-read";
-    EXPECT_EQ(usage_message(options, context()),
-              "--nproc_per_node 'many': not a positive integer (or auto, cpu, gpu)");
-}
-
 } // namespace
 } // namespace colossalai::run

@@ -2,6 +2,7 @@
 
 #include "colossalai/run/planner.hpp"
 #include "colossalai/run/srun_command.hpp"
+#include "colossalai/run/validate.hpp"
 #include "colossalai/util/quote.hpp"
 
 #include <gtest/gtest.h>
@@ -162,14 +163,15 @@ TEST(PlanSrun, RefusesWhatSrunCannotDo) {
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
               "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "
               "who starts srun");
+    // Checked with the other options, before any plan (the cli validates once).
     options.host = "node1";
     options.ssh_port = 22;
-    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+    EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
               "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
     Options ssh = slurm_options();
     ssh.launcher = Launcher::ssh;
     ssh.srun_args = "-p gpu";
-    EXPECT_EQ(test::usage_message([&] { make_plan(ssh, slurm_context()); }),
+    EXPECT_EQ(test::usage_message([&] { validate_options(ssh); }),
               "--srun-args needs --launcher slurm");
 }
 
