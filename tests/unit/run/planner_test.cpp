@@ -217,22 +217,6 @@ TEST(MakePlan, EveryNodeChecksTheMasterAndTheInterfacesAndGetsTheirVariables) {
     EXPECT_TRUE(plain.nodes[0].flag_environment.empty());
 }
 
-TEST(MakePlan, BadNetworkInterfacesAndPythonAreUsageErrors) {
-    Options options = basic();
-    options.network_interface = "eth0,,ib0";
-    EXPECT_EQ(usage_message(options, context()), "--network-interface 'eth0,,ib0': an empty name");
-    options = basic();
-    options.network_interface = "eth0";
-    options.launcher = Launcher::slurm;
-    options.host = "gpu1,gpu2";
-    EXPECT_EQ(usage_message(options, context()),
-              "--network-interface cannot be used with --launcher slurm yet; set "
-              "NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME in the environment (srun passes it on)");
-    options = basic();
-    options.python = "";
-    EXPECT_EQ(usage_message(options, context()), "--python '': no interpreter named");
-}
-
 TEST(MakePlan, AnUnreadableTorchVersionIsAssumedCurrentWithAWarning) {
     Context ctx = context();
     ctx.python = "/env/bin/python3";
