@@ -22,6 +22,9 @@ CLI::App* add_check_command(CLI::App& app, check::Options& options) {
                         "(as for 'colossalai run')");
     command->add_option("--hostfile", options.hostfile,
                         "Check the nodes of this hostfile over SSH (one host per line)");
+    command->add_flag("--allocation", options.allocation,
+                      "Check the nodes of the Slurm allocation (SLURM_JOB_NODELIST) or PBS job "
+                      "(PBS_NODEFILE) this runs in over SSH");
     command
         ->add_option("--ssh-port", options.ssh_port,
                      "SSH port for every node (else ~/.ssh/config, else 22)")
@@ -38,9 +41,10 @@ CLI::App* add_check_command(CLI::App& app, check::Options& options) {
         ->default_str("30");
     // Its own footer: CLI11 would otherwise repeat the top-level "Run 'colossalai COMMAND
     // --help'" line, which says nothing here.
-    command->footer("Exit status: 0 when no check is x, 1 when one is (or, with --host or "
-                    "--hostfile, when the nodes differ), 2 for a usage error, 255 when a node "
-                    "could not be checked.");
+    command->footer(
+        "Exit status: 0 when no check is x, 1 when one is (or, with --host, "
+        "--hostfile or --allocation, when the nodes differ), 2 for a usage error, 255 when a node "
+        "could not be checked.");
     return command;
 }
 
@@ -49,7 +53,7 @@ check::Options finish_check_command(const CLI::App& command, check::Options opti
         options.installation = true;
     }
     if (!options.cluster() && (options.ssh_port || command.count("--ssh-timeout") > 0)) {
-        throw usage_error("--ssh-port and --ssh-timeout need --host or --hostfile");
+        throw usage_error("--ssh-port and --ssh-timeout need --host, --hostfile or --allocation");
     }
     if (!options.installation) {
         // help(prev) names the command after `prev`: "Usage: colossalai check [OPTIONS]".

@@ -35,6 +35,9 @@ constexpr LauncherOption launcher_options[] = {
     {"--srun-args", true},
     {"--network-interface", true},
     {"--python", true},
+    {"--env-file", true},
+    {"--env-exclude", true},
+    {"--log-dir", true},
     {"--dry-run", false},
     {"--help", false},
 };
@@ -92,6 +95,10 @@ private:
             m_result.values.emplace_back("--host", word.substr(6));
         } else if (util::starts_with(word, "-H")) {
             m_result.values.emplace_back("--host", word.substr(2));
+        } else if (word == "-x") {
+            m_result.values.emplace_back("-x", value_of(word));
+        } else if (util::starts_with(word, "-x")) {
+            m_result.values.emplace_back("-x", word.substr(2));
         } else if (util::starts_with(word, "--")) {
             long_option(word);
         } else {

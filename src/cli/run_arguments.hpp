@@ -15,7 +15,8 @@ namespace colossalai::cli {
 struct RunWords {
     // The launcher options that take a value, in the order given, named as in --help
     // (`--host`), whichever of `--name value`, `--name=value`, `-H value`, `-Hvalue`,
-    // `-host value` or `-host=value` was used, with '-' and '_' alike in long names.
+    // `-host value` or `-host=value` was used, with '-' and '_' alike in long names; `-x`
+    // (`-x NAME=VALUE`, `-xNAME=VALUE`) keeps its short name.
     std::vector<std::pair<std::string, std::string>> values;
     bool dry_run = false;
     bool help = false;

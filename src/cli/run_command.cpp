@@ -99,8 +99,22 @@ CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
         "GLOO_SOCKET_IFNAME; ^ and = as NCCL reads them); each node checks they exist");
     add("--python", "PATH",
         "Nodes run PATH -m torch.distributed.run instead of torchrun (a conda or venv Python)");
-    command->add_flag("--dry-run", arguments.help_only_flag,
-                      "Print each node's host, rank and command; start nothing");
+    add("-x", "NAME[=VALUE]",
+        "Set a variable on every node, or pass on the launcher's value of NAME (repeatable; "
+        "wins over --env-file and --env-exclude)");
+    add("--env-file", "FILE",
+        "NAME=VALUE lines (# comments) to set on every node (repeatable); default: "
+        "./.colossalai_env, else ~/.colossalai_env, when present");
+    add("--env-exclude", "PATTERNS",
+        "Do not pass these of the launcher's variables: NAME or PREFIX*, comma-separated; a "
+        "node keeps its own value");
+    add("--log-dir", "DIR",
+        "Also write each node's stdout and stderr to DIR/RANK-HOST.out and .err on this "
+        "machine");
+    command->add_flag(
+        "--dry-run", arguments.help_only_flag,
+        "Print each node's host, rank, command and the variables that -x, --env-file and "
+        "--env-exclude set or drop; start nothing");
     add("-m", "MODULE", "Run a module (python -m) instead of a script");
     command->add_option("SCRIPT", arguments.help_only, "The training script (.py)");
     command->add_option("ARGS", arguments.help_only_args, "Passed to the script unchanged");
@@ -159,6 +173,14 @@ run::Options finish_run_command(const RunArguments& arguments) {
             options.network_interface = value;
         } else if (name == "--python") {
             options.python = value;
+        } else if (name == "-x") {
+            options.exports.push_back(value);
+        } else if (name == "--env-file") {
+            options.env_files.push_back(value);
+        } else if (name == "--env-exclude") {
+            options.env_exclude.push_back(value);
+        } else if (name == "--log-dir") {
+            options.log_dir = value;
         } else if (name == "--kill-grace") {
             options.kill_grace = util::parse_seconds(value, name, run::kill_grace_range);
         }
@@ -176,7 +198,9 @@ int execute_run_command(const run::Options& options, std::ostream& out, std::ost
     // buffers stdout in 8 KiB blocks: training lines would come in bursts, or only at the end.
     // torchrun on a terminal shows each line at once; so do we, unless the user decided.
     ::setenv("PYTHONUNBUFFERED", "1", 0);
-    run::Plan plan = run::prepare(options);
+    // The master address other nodes use is an alias's HostName: the ssh config is read here,
+    // above run, which cannot include ssh.
+    run::Plan plan = run::prepare(options, ssh::ConfiguredHostNames());
     for (const std::string& notice : plan.notices) {
         fmt::print(err, "colossalai: {}\n", notice);
     }

@@ -5,6 +5,7 @@
 #include "colossalai/cluster_check/node_probe.hpp"
 #include "colossalai/cluster_check/report.hpp"
 #include "colossalai/run/hosts.hpp"
+#include "colossalai/run/scheduler_hosts.hpp"
 #include "colossalai/ssh/remote_capture.hpp"
 #include "colossalai/ssh/worker_pool.hpp"
 #include "colossalai/util/error.hpp"
@@ -16,6 +17,8 @@
 #include <cstdlib>
 #include <mutex>
 
+extern char** environ;
+
 namespace colossalai::cluster_check {
 
 namespace {
@@ -25,9 +28,42 @@ constexpr std::size_t max_answer_bytes = 4 * 1024 * 1024;
 // Connections set up at once, as `colossalai run` does.
 constexpr std::size_t max_connecting = 32;
 
-std::vector<run::Host> hosts_of(const check::Options& options) {
-    if (options.host && options.hostfile) {
-        throw usage_error("--host and --hostfile cannot be used together");
+// The allocation's hosts as `colossalai run` takes them (a PBS node file's repeated lines are one
+// host), and the line that says where they came from on `err`.
+std::vector<run::Host> allocation_hosts(std::ostream& err) {
+    std::vector<std::string> environment;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        environment.emplace_back(*entry);
+    }
+    std::optional<run::SchedulerVariable> variable = run::find_scheduler_variable(environment);
+    if (!variable) {
+        throw usage_error("--allocation: not in a Slurm allocation or a PBS job (neither "
+                          "SLURM_JOB_NODELIST nor PBS_NODEFILE is set)");
+    }
+    std::optional<std::string> nodefile;
+    if (variable->kind == run::SchedulerKind::pbs) {
+        nodefile = run::read_hostfile(variable->value, variable->name);
+    }
+    std::vector<run::Host> hosts = run::scheduler_hosts(*variable, nodefile);
+    fmt::print(err, "colossalai: {}\n",
+               run::scheduler_notice(*variable, hosts.size(), hosts.size()));
+    return hosts;
+}
+
+std::vector<run::Host> hosts_of(const check::Options& options, std::ostream& err) {
+    std::vector<std::string_view> given;
+    for (const auto& [is_given, name] : {std::pair{options.host.has_value(), "--host"},
+                                         {options.hostfile.has_value(), "--hostfile"},
+                                         {options.allocation, "--allocation"}}) {
+        if (is_given) {
+            given.push_back(name);
+        }
+    }
+    if (given.size() > 1) {
+        throw usage_error("{} and {} cannot be used together", given[0], given[1]);
+    }
+    if (options.allocation) {
+        return allocation_hosts(err);
     }
     if (options.host) {
         return run::parse_host_list(*options.host, "--host");
@@ -67,7 +103,7 @@ Outcome check_node(const job::NodeCommand& node, const std::string& command,
 } // namespace
 
 int execute(const check::Options& options, std::ostream& out, std::ostream& err) {
-    std::vector<run::Host> hosts = hosts_of(options);
+    std::vector<run::Host> hosts = hosts_of(options, err);
     check::ProbeSettings probe = check::read_settings(options, [](const std::string& name) {
         const char* value = std::getenv(name.c_str());
         return value ? std::optional<std::string>(value) : std::nullopt;

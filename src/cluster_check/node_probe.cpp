@@ -3,6 +3,7 @@
 #include "colossalai/check/cuda.hpp"
 #include "colossalai/check/packages.hpp"
 #include "colossalai/check/system.hpp"
+#include "colossalai/python/distributions.hpp"
 #include "colossalai/python/environment.hpp"
 #include "colossalai/python/package_info.hpp"
 #include "colossalai/util/quote.hpp"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <map>
 
 namespace colossalai::cluster_check {
 
@@ -34,7 +36,7 @@ cai_s=
 [ -n "$cai_py" ] && cai_s=$($cai_t "$cai_py" -c "$cai_q" | tr '\0' '\n')
 echo "@@ sys"; [ -n "$cai_s" ] && printf '%s\n' "$cai_s"
 [ -n "$cai_s" ] && printf '%s\n' "$cai_s" | sed 1,2d | {
-cai_a= cai_b= cai_m= cai_n=
+cai_a= cai_b= cai_m= cai_n= cai_k=0
 while IFS= read -r d; do
 [ -n "$d" ] || continue
 if [ -z "$cai_a" ] && { [ -f "$d/torch/__init__.py" ] || [ -f "$d/torch/version.py" ]; }; then
@@ -52,6 +54,20 @@ if [ -z "$cai_m" ] && [ -f "$f" ]; then cai_m=1; echo "@@ colossalai_metadata"; 
 done
 for f in "$d"/nvidia_nccl_cu*.dist-info/METADATA; do
 if [ -z "$cai_n" ] && [ -f "$f" ]; then cai_n=1; echo "@@ nccl_package $f"; cat "$f"; fi
+done
+for f in "$d"/*.pth; do
+[ -f "$f" ] && grep -q __editable__ "$f" && { cai_k=$((cai_k+1)); echo "@@ pth$cai_k $f"; cat "$f"; echo; }
+done
+for f in "$d"/__editable__*.py; do
+[ -f "$f" ] || continue
+cai_k=$((cai_k+1)); echo "@@ finder$cai_k $f"; cat "$f"; echo
+grep -o "[\"']/[^\"']*/colossalai[\"']" "$f" | tr -d "\"'" | { cai_j=0; while IFS= read -r p; do
+cai_j=$((cai_j+1))
+[ -f "$p/__init__.py" ] || [ -f "$p/version.py" ] || continue
+echo "@@ editable${cai_k}_$cai_j $p"
+echo "@@ editable_version${cai_k}_$cai_j"; cat "$p/version.py"
+echo "@@ editable_c${cai_k}_$cai_j"; ls -1 "$p/_C" | grep '\.so$'
+done; }
 done
 done
 }
@@ -109,6 +125,18 @@ std::vector<std::string_view> lines_of(std::string_view text) {
     return lines;
 }
 
+// The node's interpreter's answer to the sys.path query, parsed as locally.
+std::optional<python::Environment> environment_of(const Dump& dump,
+                                                  const std::string& interpreter) {
+    const Dump::Section* sys = dump.find("sys");
+    std::string answer = sys != nullptr ? sys->body : std::string();
+    if (!answer.empty() && answer.back() == '\n') {
+        answer.pop_back();
+    }
+    std::replace(answer.begin(), answer.end(), '\n', '\0');
+    return python::parse_probe_output(interpreter, answer);
+}
+
 void read_python(const Dump& dump, check::Facts& facts) {
     std::optional<std::string> interpreter = first_line(dump, "python");
     if (!interpreter) {
@@ -117,14 +145,7 @@ void read_python(const Dump& dump, check::Facts& facts) {
         return;
     }
     facts.python = *interpreter;
-    const Dump::Section* sys = dump.find("sys");
-    std::string answer = sys != nullptr ? sys->body : std::string();
-    if (!answer.empty() && answer.back() == '\n') {
-        answer.pop_back();
-    }
-    std::replace(answer.begin(), answer.end(), '\n', '\0');
-    std::optional<python::Environment> environment =
-        python::parse_probe_output(*interpreter, answer);
+    std::optional<python::Environment> environment = environment_of(dump, *interpreter);
     if (!environment) {
         facts.warnings.push_back(fmt::format(
             "{}: no answer to the sys.path query; Python values are N/A", *interpreter));
@@ -173,11 +194,61 @@ void read_torch(const Dump& dump, check::Facts& facts) {
     }
 }
 
-void read_colossalai(const Dump& dump, check::Facts& facts) {
-    if (!first_line(dump, "colossalai")) {
-        return;
+// The sections of an editable Colossal-AI (PEP 660): the package directory that the node's `.pth`
+// files and finder modules map `colossalai` to, by the local check's own rules
+// (python::find_editable_package), among those the node sent (`editableK_J DIR`); returns the
+// name suffix of its sections (`_version` and `_c` follow it), or nullopt.
+std::optional<std::string> editable_colossalai(const Dump& dump) {
+    std::optional<std::string> interpreter = first_line(dump, "python");
+    std::optional<python::Environment> environment =
+        interpreter ? environment_of(dump, *interpreter) : std::nullopt;
+    if (!environment) {
+        return std::nullopt;
     }
-    const Dump::Section* source = dump.find("colossalai_version_py");
+    std::map<fs::path, std::vector<fs::path>> pth_by_dir;
+    std::map<fs::path, const std::string*> files;
+    std::map<fs::path, std::string> packages; // package directory -> its sections' suffix
+    for (const auto& [name, section] : dump.sections) {
+        if (util::starts_with(name, "pth") || util::starts_with(name, "finder")) {
+            files[fs::path(section.argument)] = &section.body;
+        }
+        if (util::starts_with(name, "pth")) {
+            pth_by_dir[fs::path(section.argument).parent_path()].push_back(section.argument);
+        }
+        if (name.size() > 8 && util::starts_with(name, "editable") && name[8] >= '0' &&
+            name[8] <= '9') {
+            packages[fs::path(section.argument)] = name.substr(8);
+        }
+    }
+    python::SearchFiles search;
+    search.pth_files = [&](const fs::path& dir) {
+        std::vector<fs::path> found = pth_by_dir[dir];
+        std::sort(found.begin(), found.end());
+        return found;
+    };
+    search.read = [&](const fs::path& path) -> std::optional<std::string> {
+        auto it = files.find(path);
+        return it == files.end() ? std::nullopt : std::optional<std::string>(*it->second);
+    };
+    search.is_package_dir = [&](const fs::path& dir) { return packages.contains(dir); };
+    std::optional<fs::path> found =
+        python::find_editable_package(environment->search_path, "colossalai", search);
+    return found ? std::optional<std::string>(packages.at(*found)) : std::nullopt;
+}
+
+void read_colossalai(const Dump& dump, check::Facts& facts) {
+    std::string version_section = "colossalai_version_py";
+    std::string extensions_section = "colossalai_c";
+    if (!first_line(dump, "colossalai")) {
+        // The import system's path finder comes first; editable finders after it.
+        std::optional<std::string> editable = editable_colossalai(dump);
+        if (!editable) {
+            return;
+        }
+        version_section = "editable_version" + *editable;
+        extensions_section = "editable_c" + *editable;
+    }
+    const Dump::Section* source = dump.find(version_section);
     python::ColossalaiInfo info = python::parse_colossalai_version_py(source ? source->body : "");
     if (!info.version) {
         if (const Dump::Section* metadata = dump.find("colossalai_metadata")) {
@@ -187,7 +258,7 @@ void read_colossalai(const Dump& dump, check::Facts& facts) {
             }
         }
     }
-    const Dump::Section* extensions = dump.find("colossalai_c");
+    const Dump::Section* extensions = dump.find(extensions_section);
     bool has_extension = extensions != nullptr && !lines_of(extensions->body).empty();
     check::apply_colossalai_info(info, has_extension, facts);
 }

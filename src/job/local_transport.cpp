@@ -1,6 +1,7 @@
 #include "colossalai/job/local_transport.hpp"
 
 #include "colossalai/exec/spawn.hpp"
+#include "colossalai/job/local_environment.hpp"
 #include "colossalai/job/local_preflight.hpp"
 #include "colossalai/util/error.hpp"
 
@@ -11,8 +12,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-
-extern char** environ;
 
 namespace colossalai::job {
 
@@ -254,9 +253,12 @@ std::unique_ptr<Process> LocalTransport::start(const NodeCommand& command,
     request.working_directory = command.working_directory;
     // A local job gets the launcher's whole environment, as if torchrun had been typed here:
     // the filtered `command.environment` exists to carry values to other machines, without
-    // this machine's HOME, USER, DISPLAY... which are right here.
-    for (char** entry = environ; *entry != nullptr; ++entry) {
-        std::string_view text(*entry);
+    // this machine's HOME, USER, DISPLAY... which are right here. What -x and --env-file set
+    // goes on top; --env-exclude drops nothing: the launcher's values are this node's own. The
+    // values of the launcher's flags (--network-interface) win over all of these.
+    std::vector<std::string> environment = local_environment(command.environment_changes, false);
+    for (const std::string& entry : environment) {
+        std::string_view text(entry);
         bool overridden =
             std::any_of(command.flag_environment.begin(), command.flag_environment.end(),
                         [&](const EnvVar& variable) {
@@ -265,7 +267,7 @@ std::unique_ptr<Process> LocalTransport::start(const NodeCommand& command,
                                    text[variable.first.size()] == '=';
                         });
         if (!overridden) {
-            request.environment.emplace_back(text);
+            request.environment.push_back(entry);
         }
     }
     for (const auto& [name, value] : command.flag_environment) {

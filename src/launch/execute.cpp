@@ -66,6 +66,7 @@ int execute(const run::Plan& plan, const run::Options& options) {
     exec::SignalChannel signals(true);
     Settings settings;
     settings.kill_grace = options.kill_grace;
+    settings.log_dir = plan.log_dir;
     job::LocalTransport local(settings.kill_grace);
     std::optional<ssh::SshTransport> ssh;
     if (remote) {
@@ -81,11 +82,21 @@ int execute(const run::Plan& plan, const run::Options& options) {
     output::Multiplexer output(output_options);
     SignalSource source{signals.fd(), [&signals] { return signals.take(); }};
     // After `output`, which its nodes write to until it ends.
+    // The nodes as the loop sees them: the names of an allocation srun makes are learnt as its
+    // tasks start, for the summary and the notices.
+    std::vector<run::NodeCommand> nodes = plan.nodes;
     std::optional<slurm::SlurmTransport> srun;
     if (slurm) {
-        srun.emplace(plan.srun_command, plan.nodes.size(), plan.nodes.front().working_directory,
-                     settings.kill_grace,
-                     [&output](std::string_view text) { output.write_notice(text); });
+        std::function<void(std::size_t, const std::string&)> named;
+        if (plan.srun_allocates) {
+            named = [&nodes](std::size_t rank, const std::string& host) {
+                nodes[rank].host = host;
+            };
+        }
+        srun.emplace(
+            plan.srun_command, plan.nodes.size(), plan.nodes.front().working_directory,
+            settings.kill_grace, [&output](std::string_view text) { output.write_notice(text); },
+            named);
     }
     auto transport_for = [&](const job::NodeCommand& node) -> job::Transport& {
         if (srun) {
@@ -94,8 +105,12 @@ int execute(const run::Plan& plan, const run::Options& options) {
         return node.local ? static_cast<job::Transport&>(local) : *ssh;
     };
 
-    LaunchResult result = run_nodes(plan.nodes, transport_for, output, source, settings);
+    LaunchResult result = run_nodes(nodes, transport_for, output, source, settings);
     output.write_notice(render_summary(result.outcomes));
+    if (plan.log_dir) {
+        output.write_notice(
+            fmt::format("colossalai: the nodes' output is also in {}/\n", *plan.log_dir));
+    }
     if (const char* timing = std::getenv("COLOSSALAI_TIMING"); timing != nullptr && *timing != 0) {
         report_resources(output, ssh ? ssh->timing_report() : std::string());
     }

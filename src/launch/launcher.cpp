@@ -1,6 +1,7 @@
 #include "colossalai/launch/launcher.hpp"
 
 #include "colossalai/launch/progress.hpp"
+#include "colossalai/output/node_log.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/signal_name.hpp"
 
@@ -42,8 +43,15 @@ public:
             m_nodes.push_back(Node{&command, nullptr, std::nullopt});
         }
         for (Node& node : m_nodes) {
-            output::NodeOutput& sink = output.add_node(node.command->host + ": ");
-            node.process = transport(*node.command).start(*node.command, sink);
+            output::NodeOutput* sink = &output.add_node(node.command->host + ": ");
+            if (m_settings.log_dir) {
+                m_logs.push_back(std::make_unique<output::NodeLog>(
+                    *sink, *m_settings.log_dir,
+                    output::log_file_stem(node.command->rank, node.command->host),
+                    [&output](std::string_view text) { output.write_notice(text); }));
+                sink = m_logs.back().get();
+            }
+            node.process = transport(*node.command).start(*node.command, *sink);
         }
         m_progress.emplace(output, output.terminal(output::Stream::err) && !all_settled(),
                            m_nodes.size());
@@ -286,6 +294,8 @@ private:
 
     const SignalSource& m_signals;
     const Settings& m_settings;
+    // Before m_nodes: a node's process writes into its log until the process is destroyed.
+    std::vector<std::unique_ptr<output::NodeLog>> m_logs;
     output::Multiplexer* m_output = nullptr;
     std::vector<Node> m_nodes;
     std::vector<pollfd> m_fds;

@@ -80,6 +80,12 @@ public:
         m_owner.emit(target, pieces);
     }
 
+    // The tracks point at these strings: they change in place.
+    void set_prefix(std::string prefix) override {
+        m_continued_prefix = continued_prefix(prefix);
+        m_prefix = std::move(prefix);
+    }
+
     Track& track(Stream stream) { return stream == Stream::out ? m_out : m_err; }
     const Track& track(Stream stream) const { return stream == Stream::out ? m_out : m_err; }
 

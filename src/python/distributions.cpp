@@ -144,9 +144,18 @@ std::optional<fs::path> parse_editable_mapping(std::string_view finder_source,
 
 std::optional<fs::path> find_editable_package(const Environment& environment,
                                               std::string_view package) {
-    for (const fs::path& dir : environment.search_path) {
-        for (const fs::path& pth : pth_files(dir)) {
-            std::optional<std::string> text = util::read_file(pth, max_source);
+    SearchFiles files;
+    files.pth_files = pth_files;
+    files.read = [](const fs::path& path) { return util::read_file(path, max_source); };
+    files.is_package_dir = is_package_dir;
+    return find_editable_package(environment.search_path, package, files);
+}
+
+std::optional<fs::path> find_editable_package(const std::vector<fs::path>& search_path,
+                                              std::string_view package, const SearchFiles& files) {
+    for (const fs::path& dir : search_path) {
+        for (const fs::path& pth : files.pth_files(dir)) {
+            std::optional<std::string> text = files.read(pth);
             if (!text) {
                 continue;
             }
@@ -155,14 +164,13 @@ std::optional<fs::path> find_editable_package(const Environment& environment,
                     module.find('.') != std::string::npos) {
                     continue;
                 }
-                for (const fs::path& where : environment.search_path) {
-                    std::optional<std::string> source =
-                        util::read_file(where / (module + ".py"), max_source);
+                for (const fs::path& where : search_path) {
+                    std::optional<std::string> source = files.read(where / (module + ".py"));
                     if (!source) {
                         continue;
                     }
                     std::optional<fs::path> mapped = parse_editable_mapping(*source, package);
-                    if (mapped && is_package_dir(*mapped)) {
+                    if (mapped && files.is_package_dir(*mapped)) {
                         return mapped;
                     }
                     break; // the import finds the first module of that name only

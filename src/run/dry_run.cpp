@@ -6,11 +6,51 @@
 
 namespace colossalai::run {
 
+namespace {
+
+// What the environment flags change on one node: `env NAME=VALUE  (source)` per variable set,
+// then the launcher's variables not passed (a local node keeps the launcher's own: none).
+std::string render_environment(const NodeCommand& node, bool local) {
+    const EnvironmentChanges& changes = node.environment_changes;
+    std::string text;
+    for (const EnvSetting& setting : changes.set) {
+        text += fmt::format("    env {}={}  ({})\n", setting.name, util::shell_quote(setting.value),
+                            setting.source);
+    }
+    if (changes.patterns.empty()) {
+        return text;
+    }
+    if (local) {
+        return text + "    env: a local node has the launcher's own variables (--env-exclude "
+                      "drops nothing here)\n";
+    }
+    std::string patterns;
+    for (const std::string& pattern : changes.patterns) {
+        patterns += (patterns.empty() ? "" : ",") + pattern;
+    }
+    if (changes.dropped.empty()) {
+        return text + fmt::format("    env: none of the launcher's variables match --env-exclude "
+                                  "{}; the node keeps its own\n",
+                                  util::shell_quote(patterns));
+    }
+    std::string names;
+    for (const std::string& name : changes.dropped) {
+        names += " " + name;
+    }
+    return text + fmt::format("    env not passed (--env-exclude {}; the node keeps its own):{}\n",
+                              util::shell_quote(patterns), names);
+}
+
+} // namespace
+
 std::string render_dry_run(const Plan& plan) {
     size_t count = plan.nodes.size();
     std::string torch = plan.torch_version ? fmt::format("PyTorch {}", *plan.torch_version)
                                            : "PyTorch not found (assuming >= 2.0)";
     std::string text = fmt::format("dry run: {} node{}, {}\n", count, count == 1 ? "" : "s", torch);
+    if (plan.log_dir) {
+        text += fmt::format("logs: {}\n", util::shell_quote(*plan.log_dir));
+    }
     if (!plan.srun_command.empty()) {
         text += fmt::format("srun (one task per node; {} runs its node's command below):\n    {}\n",
                             "/bin/sh -c SCRIPT", util::shell_join(plan.srun_command));
@@ -23,6 +63,7 @@ std::string render_dry_run(const Plan& plan) {
         text += fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, util::shell_quote(node.host),
                             transport, util::shell_quote(node.working_directory));
         text += fmt::format("    {}\n", util::shell_join(node.argv));
+        text += render_environment(node, node.local && plan.srun_command.empty());
     }
     return text;
 }

@@ -4,12 +4,17 @@
 #include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
-#include <optional>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 namespace colossalai::run {
 
@@ -61,41 +66,65 @@ std::optional<std::string> numeric(const sockaddr* address) {
     return std::string(text);
 }
 
-// Every address `host` resolves to (numeric text), empty when it does not resolve.
-std::vector<std::string> resolve(const std::string& host, int flags = 0) {
+using AddrInfo = std::unique_ptr<addrinfo, decltype(&freeaddrinfo)>;
+
+// getaddrinfo for `host`; null when it does not resolve. AI_NUMERICHOST never sends a query.
+AddrInfo look_up(const std::string& host, int flags) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = flags;
     addrinfo* results = nullptr;
-    std::vector<std::string> addresses;
     if (getaddrinfo(host.c_str(), nullptr, &hints, &results) != 0) {
-        return addresses;
+        return {nullptr, &freeaddrinfo};
     }
-    for (const addrinfo* entry = results; entry != nullptr; entry = entry->ai_next) {
+    return {results, &freeaddrinfo};
+}
+
+// Every address `host` resolves to (numeric text), empty when it does not resolve.
+std::vector<std::string> resolve(const std::string& host, int flags) {
+    std::vector<std::string> addresses;
+    AddrInfo results = look_up(host, flags);
+    for (const addrinfo* entry = results.get(); entry != nullptr; entry = entry->ai_next) {
         if (std::optional<std::string> text = numeric(entry->ai_addr)) {
             addresses.push_back(std::move(*text));
         }
     }
-    freeaddrinfo(results);
     return addresses;
 }
 
-std::optional<std::string> canonical_name(const std::string& host) {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_CANONNAME;
-    addrinfo* results = nullptr;
-    if (getaddrinfo(host.c_str(), nullptr, &hints, &results) != 0) {
-        return std::nullopt;
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// What the lookup threads share with the caller, who may stop waiting before they end.
+struct Lookups {
+    std::mutex mutex;
+    std::condition_variable done;
+    std::vector<std::string> names;
+    std::vector<std::optional<std::vector<std::string>>> results;
+    std::size_t next = 0;     // the next name to look up
+    std::size_t finished = 0; // answers in
+};
+
+void look_up_names(const std::shared_ptr<Lookups>& lookups) {
+    for (;;) {
+        std::string name;
+        std::size_t index = 0;
+        {
+            std::lock_guard lock(lookups->mutex);
+            if (lookups->next == lookups->names.size()) {
+                return;
+            }
+            index = lookups->next++;
+            name = lookups->names[index];
+        }
+        std::vector<std::string> addresses = resolve(name, 0);
+        std::lock_guard lock(lookups->mutex);
+        lookups->results[index] = std::move(addresses);
+        ++lookups->finished;
+        lookups->done.notify_all();
     }
-    std::optional<std::string> name;
-    if (results != nullptr && results->ai_canonname != nullptr) {
-        name = results->ai_canonname;
-    }
-    freeaddrinfo(results);
-    return name;
 }
 
 } // namespace
@@ -117,15 +146,90 @@ bool is_loopback(std::string_view address) {
     return lower(address) == "localhost" || classify_address(address) == AddressKind::loopback;
 }
 
+bool resolves_to_local(const std::vector<std::string>& resolved, const MachineIdentity& identity) {
+    return std::any_of(resolved.begin(), resolved.end(), [&](const std::string& address) {
+        AddressKind kind = classify_address(address);
+        return kind == AddressKind::loopback || kind == AddressKind::unspecified ||
+               contains(identity.interfaces, address);
+    });
+}
+
+std::optional<bool> local_without_lookup(std::string_view address,
+                                         const MachineIdentity& identity) {
+    std::string name = lower(address);
+    if (name == "localhost" || contains(identity.names, name)) {
+        return true;
+    }
+    // Numeric forms (also "127.1" or "fe80::1%lo") are converted without any query.
+    std::vector<std::string> numeric_forms = resolve(std::string(address), AI_NUMERICHOST);
+    if (!numeric_forms.empty()) {
+        return resolves_to_local(numeric_forms, identity);
+    }
+    return std::nullopt;
+}
+
+std::vector<std::optional<std::vector<std::string>>>
+resolve_concurrently(const std::vector<std::string>& names, std::chrono::milliseconds bound) {
+    if (names.empty()) {
+        return {};
+    }
+    auto lookups = std::make_shared<Lookups>();
+    lookups->names = names;
+    lookups->results.resize(names.size());
+    auto deadline = std::chrono::steady_clock::now() + bound;
+    // The threads block every signal, so a SIGINT still reaches the launcher's signalfd; they
+    // are detached: one stuck on a DNS server that never answers must not hold the launch.
+    sigset_t all{};
+    sigset_t previous{};
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    std::size_t threads = std::min(names.size(), max_concurrent_lookups);
+    for (std::size_t i = 0; i < threads; ++i) {
+        std::thread([lookups] { look_up_names(lookups); }).detach();
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+
+    std::unique_lock lock(lookups->mutex);
+    lookups->done.wait_until(lock, deadline,
+                             [&] { return lookups->finished == lookups->names.size(); });
+    lookups->next = lookups->names.size(); // names not started by now are not looked up
+    return lookups->results;
+}
+
+std::optional<std::string> route_source(const std::string& address) {
+    AddrInfo target = look_up(address, AI_NUMERICHOST);
+    if (!target) {
+        return std::nullopt;
+    }
+    int fd = socket(target->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return std::nullopt;
+    }
+    sockaddr_storage destination{};
+    std::memcpy(&destination, target->ai_addr, target->ai_addrlen);
+    // Any port: connect() on a UDP socket only chooses the route and the source address.
+    if (target->ai_family == AF_INET) {
+        reinterpret_cast<sockaddr_in*>(&destination)->sin_port = htons(9);
+    } else {
+        reinterpret_cast<sockaddr_in6*>(&destination)->sin6_port = htons(9);
+    }
+    sockaddr_storage source{};
+    socklen_t length = sizeof source;
+    std::optional<std::string> result;
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&destination), target->ai_addrlen) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&source), &length) == 0) {
+        result = numeric(reinterpret_cast<const sockaddr*>(&source));
+    }
+    close(fd);
+    return result;
+}
+
 LocalHostDetector::LocalHostDetector() {
     char buffer[256] = {};
     if (gethostname(buffer, sizeof buffer - 1) == 0 && buffer[0] != '\0') {
         std::string name = lower(buffer);
-        m_names.push_back(name);
-        m_names.push_back(name.substr(0, name.find('.')));
-        if (std::optional<std::string> canonical = canonical_name(buffer)) {
-            m_names.push_back(lower(*canonical));
-        }
+        m_identity.names.push_back(name);
+        m_identity.names.push_back(name.substr(0, name.find('.')));
     }
     ifaddrs* interfaces = nullptr;
     if (getifaddrs(&interfaces) == 0) {
@@ -134,32 +238,52 @@ LocalHostDetector::LocalHostDetector() {
                 continue;
             }
             if (std::optional<std::string> text = numeric(entry->ifa_addr)) {
-                m_interfaces.push_back(std::move(*text));
+                m_identity.interfaces.push_back(std::move(*text));
             }
         }
         freeifaddrs(interfaces);
     }
 }
 
-bool LocalHostDetector::operator()(std::string_view address) const {
-    AddressKind kind = classify_address(address);
-    if (kind == AddressKind::loopback || kind == AddressKind::unspecified) {
-        return true;
-    }
-    std::string name = lower(address);
-    if (name == "localhost" || std::find(m_names.begin(), m_names.end(), name) != m_names.end()) {
-        return true;
-    }
-    // Numeric addresses (also "127.1" or "fe80::1%lo") are converted without any lookup.
-    int flags = kind == AddressKind::name ? 0 : AI_NUMERICHOST;
-    for (const std::string& resolved : resolve(std::string(address), flags)) {
-        AddressKind resolved_kind = classify_address(resolved);
-        if (resolved_kind == AddressKind::loopback || resolved_kind == AddressKind::unspecified ||
-            std::find(m_interfaces.begin(), m_interfaces.end(), resolved) != m_interfaces.end()) {
-            return true;
+std::vector<bool> LocalHostDetector::operator()(const std::vector<std::string>& addresses,
+                                                std::chrono::milliseconds bound) {
+    std::vector<bool> local(addresses.size(), false);
+    std::vector<std::string> names; // unique, in order
+    for (std::size_t i = 0; i < addresses.size(); ++i) {
+        if (std::optional<bool> known = local_without_lookup(addresses[i], m_identity)) {
+            local[i] = *known;
+        } else if (!contains(names, addresses[i])) {
+            names.push_back(addresses[i]);
         }
     }
-    return false;
+    std::vector<std::optional<std::vector<std::string>>> answers =
+        resolve_concurrently(names, bound);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (answers[i]) {
+            m_resolved[names[i]] = std::move(*answers[i]);
+        }
+    }
+    for (std::size_t i = 0; i < addresses.size(); ++i) {
+        auto found = m_resolved.find(addresses[i]);
+        if (found != m_resolved.end()) {
+            local[i] = resolves_to_local(found->second, m_identity);
+        }
+    }
+    return local;
+}
+
+std::optional<std::string> LocalHostDetector::source_towards(const std::string& address) const {
+    std::vector<std::string> candidates{address};
+    if (auto found = m_resolved.find(address); found != m_resolved.end()) {
+        candidates = found->second;
+    }
+    for (const std::string& candidate : candidates) {
+        std::optional<std::string> source = route_source(candidate);
+        if (source && classify_address(*source) == AddressKind::other) {
+            return source;
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace colossalai::run

@@ -2,6 +2,7 @@
 
 #include "colossalai/run/environment.hpp"
 #include "colossalai/run/extra_args.hpp"
+#include "colossalai/run/host_pattern.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_command.hpp"
 #include "colossalai/run/local_host.hpp"
@@ -27,6 +28,7 @@ struct HostSource {
     std::vector<Host> hosts;
     std::string source;
     std::optional<std::string> notice; // where the hosts came from, when the user did not say
+    bool allocated = false;            // srun allocates: the hosts are placeholders
 };
 
 HostSource final_hosts(const Options& options, const Context& context) {
@@ -60,6 +62,25 @@ HostSource final_hosts(const Options& options, const Context& context) {
         std::string notice = scheduler_notice(*variable, hosts.size(), pool.size());
         return {std::move(hosts), source, notice};
     }
+    if (options.launcher == Launcher::slurm && options.num_nodes && *options.num_nodes > 0 &&
+        !options.include && !options.exclude) {
+        // srun allocates any N nodes; each task names its node when it starts.
+        if (static_cast<std::size_t>(*options.num_nodes) > max_expanded_hosts) {
+            throw usage_error("--num_nodes '{}': more than {} nodes", *options.num_nodes,
+                              max_expanded_hosts);
+        }
+        std::vector<Host> hosts;
+        for (int rank = 0; rank < *options.num_nodes; ++rank) {
+            Host host;
+            host.name = fmt::format("(node {})", rank);
+            host.address = host.name;
+            hosts.push_back(std::move(host));
+        }
+        std::string notice =
+            fmt::format("srun allocates {} node{}; each is named by its task when it starts",
+                        hosts.size(), hosts.size() == 1 ? "" : "s");
+        return {std::move(hosts), "srun's allocation", notice, true};
+    }
     for (const auto& [given, name] : {std::pair{options.include.has_value(), "--include"},
                                       {options.exclude.has_value(), "--exclude"},
                                       {options.num_nodes.has_value(), "--num_nodes"}}) {
@@ -68,8 +89,9 @@ HostSource final_hosts(const Options& options, const Context& context) {
         }
     }
     if (options.launcher == Launcher::slurm) {
-        throw usage_error("--launcher slurm needs the nodes: --host or --hostfile, or run it "
-                          "inside a Slurm allocation (salloc, sbatch)");
+        throw usage_error("--launcher slurm needs the nodes: --num_nodes N (srun allocates them), "
+                          "--host or --hostfile, or run it inside a Slurm allocation (salloc, "
+                          "sbatch)");
     }
     return {{parse_host("127.0.0.1", "default host")}, "the default host", std::nullopt};
 }
@@ -92,14 +114,81 @@ std::optional<util::Version> torch_version(const Context& context, Plan& plan) {
     return version;
 }
 
-bool is_local(const Context& context, const Host& host) {
-    if (host.user) {
-        return false;
+// What each host is called on the network (its ssh-config HostName over SSH) and whether it is
+// this machine. Slurm starts every node itself: no ssh config, no lookup.
+struct Placement {
+    std::vector<std::string> addresses;
+    std::vector<bool> local;
+};
+
+Placement place_hosts(const Options& options, const Context& context,
+                      const std::vector<Host>& hosts) {
+    Placement placement;
+    bool via_ssh = options.launcher == Launcher::ssh;
+    for (const Host& host : hosts) {
+        placement.addresses.push_back(via_ssh && context.host_name ? context.host_name(host.address)
+                                                                   : host.address);
     }
-    if (context.is_local) {
-        return context.is_local(host.address);
+    placement.local.assign(hosts.size(), false);
+    if (!via_ssh) {
+        return placement;
     }
-    return is_loopback(host.address) || classify_address(host.address) == AddressKind::unspecified;
+    // A host with a user part is never local: the user asked for a login as someone.
+    std::vector<std::string> candidates;
+    std::vector<std::size_t> positions;
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+        if (!hosts[i].user) {
+            candidates.push_back(placement.addresses[i]);
+            positions.push_back(i);
+        }
+    }
+    std::vector<bool> found;
+    if (context.find_local) {
+        found = context.find_local(candidates);
+    } else {
+        for (const std::string& address : candidates) {
+            found.push_back(is_loopback(address) ||
+                            classify_address(address) == AddressKind::unspecified);
+        }
+    }
+    for (std::size_t i = 0; i < positions.size() && i < found.size(); ++i) {
+        placement.local[positions[i]] = found[i];
+    }
+    return placement;
+}
+
+// Node 0's address as the other nodes must use it: its HostName; when that is a loopback name
+// (this machine, also as `root@localhost`) while another node is on another machine, this
+// machine's address on the route to the first such node. Slurm places nodes itself: the name
+// stays.
+std::string implicit_master(const Options& options, const Context& context,
+                            const std::vector<Host>& hosts, const Placement& placement) {
+    auto loopback = [](const std::string& address) {
+        return is_loopback(address) || classify_address(address) == AddressKind::unspecified;
+    };
+    const std::string& first = placement.addresses.front();
+    std::size_t index = 1;
+    while (index < hosts.size() &&
+           (placement.local[index] || loopback(placement.addresses[index]))) {
+        ++index;
+    }
+    if (options.launcher != Launcher::ssh || !loopback(first) || index == hosts.size()) {
+        // A HostName goes into every node's command line: it must be a host as --master_addr.
+        return first == hosts.front().address
+                   ? first
+                   : master_address(first, fmt::format("the ssh config's HostName for '{}'",
+                                                       hosts.front().address));
+    }
+    const std::string& target = placement.addresses[index];
+    if (context.source_towards) {
+        if (std::optional<std::string> source = context.source_towards(target)) {
+            return *source;
+        }
+    }
+    throw runtime_error("node 0 '{}' is this machine, and no address of it on the way to '{}' "
+                        "was found (does '{}' resolve?); set --master_addr to an address every "
+                        "node can reach",
+                        hosts.front().name, hosts[index].name, target);
 }
 
 // Warns about an explicit loopback master address when some node runs on another machine.
@@ -116,7 +205,7 @@ void check_master_address(const std::string& master_addr, std::string_view sourc
 }
 
 // --launcher slurm: every node is a task of one srun step, none is started locally or over SSH.
-void plan_srun(const Options& options, Plan& plan) {
+void plan_srun(const Options& options, bool allocated, Plan& plan) {
     for (NodeCommand& node : plan.nodes) {
         if (node.user) {
             throw usage_error("--launcher slurm: host '{}' names a user; Slurm runs every task "
@@ -125,9 +214,11 @@ void plan_srun(const Options& options, Plan& plan) {
         }
         node.local = false;
     }
-    plan.srun_command =
-        build_srun_command(plan.nodes, options.srun_args ? parse_srun_args(*options.srun_args)
-                                                         : std::vector<std::string>{});
+    plan.srun_command = build_srun_command(plan.nodes,
+                                           options.srun_args ? parse_srun_args(*options.srun_args)
+                                                             : std::vector<std::string>{},
+                                           allocated);
+    plan.srun_allocates = allocated;
 }
 
 } // namespace
@@ -140,6 +231,10 @@ Plan make_plan(const Options& options, const Context& context) {
     plan.warnings = context.warnings;
     if (source.notice) {
         plan.notices.push_back(*source.notice);
+    }
+    if (options.env_files.empty() && !context.env_files.empty()) {
+        plan.notices.push_back(fmt::format("setting the variables of {} on every node",
+                                           util::escape_for_message(context.env_files[0].path)));
     }
     std::optional<util::Version> torch = torch_version(context, plan);
     if (options.module && torch && torch->major < 2) {
@@ -169,14 +264,19 @@ Plan make_plan(const Options& options, const Context& context) {
     spec.master_addr = extra_addr ? master_address(*extra_addr, "--extra_launch_args master_addr")
                                   : master_address(options.master_addr, "--master_addr");
     bool master_given = options.master_addr_given || extra_addr.has_value();
+    Placement placement = place_hosts(options, context, hosts);
     if (hosts.size() > 1 && !master_given) {
-        spec.master_addr = hosts.front().address;
+        spec.master_addr = implicit_master(options, context, hosts, placement);
     }
     spec.module = options.module;
     spec.script = options.script;
     spec.script_args = options.script_args;
 
-    std::vector<EnvVar> environment = filter_environment(context.environment);
+    std::vector<EnvVar> launcher_environment = filter_environment(context.environment);
+    EnvironmentChanges changes =
+        plan_environment({context.env_files, options.exports, options.env_exclude},
+                         context.environment, launcher_environment);
+    std::vector<EnvVar> environment = remote_environment(launcher_environment, changes);
     job::Preflight preflight{spec.master_addr, {}};
     std::vector<EnvVar> flag_environment;
     if (options.network_interface) {
@@ -193,9 +293,10 @@ Plan make_plan(const Options& options, const Context& context) {
         NodeCommand node;
         node.host = host.name;
         node.rank = spec.node_rank;
-        node.local = is_local(context, host);
+        node.local = placement.local[rank]; // never with --launcher slurm
         node.argv = build_launch_command(spec);
         node.environment = environment;
+        node.environment_changes = changes;
         node.flag_environment = flag_environment;
         node.preflight = preflight;
         node.working_directory = context.working_directory;
@@ -205,8 +306,9 @@ Plan make_plan(const Options& options, const Context& context) {
         plan.nodes.push_back(std::move(node));
     }
     if (options.launcher == Launcher::slurm) {
-        plan_srun(options, plan);
+        plan_srun(options, source.allocated, plan);
     }
+    plan.log_dir = context.log_dir;
     if (master_given) {
         check_master_address(spec.master_addr,
                              extra_addr ? "--extra_launch_args master_addr" : "--master_addr",

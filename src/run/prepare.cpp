@@ -18,6 +18,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <system_error>
 
 extern char** environ;
 
@@ -96,7 +97,76 @@ std::string read_hostfile(const std::string& path, std::string_view what) {
     return *text;
 }
 
-Plan prepare(const Options& options) {
+namespace {
+
+// An env file is a short text, like a hostfile.
+constexpr std::size_t max_env_file_bytes = 1024 * 1024;
+
+EnvFileText read_env_file(const std::string& path, std::string_view what) {
+    int error = 0;
+    std::optional<std::string> text = util::read_file(path, max_env_file_bytes, &error);
+    if (!text) {
+        throw usage_error("{} '{}': {}", what, util::escape_for_message(path),
+                          error == EFBIG ? "larger than 1 MiB" : std::strerror(error));
+    }
+    return {path, std::move(*text)};
+}
+
+// --env-file FILE..., else the first of ./.colossalai_env and ~/.colossalai_env that exists
+// (a notice says it was read).
+void read_env_files(const Options& options, Context& context) {
+    for (const std::string& path : options.env_files) {
+        context.env_files.push_back(read_env_file(path, "--env-file"));
+    }
+    if (!options.env_files.empty()) {
+        return;
+    }
+    std::vector<std::filesystem::path> candidates{std::filesystem::path(context.working_directory) /
+                                                  ".colossalai_env"};
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0) {
+        candidates.push_back(std::filesystem::path(home) / ".colossalai_env");
+    }
+    for (const std::filesystem::path& candidate : candidates) {
+        std::error_code error;
+        if (std::filesystem::is_regular_file(candidate, error)) {
+            context.env_files.push_back(read_env_file(candidate.string(), "the env file"));
+            return;
+        }
+    }
+}
+
+// --log-dir made absolute, and refused unless it is a directory the launcher can write in, or
+// missing (then created by create_log_dir once the plan stands).
+std::string check_log_dir(const std::string& dir, const std::string& working_directory) {
+    if (dir.empty()) {
+        throw usage_error("--log-dir needs a directory");
+    }
+    std::filesystem::path path =
+        (std::filesystem::path(working_directory) / dir).lexically_normal();
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) {
+        return path.string();
+    }
+    std::string shown = util::escape_for_message(dir);
+    if (!std::filesystem::is_directory(path, error)) {
+        throw usage_error("--log-dir '{}': not a directory", shown);
+    }
+    if (::access(path.c_str(), W_OK | X_OK) != 0) {
+        throw usage_error("--log-dir '{}': {}", shown, std::strerror(errno));
+    }
+    return path.string();
+}
+
+void create_log_dir(const std::string& dir, const std::string& path) {
+    std::error_code error;
+    if (!std::filesystem::create_directories(path, error) && error) {
+        throw usage_error("--log-dir '{}': {}", util::escape_for_message(dir), error.message());
+    }
+}
+
+} // namespace
+
+Plan prepare(const Options& options, std::function<std::string(const std::string&)> host_name) {
     Context context;
     if (options.hostfile) {
         context.hostfile_text = read_hostfile(*options.hostfile);
@@ -114,14 +184,29 @@ Plan prepare(const Options& options) {
     context.working_directory =
         util::current_directory(pwd != nullptr ? std::optional<std::string>(pwd) : std::nullopt)
             .string();
+    read_env_files(options, context);
+    if (options.log_dir) {
+        context.log_dir = check_log_dir(*options.log_dir, context.working_directory);
+    }
     if (options.python) {
         find_given_python(*options.python, context);
     } else {
         find_python(context);
     }
     auto detector = std::make_shared<LocalHostDetector>();
-    context.is_local = [detector](std::string_view address) { return (*detector)(address); };
-    return make_plan(options, context);
+    context.host_name = std::move(host_name);
+    context.find_local = [detector](const std::vector<std::string>& addresses) {
+        return (*detector)(addresses);
+    };
+    context.source_towards = [detector](const std::string& address) {
+        return detector->source_towards(address);
+    };
+    Plan plan = make_plan(options, context);
+    // Only once everything else is known to be right; a dry run creates nothing.
+    if (plan.log_dir && !options.dry_run) {
+        create_log_dir(*options.log_dir, *plan.log_dir);
+    }
+    return plan;
 }
 
 } // namespace colossalai::run

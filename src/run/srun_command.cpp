@@ -118,26 +118,42 @@ std::vector<std::string> parse_srun_args(std::string_view text) {
     return words;
 }
 
-std::string srun_task_script(const std::vector<NodeCommand>& nodes) {
+std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocated) {
     if (nodes.empty()) {
         throw runtime_error("no nodes to run");
     }
-    std::string script = "case ${SLURMD_NODENAME-} in\n";
-    for (const NodeCommand& node : nodes) {
-        script += fmt::format("{}) r={} ;;\n", util::shell_quote(node.host), node.rank);
-    }
-    script += "*) echo \"colossalai: the Slurm node '${SLURMD_NODENAME-}' is not one of the run's "
-              "hosts\" >&2; exit 127 ;;\nesac\n";
-    script += "printf '\\036colossalai-task-start %s\\n' \"$r\"\n"
-              "printf '\\036colossalai-task-start %s\\n' \"$r\" >&2\n";
-    std::optional<size_t> rank = rank_word(nodes);
     const std::vector<std::string>& argv = nodes.front().argv;
+    std::optional<size_t> master;
+    std::string script;
+    if (allocated) {
+        script = "r=${SLURM_NODEID-}\n"
+                 "case $r in ''|*[!0-9]*) echo \"colossalai: no node id from Slurm "
+                 "(SLURM_NODEID='$r')\" >&2; exit 127 ;; esac\n"
+                 "m=$(printf '%s\\n' \"${SLURM_STEP_NODELIST-}\" | "
+                 "sed 's/\\[\\([0-9]*\\)[^]]*\\]/\\1/g; s/,.*//')\n";
+        auto found = std::find(argv.begin(), argv.end(), "--master_addr=" + nodes.front().host);
+        if (found != argv.end()) {
+            master = static_cast<size_t>(found - argv.begin());
+        }
+    } else {
+        script = "case ${SLURMD_NODENAME-} in\n";
+        for (const NodeCommand& node : nodes) {
+            script += fmt::format("{}) r={} ;;\n", util::shell_quote(node.host), node.rank);
+        }
+        script += "*) echo \"colossalai: the Slurm node '${SLURMD_NODENAME-}' is not one of the "
+                  "run's hosts\" >&2; exit 127 ;;\nesac\n";
+    }
+    script += "printf '\\036colossalai-task-start %s %s\\n' \"$r\" \"${SLURMD_NODENAME-}\"\n"
+              "printf '\\036colossalai-task-start %s %s\\n' \"$r\" \"${SLURMD_NODENAME-}\" >&2\n";
+    std::optional<size_t> rank = rank_word(nodes);
     for (size_t i = 0; i < argv.size(); ++i) {
         if (i > 0) {
             script += ' ';
         }
         if (rank && i == *rank) {
             script += "\"--node_rank=$r\"";
+        } else if (master && i == *master) {
+            script += "\"--master_addr=$m\"";
         } else {
             script += i == 0 ? util::shell_join({argv[i]}) : util::shell_quote(argv[i]);
         }
@@ -150,20 +166,22 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes) {
 }
 
 std::vector<std::string> build_srun_command(const std::vector<NodeCommand>& nodes,
-                                            const std::vector<std::string>& srun_args) {
-    std::string nodelist;
-    for (const NodeCommand& node : nodes) {
-        nodelist += (nodelist.empty() ? "" : ",") + node.host;
-    }
-    std::vector<std::string> argv = {"srun",
-                                     fmt::format("--nodes={}", nodes.size()),
+                                            const std::vector<std::string>& srun_args,
+                                            bool allocated) {
+    std::vector<std::string> argv = {"srun", fmt::format("--nodes={}", nodes.size()),
                                      fmt::format("--ntasks={}", nodes.size()),
-                                     "--ntasks-per-node=1",
-                                     "--nodelist=" + nodelist,
-                                     "--kill-on-bad-exit=0",
-                                     "--label"};
+                                     "--ntasks-per-node=1"};
+    if (!allocated) {
+        std::string nodelist;
+        for (const NodeCommand& node : nodes) {
+            nodelist += (nodelist.empty() ? "" : ",") + node.host;
+        }
+        argv.push_back("--nodelist=" + nodelist);
+    }
+    argv.insert(argv.end(), {"--kill-on-bad-exit=0", "--label"});
     argv.insert(argv.end(), srun_args.begin(), srun_args.end());
-    argv.insert(argv.end(), {"/bin/sh", "-c", srun_task_script(nodes), "colossalai-task"});
+    argv.insert(argv.end(),
+                {"/bin/sh", "-c", srun_task_script(nodes, allocated), "colossalai-task"});
     return argv;
 }
 
@@ -183,6 +201,32 @@ std::optional<LabelledLine> parse_labelled_line(std::string_view line) {
     std::from_chars(line.data() + i, line.data() + digits, labelled.task);
     labelled.text = line.substr(digits + 2);
     return labelled;
+}
+
+std::string srun_notice(std::string_view line) {
+    if (!line.empty() && line.back() == '\r') {
+        line.remove_suffix(1);
+    }
+    std::string_view own = util::starts_with(line, "srun: ") ? "" : "srun: ";
+    return fmt::format("colossalai: {}{}\n", own, util::escape_control_bytes(line));
+}
+
+std::optional<TaskStart> parse_task_start(std::string_view text) {
+    if (!util::starts_with(text, task_start_marker)) {
+        return std::nullopt;
+    }
+    std::string_view rest = text.substr(task_start_marker.size());
+    size_t space = rest.find(' ');
+    std::optional<int> rank = parse_marker(rest.substr(0, space), "");
+    if (!rank) {
+        return std::nullopt;
+    }
+    TaskStart start;
+    start.rank = *rank;
+    if (space != std::string_view::npos) {
+        start.node = rest.substr(space + 1);
+    }
+    return start;
 }
 
 std::optional<int> parse_marker(std::string_view text, std::string_view marker) {

@@ -1,7 +1,9 @@
 #include "colossalai/slurm/slurm_transport.hpp"
 
+#include "colossalai/job/local_environment.hpp"
 #include "colossalai/job/local_transport.hpp"
 #include "colossalai/run/srun_command.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -9,8 +11,6 @@
 #include <csignal>
 #include <optional>
 #include <set>
-
-extern char** environ;
 
 namespace colossalai::slurm {
 
@@ -41,11 +41,16 @@ Outcome exit_info(int status) {
 class Step : public output::NodeOutput {
 public:
     Step(std::vector<std::string> argv, std::size_t tasks, std::string working_directory,
-         std::chrono::milliseconds grace, std::function<void(std::string_view)> notice)
+         std::chrono::milliseconds grace, std::function<void(std::string_view)> notice,
+         std::function<void(std::size_t, const std::string&)> named)
         : m_argv(std::move(argv)), m_working_directory(std::move(working_directory)),
-          m_grace(grace), m_notice(std::move(notice)), m_tasks(tasks) {}
+          m_grace(grace), m_notice(std::move(notice)), m_named(std::move(named)), m_tasks(tasks) {}
 
-    void add(size_t rank, output::NodeOutput& sink) { m_tasks.at(rank).sink = &sink; }
+    // Every node's command has the same environment changes: srun's environment gets them.
+    void add(size_t rank, output::NodeOutput& sink, const job::EnvironmentChanges& environment) {
+        m_tasks.at(rank).sink = &sink;
+        m_environment = environment;
+    }
 
     // --- the node processes' calls, by rank ---
 
@@ -56,9 +61,9 @@ public:
         exec::SpawnRequest request;
         request.argv = m_argv;
         request.working_directory = m_working_directory;
-        for (char** entry = environ; *entry != nullptr; ++entry) {
-            request.environment.emplace_back(*entry);
-        }
+        // srun passes its whole environment to the tasks (--export=ALL): the variables of -x
+        // and --env-file go into it, those of --env-exclude stay out of it.
+        request.environment = job::local_environment(m_environment, true);
         m_srun = job::start_local_job(request, *this, m_grace);
         update();
     }
@@ -193,20 +198,23 @@ private:
         std::array<bool, 2> open{true, true};
         std::optional<int> status;
         mutable std::optional<Outcome> reported;
+        bool named = false;
     };
 
     void line(Stream stream, std::string_view text, bool newline) {
         std::optional<run::LabelledLine> labelled = run::parse_labelled_line(text);
         if (!labelled) {
-            m_notice(fmt::format("{}\n", text)); // srun's own message
+            m_notice(run::srun_notice(text));
             return;
         }
-        if (std::optional<int> rank = run::parse_marker(labelled->text, run::task_start_marker)) {
-            if (*rank >= 0 && static_cast<size_t>(*rank) < m_tasks.size()) {
+        if (std::optional<run::TaskStart> start = run::parse_task_start(labelled->text)) {
+            if (start->rank >= 0 && static_cast<size_t>(start->rank) < m_tasks.size()) {
+                auto rank = static_cast<size_t>(start->rank);
                 if (m_rank_of.size() <= static_cast<size_t>(labelled->task)) {
                     m_rank_of.resize(static_cast<size_t>(labelled->task) + 1);
                 }
-                m_rank_of[static_cast<size_t>(labelled->task)] = static_cast<size_t>(*rank);
+                m_rank_of[static_cast<size_t>(labelled->task)] = rank;
+                name(rank, start->node);
             }
             return;
         }
@@ -216,7 +224,8 @@ private:
         }
         Task* task = rank ? &m_tasks[*rank] : nullptr;
         if (task == nullptr || !task->open[index_of(stream)]) {
-            m_notice(fmt::format("task {}: {}\n", labelled->task, labelled->text));
+            // A line before the task named its node (slurmstepd's, or the wrapper's own error).
+            m_notice(run::srun_notice(fmt::format("task {}: {}", labelled->task, labelled->text)));
             return;
         }
         std::string_view body = labelled->text;
@@ -235,6 +244,18 @@ private:
         if (newline) {
             task->sink->write(stream, "\n");
         }
+    }
+
+    // Once per node (the start marker comes on both streams): a node whose name srun chose.
+    void name(size_t rank, std::string_view node) {
+        Task& task = m_tasks[rank];
+        if (!m_named || task.named || node.empty() || task.sink == nullptr) {
+            return;
+        }
+        task.named = true;
+        std::string host = util::escape_control_bytes(node);
+        task.sink->set_prefix(host + ": ");
+        m_named(rank, host);
     }
 
     // The lowest rank still without a result: it carries srun's descriptors to the loop.
@@ -291,9 +312,11 @@ private:
     }
 
     std::vector<std::string> m_argv;
+    job::EnvironmentChanges m_environment;
     std::string m_working_directory;
     std::chrono::milliseconds m_grace;
     std::function<void(std::string_view)> m_notice;
+    std::function<void(std::size_t, const std::string&)> m_named;
     std::vector<Task> m_tasks;
     std::vector<std::optional<size_t>> m_rank_of; // srun task id -> node rank
     std::array<std::string, 2> m_buffers;         // partial lines of srun's stdout, stderr
@@ -333,15 +356,16 @@ private:
 
 SlurmTransport::SlurmTransport(std::vector<std::string> srun_argv, std::size_t tasks,
                                std::string working_directory, std::chrono::milliseconds kill_grace,
-                               std::function<void(std::string_view)> notice)
+                               std::function<void(std::string_view)> notice,
+                               std::function<void(std::size_t, const std::string&)> named)
     : m_step(std::make_shared<Step>(std::move(srun_argv), tasks, std::move(working_directory),
-                                    kill_grace, std::move(notice))) {}
+                                    kill_grace, std::move(notice), std::move(named))) {}
 
 SlurmTransport::~SlurmTransport() = default;
 
 std::unique_ptr<job::Process> SlurmTransport::start(const job::NodeCommand& command,
                                                     output::NodeOutput& output) {
-    m_step->add(static_cast<size_t>(command.rank), output);
+    m_step->add(static_cast<size_t>(command.rank), output, command.environment_changes);
     return std::make_unique<TaskProcess>(m_step, static_cast<size_t>(command.rank));
 }
 

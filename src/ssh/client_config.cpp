@@ -78,24 +78,46 @@ bool match_list(const std::string& text, const std::vector<std::string>& pattern
 // As OpenSSH's READCONF_MAX_DEPTH: a file that includes itself ends here, not in a crash.
 constexpr int max_include_depth = 16;
 
+// One line of a configuration file, split once: the keyword in lower case, its arguments as
+// written (a Host line's patterns in lower case: they match case-insensitively).
+struct ConfigLine {
+    int number = 0;
+    std::string keyword;
+    std::vector<std::string> args;
+};
+
+std::vector<ConfigLine> tokenize(std::string_view text) {
+    std::vector<ConfigLine> lines;
+    int number = 0;
+    for (std::string_view line : util::split_lines(text)) {
+        ++number;
+        std::vector<std::string> words = words_of(line);
+        if (words.empty()) {
+            continue;
+        }
+        ConfigLine parsed{number, lower(words[0]), {words.begin() + 1, words.end()}};
+        if (parsed.keyword == "host") {
+            for (std::string& pattern : parsed.args) {
+                pattern = lower(pattern);
+            }
+        }
+        lines.push_back(std::move(parsed));
+    }
+    return lines;
+}
+
 class Parser {
 public:
     Parser(const std::string& source, const ConfigTarget& target, const IncludeReader& include,
            ClientConfig& config, int depth = 0)
-        : m_source(source), m_target(target), m_include(include), m_config(config), m_depth(depth) {
-    }
+        : m_source(source), m_target(target), m_original(lower(target.original)),
+          m_include(include), m_config(config), m_depth(depth) {}
 
-    void parse(std::string_view text, bool active) {
+    void parse(const std::vector<ConfigLine>& lines, bool active) {
         m_active = active;
-        int number = 0;
-        for (std::string_view line : util::split_lines(text)) {
-            ++number;
-            std::vector<std::string> words = words_of(line);
-            if (words.empty()) {
-                continue;
-            }
-            m_line = number;
-            apply(lower(words[0]), {words.begin() + 1, words.end()});
+        for (const ConfigLine& line : lines) {
+            m_line = line.number;
+            apply(line.keyword, line.args);
         }
     }
 
@@ -108,7 +130,7 @@ private:
 
     void apply(const std::string& keyword, const std::vector<std::string>& args) {
         if (keyword == "host") {
-            m_active = match_list(lower(m_target.original), lowered(args));
+            m_active = match_list(m_original, args); // both lower case
             return;
         }
         if (keyword == "match") {
@@ -127,9 +149,11 @@ private:
                 for (const std::string& text : m_include(argument)) {
                     Parser nested(m_source + " (Include " + argument + ")", m_target, m_include,
                                   m_config, m_depth + 1);
-                    nested.parse(text, true);
+                    nested.parse(tokenize(text), true);
                 }
             }
+        } else if (keyword == "hostname") {
+            set(m_config.host_name, value(keyword, args));
         } else if (keyword == "stricthostkeychecking") {
             std::optional<HostKeyPolicy> policy = parse_host_key_policy(value(keyword, args));
             if (!policy) {
@@ -220,6 +244,7 @@ private:
 
     std::string m_source; // owned: an Include makes a new name for the nested parser
     const ConfigTarget& m_target;
+    std::string m_original; // m_target.original in lower case, for every Host line
     const IncludeReader& m_include;
     ClientConfig& m_config;
     int m_depth;
@@ -313,7 +338,7 @@ bool match_pattern(std::string_view text, std::string_view pattern) {
 void apply_client_config(std::string_view text, const std::string& source,
                          const ConfigTarget& target, const IncludeReader& include,
                          ClientConfig& config) {
-    Parser(source, target, include, config).parse(text, true);
+    Parser(source, target, include, config).parse(tokenize(text), true);
 }
 
 LocalUser local_user() {
@@ -370,19 +395,70 @@ std::string expand_path(std::string_view path, const PathTokens& tokens) {
     return result;
 }
 
-ClientConfig read_client_config(const ConfigTarget& target) {
-    ClientConfig config;
-    std::filesystem::path home = local_user().home;
-    const std::pair<std::filesystem::path, std::filesystem::path> files[] = {
-        {home / ".ssh/config", home / ".ssh"},
-        {"/etc/ssh/ssh_config", "/etc/ssh"},
-    };
-    for (const auto& [file, base] : files) {
-        if (std::optional<std::string> text = util::read_file(file)) {
-            apply_client_config(*text, file.string(), target, include_reader(base, home), config);
+std::string host_name_of(const std::string& original, const ClientConfig& config) {
+    if (!config.host_name) {
+        return original;
+    }
+    // OpenSSH expands only %h and %% in HostName.
+    std::string result;
+    const std::string& text = *config.host_name;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%' && i + 1 < text.size() && (text[i + 1] == 'h' || text[i + 1] == '%')) {
+            result += text[++i] == 'h' ? original : "%";
+        } else {
+            result += text[i];
         }
     }
-    return config;
+    return result;
+}
+
+// The client configuration files, each read and split once.
+struct ConfigFiles {
+    struct File {
+        std::string source;
+        std::vector<ConfigLine> lines;
+        IncludeReader include;
+    };
+    std::vector<File> files;
+
+    ConfigFiles() {
+        std::filesystem::path home = local_user().home;
+        const std::pair<std::filesystem::path, std::filesystem::path> paths[] = {
+            {home / ".ssh/config", home / ".ssh"},
+            {"/etc/ssh/ssh_config", "/etc/ssh"},
+        };
+        for (const auto& [file, base] : paths) {
+            if (std::optional<std::string> text = util::read_file(file)) {
+                files.push_back({file.string(), tokenize(*text), include_reader(base, home)});
+            }
+        }
+    }
+
+    ClientConfig apply(const ConfigTarget& target) const {
+        ClientConfig config;
+        for (const File& file : files) {
+            Parser(file.source, target, file.include, config).parse(file.lines, true);
+        }
+        return config;
+    }
+};
+
+ClientConfig read_client_config(const ConfigTarget& target) {
+    return ConfigFiles().apply(target);
+}
+
+struct ConfiguredHostNames::Files : ConfigFiles {};
+
+ConfiguredHostNames::ConfiguredHostNames() : m_files(std::make_shared<const Files>()) {}
+
+std::string ConfiguredHostNames::operator()(const std::string& original) const {
+    try {
+        return host_name_of(original, m_files->apply({original, original}));
+    } catch (const Error&) {
+        // A bad value elsewhere in the config must not stop a local run; a connection to this
+        // host reads the config again and reports it.
+        return original;
+    }
 }
 
 } // namespace colossalai::ssh

@@ -363,6 +363,7 @@ std::optional<job::PreflightFailure> await_ready(Session& owned, const job::Node
                 owned.timing.mark(Mark::channel);
                 // The answer is no output of the job's.
                 owned.timing.marks[static_cast<std::size_t>(Mark::first_output)].reset();
+                owned.activity = false;
                 return answer->failure;
             }
             line.clear();

@@ -35,7 +35,7 @@ public:
         : m_attempt(std::move(attempt)), m_timings(timings), m_streams(output),
           m_heartbeat(settings.heartbeat), m_unacked_limit(settings.unacked_limit),
           m_keepalive_interval(settings.keepalive_interval),
-          m_keepalive_count(settings.keepalive_count) {}
+          m_keepalive_count(settings.keepalive_count), m_now(settings.now) {}
 
     ~SshProcess() override {
         if (m_attempt) {
@@ -55,7 +55,7 @@ public:
         m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
         lib::ssh_set_blocking(m_session->session, 0);
         limit_unacknowledged_time();
-        m_next_heartbeat = job::Clock::now() + m_heartbeat;
+        m_next_heartbeat = m_now() + m_heartbeat;
         start_keepalive();
         m_outbox += go_line;
         flush_outbox();
@@ -187,7 +187,7 @@ private:
 
     // An empty line now and then: the node wrapper stops the job when they stop coming.
     void heartbeat() {
-        job::Clock::time_point now = job::Clock::now();
+        job::Clock::time_point now = m_now();
         if (m_remote_closed || now < m_next_heartbeat) {
             return;
         }
@@ -206,7 +206,7 @@ private:
             m_keepalive_count = config.server_alive_count_max.value_or(3);
         }
         lib::ssh_set_counters(m_session->session, nullptr, &m_session->received);
-        m_next_keepalive = job::Clock::now() + m_keepalive_interval;
+        m_next_keepalive = m_now() + m_keepalive_interval;
     }
 
     // A node whose sshd stops answering (frozen, stopped, its machine hung) while its kernel
@@ -215,7 +215,7 @@ private:
     // `count` intervals in a row in which no packet at all came from the node lose the
     // connection. (libssh sends the next request only once the last one was answered.)
     void keepalive() {
-        job::Clock::time_point now = job::Clock::now();
+        job::Clock::time_point now = m_now();
         if (m_remote_closed || now < m_next_keepalive) {
             return;
         }
@@ -363,6 +363,7 @@ private:
     job::Clock::time_point m_next_heartbeat{};
     std::chrono::milliseconds m_keepalive_interval;
     int m_keepalive_count;
+    Now m_now;
     job::Clock::time_point m_next_keepalive{};
     std::uint64_t m_packets_seen = 0;
     int m_unanswered = 0; // keepalive intervals in a row without a packet from the node

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,11 +53,17 @@ protected:
 
     std::filesystem::path python() const { return m_trees / "python3"; }
 
-    RunResult check(const Words& args, const std::filesystem::path& home = {}) const {
+    RunResult check(const Words& args, const std::filesystem::path& home = {},
+                    const std::map<std::string, std::string>& variables = {}) const {
         Words argv = {binary().string(), "check",         "-i", "--python",
                       python().string(), "--ssh-timeout", "10"};
         argv.insert(argv.end(), args.begin(), args.end());
-        return cluster().run_on_client(argv, {}, home);
+        RunOptions options;
+        options.env = cluster().client_environment();
+        for (const auto& [name, value] : variables) {
+            (*options.env)[name] = value;
+        }
+        return cluster().run_on_client(argv, options, home);
     }
 
     TempDir m_trees;
@@ -144,6 +151,74 @@ TEST_F(CheckOverSsh, SixtyFourNodesMakeOneConfiguration) {
     EXPECT_NE(result.out.find("Same PyTorch version: \u2713\n"), std::string::npos) << result.out;
 }
 
+// An editable Colossal-AI (pip install -e ., PEP 660) on a node is found as locally: its .pth file
+// imports a finder whose MAPPING names the source tree, with its version and AOT kernels.
+TEST_F(CheckOverSsh, AnEditableInstallOnANodeIsFollowed) {
+    auto site = m_trees / "node2" / "site-packages";
+    auto source = m_trees / "src" / "ColossalAI" / "colossalai";
+    write_file(source / "__init__.py", "");
+    write_file(source / "version.py", "__version__ = '0.4.0'\n");
+    write_file(source / "_C" / "fused_optim.cpython-311-x86_64-linux-gnu.so", "");
+    // setuptools writes the .pth without a final newline.
+    write_file(site / "__editable__.colossalai-0.4.0.pth",
+               "import __editable___colossalai_0_4_0_finder; "
+               "__editable___colossalai_0_4_0_finder.install()");
+    write_file(site / "__editable___colossalai_0_4_0_finder.py",
+               "import sys\nMAPPING: dict[str, str] = {'colossalai': '" + source.string() +
+                   "'}\nNAMESPACES = {}\n");
+    RunResult result = check({"--host", "node1,node2", "--json"});
+    EXPECT_TRUE(result.exit_code == 0 || result.exit_code == 1) << result.out << result.err;
+    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
+    ASSERT_FALSE(report.is_discarded()) << result.out;
+    EXPECT_NE(report.dump().find("\"0.4.0\""), std::string::npos) << result.out;
+    RunResult text = check({"--host", "node2"});
+    EXPECT_NE(text.out.find("0.4.0"), std::string::npos) << text.out << text.err;
+}
+
+// Inside an allocation `check -i` stays this machine's check (`srun colossalai check -i` checks
+// every task's own node); --allocation checks the allocation's nodes, a PBS node file's repeated
+// lines (one per slot) being one node each, as `colossalai run` takes them.
+TEST_F(CheckOverSsh, AnAllocationsNodesAreCheckedOnlyWhenAsked) {
+    RunOptions in_allocation;
+    in_allocation.env = cluster().client_environment();
+    (*in_allocation.env)["SLURM_JOB_NODELIST"] = "node[1-2]";
+    RunResult local = cluster().run_on_client(
+        {binary().string(), "check", "-i", "--python", python().string()}, in_allocation);
+    EXPECT_EQ(local.out.find("nodes ####"), std::string::npos) << local.out << local.err;
+    EXPECT_NE(local.out.find("#### Installation Report ####"), std::string::npos)
+        << local.out << local.err;
+
+    RunResult slurm = check({"--allocation"}, {}, {{"SLURM_JOB_NODELIST", "node[1-2]"}});
+    EXPECT_EQ(slurm.exit_code, 0) << slurm.out << slurm.err;
+    EXPECT_NE(slurm.err.find("colossalai: using the 2 hosts of the Slurm allocation "
+                             "(SLURM_JOB_NODELIST=node[1-2])\n"),
+              std::string::npos)
+        << slurm.err;
+    EXPECT_NE(slurm.out.find("Checked: 2 of 2\n"), std::string::npos) << slurm.out;
+
+    write_file(m_trees / "pbs_nodefile", "node3\nnode3\nnode1\nnode1\n");
+    RunResult pbs =
+        check({"--allocation"}, {}, {{"PBS_NODEFILE", (m_trees / "pbs_nodefile").string()}});
+    EXPECT_EQ(pbs.exit_code, 1) << pbs.out << pbs.err; // node3 has another PyTorch
+    EXPECT_NE(pbs.err.find("colossalai: using the 2 hosts of the PBS job (PBS_NODEFILE="),
+              std::string::npos)
+        << pbs.err;
+    EXPECT_NE(pbs.out.find("#### Installation Report: 2 nodes ####\nChecked: 2 of 2"),
+              std::string::npos)
+        << pbs.out;
+    EXPECT_NE(pbs.out.find("Same PyTorch version: x"), std::string::npos) << pbs.out;
+
+    RunResult outside = check({"--allocation"});
+    EXPECT_EQ(outside.exit_code, 2) << outside.err;
+    EXPECT_NE(outside.err.find("--allocation: not in a Slurm allocation or a PBS job"),
+              std::string::npos)
+        << outside.err;
+    RunResult both = check({"--allocation", "--host", "node1"});
+    EXPECT_EQ(both.exit_code, 2) << both.err;
+    EXPECT_NE(both.err.find("--host and --allocation cannot be used together"), std::string::npos)
+        << both.err;
+}
+
 TEST_F(CheckOverSsh, UsageErrorsConnectNowhere) {
     RunResult both = check({"--host", "node1", "--hostfile", (m_trees / "hosts").string()});
     EXPECT_EQ(both.exit_code, 2) << both.err;
@@ -157,12 +232,13 @@ TEST_F(CheckOverSsh, UsageErrorsConnectNowhere) {
     EXPECT_NE(missing.err.find("No such file or directory"), std::string::npos) << missing.err;
     RunResult port = run_colossalai({"check", "-i", "--ssh-port", "22"});
     EXPECT_EQ(port.exit_code, 2) << port.err;
-    EXPECT_NE(port.err.find("--ssh-port and --ssh-timeout need --host or --hostfile"),
+    EXPECT_NE(port.err.find("--ssh-port and --ssh-timeout need --host, --hostfile or --allocation"),
               std::string::npos)
         << port.err;
     RunResult timeout = run_colossalai({"check", "-i", "--host", "node1", "--ssh-timeout", "0"});
     EXPECT_EQ(timeout.exit_code, 2) << timeout.err;
-    EXPECT_NE(timeout.err.find("--ssh-timeout '0': must be from 0.1 to 3600 seconds"), std::string::npos)
+    EXPECT_NE(timeout.err.find("--ssh-timeout '0': must be from 0.1 to 3600 seconds"),
+              std::string::npos)
         << timeout.err;
 }
 

@@ -72,7 +72,7 @@ TEST_P(Completion, OffersTheSubcommands) {
 TEST_P(Completion, OffersEveryOptionOfCheck) {
     EXPECT_EQ(complete({"check", "-"}),
               (Words{"-h", "--help", "-i", "--installation", "--json", "--python", "-H", "--host",
-                     "--hostfile", "--ssh-port", "--ssh-timeout"}));
+                     "--hostfile", "--allocation", "--ssh-port", "--ssh-timeout"}));
 }
 
 TEST_P(Completion, OffersRunOptionsInBothSpellings) {

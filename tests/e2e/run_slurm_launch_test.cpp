@@ -132,6 +132,31 @@ TEST_F(SlurmLaunch, OneSrunRunsEveryNodeInPlanOrderWithItsWordsQuoted) {
     EXPECT_EQ(result.err.substr(result.err.size() - block.size()), block) << describe(result);
 }
 
+// Outside an allocation, --num_nodes without hosts: srun allocates any two nodes, and each task
+// names its node for the prefixes and the summary; rank and master address come from Slurm.
+TEST_F(SlurmLaunch, NumNodesWithoutHostsLetsSrunAllocateAndTheTasksNameTheNodes) {
+    behave("all", "echo \"rank $rank says hi\"; echo \"rank $rank warns\" >&2\n");
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--num_nodes", "2", "--nproc_per_node", "1", "t.py"});
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "colossalai: srun allocates 2 nodes; each is named by its "
+                                     "task when it starts"))
+        << describe(result);
+    // Slurm's node order: node1 is node 0 of the step, and the master.
+    for (int rank = 0; rank < 2; ++rank) {
+        std::string argv = read_file(recorded(rank, "argv"));
+        EXPECT_NE(argv.find("--node_rank=" + std::to_string(rank) + '\0'), std::string::npos);
+        EXPECT_NE(argv.find(std::string("--master_addr=node1") + '\0'), std::string::npos) << argv;
+    }
+    EXPECT_TRUE(has_line(result.out, "node1: rank 0 says hi")) << describe(result);
+    EXPECT_TRUE(has_line(result.out, "node2: rank 1 says hi")) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "node2: rank 1 warns")) << describe(result);
+    EXPECT_EQ(result.out.find("(node "), std::string::npos) << describe(result);
+    std::string block = summary({"node1: success", "node2: success"});
+    ASSERT_GE(result.err.size(), block.size());
+    EXPECT_EQ(result.err.substr(result.err.size() - block.size()), block) << describe(result);
+}
+
 TEST_F(SlurmLaunch, OneNodeIsRawAndSrunArgsPassThrough) {
     behave("all", "echo \"raw line\"\n");
     RunResult result =
@@ -144,6 +169,30 @@ TEST_F(SlurmLaunch, OneNodeIsRawAndSrunArgsPassThrough) {
         std::string::npos);
 }
 
+// -x and the env files reach the srun tasks; what --env-exclude names is kept out of srun's
+// environment, so no task gets the launcher's value. --log-dir holds each task's bytes.
+TEST_F(SlurmLaunch, EnvironmentFlagsAndLogDirReachTheTasks) {
+    behave("all", "echo \"rank $rank out\"; printf 'no newline'; echo \"rank $rank err\" >&2\n");
+    write_file(job() / "job.env", "FROM_FILE=f\n");
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1", "-x",
+                      "SET_BY_X=x y", "--env-file", "job.env", "--env-exclude", "DROP_*",
+                      "--log-dir", "logs", "train.py"},
+                     {"env", "DROP_ME=launcher's"});
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    for (int rank = 0; rank < 2; ++rank) {
+        std::string env = read_file(recorded(rank, "env"));
+        EXPECT_NE(env.find(std::string("SET_BY_X=x y") + '\0'), std::string::npos) << rank;
+        EXPECT_NE(env.find(std::string("FROM_FILE=f") + '\0'), std::string::npos) << rank;
+        EXPECT_EQ(env.find("DROP_ME="), std::string::npos) << rank;
+        std::string stem = std::to_string(rank) + "-node" + std::to_string(rank + 1);
+        EXPECT_EQ(read_file(job() / "logs" / (stem + ".out")),
+                  "rank " + std::to_string(rank) + " out\nno newline");
+        EXPECT_EQ(read_file(job() / "logs" / (stem + ".err")),
+                  "rank " + std::to_string(rank) + " err\n");
+    }
+}
+
 TEST_F(SlurmLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
     behave("0", "exec sleep 2718.28\n");
     behave("1", "echo failing >&2; exit 3\n");
@@ -151,6 +200,11 @@ TEST_F(SlurmLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
         {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1", "t.py"});
     EXPECT_EQ(result.exit_code, 3) << describe(result);
     EXPECT_TRUE(has_line(result.err, "node2: failing")) << describe(result);
+    // srun's own lines are the launcher's, on lines of their own, never a node's.
+    EXPECT_TRUE(
+        has_line(result.err, "colossalai: srun: error: node2: task 1: Exited with exit code 3"))
+        << describe(result);
+    EXPECT_EQ(("\n" + result.err).find("\nsrun: "), std::string::npos) << describe(result);
     // Slurm ends the stopped task's step: by SIGTERM, or by SIGKILL after its KillWait.
     EXPECT_NE(result.err.find("====== Training on All Nodes =====\nnode1: failure (killed by SIG"),
               std::string::npos)

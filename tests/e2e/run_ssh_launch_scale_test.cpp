@@ -67,8 +67,9 @@ TEST_F(LaunchAtScaleOverSsh, SixtyFourHostsEachRunTheirNode) {
     }
     EXPECT_EQ(sorted(node_err), sorted(err_lines)) << describe(result);
     EXPECT_EQ(fake.ranks_started(), ranks);
-    EXPECT_EQ(fake.argv(17), (Words{"--nproc_per_node=1", "--nnodes=64", "--node_rank=17",
-                                    "--master_addr=a001", "--master_port=29500", "train.py"}));
+    EXPECT_EQ(fake.argv(17),
+              (Words{"--nproc_per_node=1", "--nnodes=64", "--node_rank=17",
+                     "--master_addr=" + cluster().address(1), "--master_port=29500", "train.py"}));
 }
 
 } // namespace

@@ -12,6 +12,23 @@ namespace colossalai::job {
 // One environment variable to pass to a node.
 using EnvVar = std::pair<std::string, std::string>;
 
+// A variable set by --env-file or -x, with where it was set (`-x`, `FILE:LINE`).
+struct EnvSetting {
+    std::string name;
+    std::string value;
+    std::string source;
+    friend bool operator==(const EnvSetting&, const EnvSetting&) = default;
+};
+
+// What --env-file, -x and --env-exclude change in the environment every node gets
+// (run/env_control.hpp). The same on every node.
+struct EnvironmentChanges {
+    std::vector<EnvSetting> set;       // one per name, sorted by name: also set on local nodes
+    std::vector<std::string> dropped;  // the launcher's variables not exported, sorted
+    std::vector<std::string> patterns; // --env-exclude's patterns, as given
+    bool empty() const { return set.empty() && patterns.empty(); }
+};
+
 // Everything needed to start one node's job, whatever the transport. Pure data, made by the
 // planner (run::Plan), read by the transports.
 struct NodeCommand {
@@ -19,7 +36,10 @@ struct NodeCommand {
     int rank = 0;                    // node rank = position in the final host list
     bool local = false;              // started as a child process, without SSH
     std::vector<std::string> argv;   // torchrun ... SCRIPT ARGS..., one word per element
-    std::vector<EnvVar> environment; // filtered launcher environment, in a stable order
+    std::vector<EnvVar> environment; // what a remote node exports, sorted by name
+    // --env-file, -x, --env-exclude: a local node (and srun) gets the launcher's whole
+    // environment with these changes instead of `environment`.
+    EnvironmentChanges environment_changes;
     // Variables that the launcher's flags set (--network-interface), on every node, local ones
     // too, over `environment` and the launcher's own.
     std::vector<EnvVar> flag_environment;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace colossalai::launch {
@@ -16,6 +17,8 @@ struct Settings {
     std::chrono::milliseconds kill_grace{10000};
     // After SIGKILL: how long to wait for a node (e.g. a hung connection) before giving up on it.
     std::chrono::milliseconds abandon_after{5000};
+    // --log-dir: each node's output also goes to files there (output/node_log.hpp).
+    std::optional<std::string> log_dir;
 };
 
 // Where the launcher's own signals come from: a pollable fd and a way to read what arrived.

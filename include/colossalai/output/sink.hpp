@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace colossalai::output {
@@ -17,6 +18,9 @@ public:
     virtual void write(Stream stream, std::string_view bytes) = 0;
     // The stream reached its end: a last partial line is flushed.
     virtual void close(Stream stream) = 0;
+    // The node's name became known after it started (the tasks of a Slurm allocation name their
+    // nodes): lines from now on carry `prefix` (`host: `). Outputs without prefixes ignore it.
+    virtual void set_prefix(std::string prefix) { (void)prefix; }
 };
 
 } // namespace colossalai::output

@@ -29,6 +29,19 @@ std::optional<std::filesystem::path> parse_editable_mapping(std::string_view fin
 std::optional<std::filesystem::path> find_editable_package(const Environment& environment,
                                                            std::string_view package);
 
+// The files that search reads, so that another machine's files (a node's answer to the cluster
+// check) are searched by the same rules.
+struct SearchFiles {
+    // The `.pth` files of a directory, sorted by name.
+    std::function<std::vector<std::filesystem::path>(const std::filesystem::path&)> pth_files;
+    std::function<std::optional<std::string>(const std::filesystem::path&)> read;
+    // `<dir>` holds a package: an `__init__.py` or a `version.py`.
+    std::function<bool(const std::filesystem::path&)> is_package_dir;
+};
+std::optional<std::filesystem::path>
+find_editable_package(const std::vector<std::filesystem::path>& search_path,
+                      std::string_view package, const SearchFiles& files);
+
 // A project's installed metadata: `<name>-<version>.dist-info` in a search-path directory.
 struct Distribution {
     std::filesystem::path dist_info;    // the .dist-info directory

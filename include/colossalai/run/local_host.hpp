@@ -1,5 +1,8 @@
 #pragma once
 
+#include <chrono>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,20 +23,61 @@ AddressKind classify_address(std::string_view text);
 // machines cannot reach. Pure.
 bool is_loopback(std::string_view address);
 
-// Tells whether a host is this machine: `localhost`, a loopback address, `0.0.0.0`, this
-// machine's host name (as gethostname() gives it, its short form before the first '.', or its
-// canonical name), or a name or address that resolves to a loopback address or to an address of
-// a local network interface. Reads the host name and the interfaces once, at construction;
-// each call may resolve a name (getaddrinfo: /etc/hosts, then DNS). An unresolvable name is not
-// local.
+// What this machine knows of itself without asking DNS.
+struct MachineIdentity {
+    std::vector<std::string> names;      // gethostname() and its short form, lower case
+    std::vector<std::string> interfaces; // numeric addresses of the local interfaces
+};
+
+// Decides whether `address` (no user part, no brackets) is this machine from the text alone:
+// true for `localhost`, a loopback or unspecified address, one of `identity`'s names or
+// interface addresses; false for any other numeric address (also "127.1" or "fe80::1%lo",
+// converted without any lookup); nullopt for a name that only a lookup can place. Pure but for
+// getaddrinfo(AI_NUMERICHOST), which never sends a query.
+std::optional<bool> local_without_lookup(std::string_view address, const MachineIdentity& identity);
+
+// True when one of `resolved` (numeric addresses a name resolved to) is a loopback or
+// unspecified address or an address of `identity`'s interfaces. Pure.
+bool resolves_to_local(const std::vector<std::string>& resolved, const MachineIdentity& identity);
+
+// The bound on all host-name lookups of one launch together: a name without an answer by then
+// (a DNS server that never answers) counts as another machine (docs/run.md, "Local hosts").
+inline constexpr std::chrono::milliseconds lookup_bound{1000};
+// At most this many lookups run at once (one thread each, all signals blocked).
+inline constexpr std::size_t max_concurrent_lookups = 32;
+
+// Resolves `names` concurrently (getaddrinfo: /etc/hosts, then DNS). Element i is the numeric
+// addresses names[i] resolves to, empty when it does not resolve, nullopt when no answer came
+// within `bound` (the lookup goes on in the background; its answer is dropped).
+std::vector<std::optional<std::vector<std::string>>>
+resolve_concurrently(const std::vector<std::string>& names, std::chrono::milliseconds bound);
+
+// The local address the route to `address` (numeric) leaves from: a UDP socket connected to
+// it (no packet is sent) tells. nullopt when there is no route or the address is not numeric.
+std::optional<std::string> route_source(const std::string& address);
+
+// Tells which hosts are this machine and how this machine is reached from them. Reads the
+// host name and the interfaces at construction, without DNS.
 class LocalHostDetector {
 public:
     LocalHostDetector();
-    bool operator()(std::string_view address) const;
+    explicit LocalHostDetector(MachineIdentity identity) : m_identity(std::move(identity)) {}
+
+    // Which of `addresses` (no user part, no brackets) are this machine, in order: decided by
+    // local_without_lookup where the text says; the other names are looked up concurrently
+    // within `bound` (this machine's canonical name resolves to one of its addresses); a name
+    // that does not resolve, or does not answer in time, is another machine. Remembers what
+    // resolved.
+    std::vector<bool> operator()(const std::vector<std::string>& addresses,
+                                 std::chrono::milliseconds bound = lookup_bound);
+
+    // The local, non-loopback address that the route to `address` (numeric, or a name the last
+    // call resolved) leaves from; nullopt when unknown. Sends nothing.
+    std::optional<std::string> source_towards(const std::string& address) const;
 
 private:
-    std::vector<std::string> m_names;      // this machine's names, lower case
-    std::vector<std::string> m_interfaces; // numeric addresses of the local interfaces
+    MachineIdentity m_identity;
+    std::map<std::string, std::vector<std::string>> m_resolved; // name -> its addresses
 };
 
 } // namespace colossalai::run

@@ -43,6 +43,10 @@ struct Options {
     std::optional<std::string> network_interface;
     // --python PATH: nodes run `PATH -m torch.distributed.run` instead of torchrun
     std::optional<std::string> python;
+    std::vector<std::string> exports;     // -x NAME=VALUE / -x NAME, in order
+    std::vector<std::string> env_files;   // --env-file FILE, in order
+    std::vector<std::string> env_exclude; // --env-exclude PATTERN[,PATTERN...], in order
+    std::optional<std::string> log_dir;   // --log-dir DIR
     std::optional<std::string> module;    // -m MODULE
     std::optional<std::string> script;    // SCRIPT.py
     std::vector<std::string> script_args; // everything after the script / module

@@ -9,6 +9,8 @@
 namespace colossalai::run {
 
 // The planner makes the job module's node commands.
+using job::EnvironmentChanges;
+using job::EnvSetting;
 using job::EnvVar;
 using job::NodeCommand;
 
@@ -25,6 +27,12 @@ struct Plan {
     std::optional<std::string> torch_version;
     // --launcher slurm: the one srun that runs every node (run/srun_command.hpp); else empty.
     std::vector<std::string> srun_command;
+    // --launcher slurm with --num_nodes and no hosts outside an allocation: srun allocates any
+    // N nodes, the nodes' `host`s are placeholders (`(node 0)`), and each task names its node.
+    bool srun_allocates = false;
+    // --log-dir, absolute: each node's stdout and stderr are also written to
+    // `<rank>-<host>.out` / `.err` there.
+    std::optional<std::string> log_dir;
 };
 
 } // namespace colossalai::run

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "colossalai/run/env_control.hpp"
 #include "colossalai/run/options.hpp"
 #include "colossalai/run/plan.hpp"
 
@@ -21,9 +22,21 @@ struct Context {
     std::optional<std::string> hostfile_text; // the contents of options.hostfile
     // The contents of the scheduler's node file (PBS_NODEFILE) when the hosts come from it.
     std::optional<std::string> nodefile_text;
-    // True when an address (no user part, no brackets) names this machine.
-    std::function<bool(std::string_view)> is_local;
+    // The address an ssh-config alias (an address as written, no user part) leads to: its
+    // HostName, as OpenSSH computes it; unset: the address itself.
+    std::function<std::string(const std::string&)> host_name;
+    // Which of these addresses (HostNames, no user part, no brackets) are this machine, in
+    // order; unset: only loopback and unspecified addresses and `localhost`.
+    std::function<std::vector<bool>(const std::vector<std::string>&)> find_local;
+    // The address of this machine that the route to a remote host's address (a HostName)
+    // leaves from, not a loopback one; nullopt when unknown.
+    std::function<std::optional<std::string>(const std::string&)> source_towards;
     std::vector<std::string> warnings; // gathered while looking around (a broken interpreter)
+    // The env files to read: those of --env-file, else the default .colossalai_env found.
+    std::vector<EnvFileText> env_files;
+    // --log-dir, made absolute and checked by prepare() (which creates it, when missing, once
+    // the plan is made, unless for a dry run).
+    std::optional<std::string> log_dir;
 };
 
 // The plan for `colossalai run`, without any I/O, from options the cli has validated once
@@ -31,14 +44,19 @@ struct Context {
 // batch scheduler found in the environment (SLURM_JOB_NODELIST, PBS_NODEFILE; a notice says
 // so), with --include / --exclude / --num_nodes, or else the local machine (127.0.0.1); ranks in
 // that order and --nnodes = the count; with several nodes and no explicit master address, the
-// master is the first host; the command form from the PyTorch version (-m refused below 2.0); the
-// filtered environment and the working directory for every node. Throws a usage error for any
-// problem.
+// master is the first host's HostName (ssh config) or, when that is a loopback name of this
+// machine and other nodes are remote, this machine's address on the route to the first remote
+// node (a runtime error when there is none); the command form from the PyTorch version (-m refused
+// below 2.0); the filtered environment and the working directory for every node. Throws a usage
+// error for any problem.
 Plan make_plan(const Options& options, const Context& context);
 
 // Gathers the Context with real I/O (reads the hostfile, environ, the current directory, finds
-// the Python environment and its PyTorch version, detects local hosts) and calls make_plan.
-// `options` are validated already. Nothing is started or connected to.
-Plan prepare(const Options& options);
+// the Python environment and its PyTorch version, detects local hosts with LocalHostDetector)
+// and calls make_plan. `host_name` maps an ssh-config alias to its HostName (the ssh module
+// reads the config, above this one). `options` are validated already. Nothing is started or
+// connected to; the only thing written is a missing --log-dir, created once the plan is made
+// (not for a dry run).
+Plan prepare(const Options& options, std::function<std::string(const std::string&)> host_name = {});
 
 } // namespace colossalai::run

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@ std::optional<HostKeyPolicy> parse_host_key_policy(std::string_view text);
 std::string_view host_key_policy_name(HostKeyPolicy policy);
 
 struct ClientConfig {
+    std::optional<std::string> host_name; // HostName as written (%h unexpanded)
     std::optional<HostKeyPolicy> strict_host_key_checking;
     std::optional<bool> hash_known_hosts;
     std::optional<int> server_alive_interval;   // seconds; 0: no keepalive
@@ -70,8 +72,27 @@ struct LocalUser {
 };
 LocalUser local_user();
 
+// The host that `original` (an alias or a name, no user part) leads to, as OpenSSH computes
+// it: the HostName of `config` with %h replaced by `original` and %% by %, else `original`.
+// Pure.
+std::string host_name_of(const std::string& original, const ClientConfig& config);
+
 // ~/.ssh/config (home from the passwd entry, as libssh and OpenSSH take it) then
 // /etc/ssh/ssh_config, with Include relative to ~/.ssh and /etc/ssh. Missing files are empty.
 ClientConfig read_client_config(const ConfigTarget& target);
+
+// host_name_of(`original`) with the configuration read_client_config gives for it, for many
+// hosts: the files are read and split once, at construction (a config with an alias per host
+// would otherwise be read once per host). Copies share the files. A configuration with a bad
+// value for the host gives `original` unchanged (connecting to it reports the error).
+class ConfiguredHostNames {
+public:
+    ConfiguredHostNames();
+    std::string operator()(const std::string& original) const;
+
+private:
+    struct Files;
+    std::shared_ptr<const Files> m_files;
+};
 
 } // namespace colossalai::ssh

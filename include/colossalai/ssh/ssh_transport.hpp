@@ -10,6 +10,12 @@
 
 namespace colossalai::ssh {
 
+// The time the running nodes' heartbeats and keepalives are measured in.
+using Now = job::Clock::time_point (*)();
+inline job::Clock::time_point steady_now() {
+    return job::Clock::now();
+}
+
 struct SshSettings {
     ConnectSettings connect;
     std::chrono::milliseconds kill_grace{10000}; // the remote wrapper's TERM -> KILL grace
@@ -28,6 +34,9 @@ struct SshSettings {
     // connection. ServerAliveInterval / ServerAliveCountMax in the ssh config replace both.
     std::chrono::milliseconds keepalive_interval{5000};
     int keepalive_count = 12;
+    // Where the heartbeat and keepalive times come from: the steady clock; unit tests move a
+    // clock of their own by hand.
+    Now now = steady_now;
 };
 
 // The settings for `--ssh-timeout` (connect timeout per host) and `--kill-grace`: unacked

@@ -96,6 +96,9 @@ TEST(SplitRunArguments, ReadsEveryOptionForm) {
         {{"--help"}, {"--help"}},
         {{"--num_nodes", "2", "--exclude", "a", "--host", "x"},
          {"--num_nodes=2", "--exclude=a", "--host=x"}},
+        {{"-x", "A=1", "-xB", "-x", "-weird", "--env-file", "e", "--env_exclude=N*", "--log-dir",
+          "d"},
+         {"-x=A=1", "-x=B", "-x=-weird", "--env-file=e", "--env-exclude=N*", "--log-dir=d"}},
     };
     for (const RewriteCase& c : cases) {
         RunWords words = split_run_arguments(c.input);
@@ -114,7 +117,8 @@ TEST(SplitRunArguments, RejectsUnknownOptionsAndMissingValues) {
         {{"--lr", "0.1", "train.py"},
          "unknown option '--lr' (options for the script go after the script)"},
         {{"--hostt=x"}, "unknown option '--hostt' (options for the script go after the script)"},
-        {{"-x"}, "unknown option '-x'"},
+        {{"-x"}, "option '-x' needs a value"},
+        {{"-y"}, "unknown option '-y'"},
         {{"-hostfile", "h"}, "unknown option '-hostfile' (did you mean '--hostfile'?)"},
         {{"-nproc_per_node=2"},
          "unknown option '-nproc_per_node=2' (did you mean "
@@ -145,6 +149,16 @@ TEST(FinishRunCommand, ReadsTheLauncherAndItsSrunArgs) {
     EXPECT_EQ(options.launcher, run::Launcher::slurm);
     EXPECT_EQ(options.srun_args, "-p gpu");
     EXPECT_EQ(finish_run_command(launcher_arguments({"t.py"})).launcher, run::Launcher::ssh);
+}
+
+TEST(FinishRunCommand, KeepsEveryEnvironmentFlagInOrder) {
+    run::Options options = finish_run_command(
+        launcher_arguments({"-x", "A=1", "--env-file", "a", "-xB", "--env-exclude", "N*,M",
+                            "--env-file=b", "--env-exclude", "O", "--log-dir", "logs", "t.py"}));
+    EXPECT_EQ(options.exports, (Words{"A=1", "B"}));
+    EXPECT_EQ(options.env_files, (Words{"a", "b"}));
+    EXPECT_EQ(options.env_exclude, (Words{"N*,M", "O"}));
+    EXPECT_EQ(options.log_dir, "logs");
 }
 
 TEST(FinishRunCommand, RefusesABadLauncher) {

@@ -179,6 +179,51 @@ TEST(FactsFromDump, APackageSectionWithoutItsDirectoryIsNoPackage) {
     EXPECT_EQ(facts.torch_nccl, std::nullopt);
 }
 
+// An editable Colossal-AI (pip install -e ., PEP 660): no package on sys.path, a .pth file that
+// imports a finder whose MAPPING names the source tree, which the node sent.
+const std::string editable_answer = R"(@@ python
+/venv/bin/python3
+@@ sys
+3.10.12
+/venv/bin/python3
+/venv/lib/python3.10/site-packages
+@@ pth1 /venv/lib/python3.10/site-packages/__editable__.colossalai-0.4.0.pth
+import __editable___colossalai_0_4_0_finder; __editable___colossalai_0_4_0_finder.install()
+@@ finder2 /venv/lib/python3.10/site-packages/__editable___colossalai_0_4_0_finder.py
+MAPPING: dict[str, str] = {'colossalai': '/src/ColossalAI/colossalai'}
+@@ editable2_1 /src/ColossalAI/colossalai
+@@ editable_version2_1
+__version__ = '0.4.0+torch2.1cu12.1'
+@@ editable_c2_1
+fused_optim.cpython-310-x86_64-linux-gnu.so
+@@ end
+)";
+
+TEST(FactsFromDump, AnEditableColossalaiIsFollowedThroughItsPthAndFinder) {
+    check::Facts facts = facts_from_dump(parse_dump(editable_answer));
+    EXPECT_EQ(facts.colossalai_version, "0.4.0");
+    EXPECT_EQ(facts.aot_extension, true);
+    EXPECT_TRUE(facts.warnings.empty());
+}
+
+TEST(FactsFromDump, AnEditableFinderIsFollowedOnlyAsTheImportSystemWould) {
+    // A finder that no .pth file imports is never installed.
+    std::string no_pth = editable_answer;
+    no_pth.erase(no_pth.find("@@ pth1"), no_pth.find("@@ finder2") - no_pth.find("@@ pth1"));
+    EXPECT_FALSE(facts_from_dump(parse_dump(no_pth)).colossalai_version);
+    // A mapped directory the node did not find a package in.
+    std::string no_package = editable_answer;
+    no_package.erase(no_package.find("@@ editable2_1"));
+    no_package += "@@ end\n";
+    EXPECT_FALSE(facts_from_dump(parse_dump(no_package)).colossalai_version);
+    // A regular package on sys.path wins over the editable finder.
+    std::string both = editable_answer;
+    both.insert(both.find("@@ pth1"), "@@ colossalai\n/venv/lib/python3.10/site-packages/"
+                                      "colossalai\n@@ colossalai_version_py\n"
+                                      "__version__ = '0.3.6'\n");
+    EXPECT_EQ(facts_from_dump(parse_dump(both)).colossalai_version, "0.3.6");
+}
+
 TEST(NvidiaSmi, GpuCsvLines) {
     auto gpus = parse_gpu_csv("NVIDIA A100-SXM4-40GB, 8.0\nTesla K80, [N/A]\n\nbroken\n");
     ASSERT_TRUE(gpus.has_value());

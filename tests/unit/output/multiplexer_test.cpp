@@ -104,6 +104,17 @@ TEST(MultiplexerPrefixed, WritesWholeLinesWithTheirPrefix) {
     EXPECT_EQ(f.err.content(), "");
 }
 
+// A node named late (srun's allocation): the lines after set_prefix carry the name.
+TEST(MultiplexerPrefixed, ANewPrefixAppliesToTheLinesAfterIt) {
+    Fixture f;
+    Multiplexer mux = f.make(true, 1024);
+    NodeOutput& a = mux.add_node("(node 0): ");
+    a.write(Stream::out, "before\n");
+    a.set_prefix("gpu7: ");
+    a.write(Stream::out, "after\n");
+    EXPECT_EQ(f.out.content(), "(node 0): before\ngpu7: after\n");
+}
+
 TEST(MultiplexerPrefixed, APartialLineWaitsForItsNewlineAndGetsOneAtTheEnd) {
     Fixture f;
     Multiplexer mux = f.make(true, 1024);

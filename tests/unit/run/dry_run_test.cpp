@@ -37,5 +37,40 @@ TEST(RenderDryRun, SaysWhenPyTorchWasNotFound) {
                                     "    torchrun x.py\n");
 }
 
+// Every variable the environment flags set, with where it was set, and what they keep from
+// the remote nodes; a local node keeps the launcher's own variables. The log directory too.
+TEST(RenderDryRun, ListsWhatTheEnvironmentFlagsSetOrDropPerNode) {
+    Plan plan;
+    plan.log_dir = "/w/my logs";
+    plan.nodes = {node(0, "localhost", true, std::nullopt), node(1, "node2", false, std::nullopt)};
+    for (NodeCommand& each : plan.nodes) {
+        each.working_directory = "/w";
+        each.argv = {"torchrun", "x.py"};
+        each.environment_changes.set = {{"A", "x y", "-x"}, {"B", "1", "/w/.colossalai_env:3"}};
+        each.environment_changes.dropped = {"NCCL_DEBUG", "NCCL_SOCKET_IFNAME"};
+        each.environment_changes.patterns = {"NCCL_*", "GLOO_SOCKET_IFNAME"};
+    }
+    EXPECT_EQ(render_dry_run(plan),
+              "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n"
+              "logs: '/w/my logs'\n"
+              "[node 0] localhost (local) cwd=/w\n"
+              "    torchrun x.py\n"
+              "    env A='x y'  (-x)\n"
+              "    env B=1  (/w/.colossalai_env:3)\n"
+              "    env: a local node has the launcher's own variables (--env-exclude drops "
+              "nothing here)\n"
+              "[node 1] node2 (ssh) cwd=/w\n"
+              "    torchrun x.py\n"
+              "    env A='x y'  (-x)\n"
+              "    env B=1  (/w/.colossalai_env:3)\n"
+              "    env not passed (--env-exclude 'NCCL_*,GLOO_SOCKET_IFNAME'; the node keeps its "
+              "own): NCCL_DEBUG NCCL_SOCKET_IFNAME\n");
+    plan.nodes[1].environment_changes.dropped.clear();
+    EXPECT_NE(render_dry_run(plan).find("    env: none of the launcher's variables match "
+                                        "--env-exclude 'NCCL_*,GLOO_SOCKET_IFNAME'; the node "
+                                        "keeps its own\n"),
+              std::string::npos);
+}
+
 } // namespace
 } // namespace colossalai::run

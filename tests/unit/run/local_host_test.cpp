@@ -7,6 +7,8 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,18 +60,22 @@ std::string host_name() {
     return buffer;
 }
 
+bool local(LocalHostDetector& detector, const std::string& address) {
+    return detector({address}).at(0);
+}
+
 TEST(LocalHostDetector, KnowsThisMachine) {
-    LocalHostDetector is_local;
+    LocalHostDetector detector;
     std::string name = host_name();
     for (const std::string& text :
          {std::string("localhost"), std::string("127.0.0.1"), std::string("127.0.0.5"),
           std::string("::1"), std::string("0.0.0.0"), name, name.substr(0, name.find('.'))}) {
-        EXPECT_TRUE(is_local(text)) << text;
+        EXPECT_TRUE(local(detector, text)) << text;
     }
 }
 
 TEST(LocalHostDetector, KnowsTheAddressesOfItsInterfaces) {
-    LocalHostDetector is_local;
+    LocalHostDetector detector;
     ifaddrs* interfaces = nullptr;
     ASSERT_EQ(getifaddrs(&interfaces), 0);
     int checked = 0;
@@ -80,7 +86,7 @@ TEST(LocalHostDetector, KnowsTheAddressesOfItsInterfaces) {
         char text[INET_ADDRSTRLEN] = {};
         inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(entry->ifa_addr)->sin_addr, text,
                   sizeof text);
-        EXPECT_TRUE(is_local(text)) << text;
+        EXPECT_TRUE(local(detector, text)) << text;
         ++checked;
     }
     freeifaddrs(interfaces);
@@ -88,13 +94,75 @@ TEST(LocalHostDetector, KnowsTheAddressesOfItsInterfaces) {
 }
 
 TEST(LocalHostDetector, RejectsOtherMachines) {
-    LocalHostDetector is_local;
+    LocalHostDetector detector;
     // TEST-NET addresses (RFC 5737 / 3849): numeric, so no lookup leaves this machine.
     for (const char* text : {"192.0.2.1", "198.51.100.7", "2001:db8::1"}) {
-        EXPECT_FALSE(is_local(text)) << text;
+        EXPECT_FALSE(local(detector, text)) << text;
     }
-    // A name that cannot resolve (.invalid is reserved, RFC 6761) is not local.
-    EXPECT_FALSE(is_local("no-such-host.invalid"));
+}
+
+TEST(LocalHostDetector, AnswersForEveryAddressInOrder) {
+    LocalHostDetector detector(MachineIdentity{{"me"}, {"10.1.2.3"}});
+    EXPECT_EQ(detector({"192.0.2.1", "me", "10.1.2.3", "localhost", "192.0.2.1"}),
+              (std::vector<bool>{false, true, true, true, false}));
+}
+
+const MachineIdentity machine{{"gpu7", "gpu7.example.com"}, {"10.1.2.3", "fe80::1"}};
+
+TEST(LocalWithoutLookup, DecidesFromTheTextAlone) {
+    for (const char* text : {"localhost", "LOCALHOST", "127.0.0.1", "127.1", "::1", "0.0.0.0",
+                             "::", "gpu7", "GPU7.example.com", "10.1.2.3", "::ffff:127.0.0.1"}) {
+        EXPECT_EQ(local_without_lookup(text, machine), std::optional<bool>(true)) << text;
+    }
+    for (const char* text : {"10.1.2.4", "192.0.2.1", "2001:db8::1", "10.9.9.1"}) {
+        EXPECT_EQ(local_without_lookup(text, machine), std::optional<bool>(false)) << text;
+    }
+}
+
+TEST(LocalWithoutLookup, LeavesNamesToTheLookup) {
+    for (const char* text : {"gpu8", "gpu7.other.org", "node1"}) {
+        EXPECT_EQ(local_without_lookup(text, machine), std::nullopt) << text;
+    }
+}
+
+TEST(ResolvesToLocal, AnyLoopbackUnspecifiedOrInterfaceAddress) {
+    EXPECT_TRUE(resolves_to_local({"192.0.2.1", "127.0.1.1"}, machine)); // Debian's host name
+    EXPECT_TRUE(resolves_to_local({"10.1.2.3"}, machine));
+    EXPECT_TRUE(resolves_to_local({"0.0.0.0"}, machine));
+    EXPECT_FALSE(resolves_to_local({"10.1.2.4", "2001:db8::1"}, machine));
+    EXPECT_FALSE(resolves_to_local({}, machine)); // did not resolve
+}
+
+TEST(ResolveConcurrently, AnswersEachNameInOrder) {
+    // Numeric names and localhost (/etc/hosts): no query leaves this machine.
+    auto answers =
+        resolve_concurrently({"127.0.0.1", "localhost", "192.0.2.1"}, std::chrono::seconds(30));
+    ASSERT_EQ(answers.size(), 3u);
+    ASSERT_TRUE(answers[0] && answers[1] && answers[2]);
+    EXPECT_EQ(*answers[0], std::vector<std::string>{"127.0.0.1"});
+    EXPECT_TRUE(resolves_to_local(*answers[1], machine));
+    EXPECT_EQ(*answers[2], std::vector<std::string>{"192.0.2.1"});
+    EXPECT_TRUE(resolve_concurrently({}, std::chrono::seconds(1)).empty());
+}
+
+TEST(ResolveConcurrently, ANameWithoutAnAnswerInTimeHasNone) {
+    auto answers = resolve_concurrently({"127.0.0.1"}, std::chrono::milliseconds(0));
+    ASSERT_EQ(answers.size(), 1u);
+    // Either it answered at once or it did not: never a made-up answer.
+    if (answers[0]) {
+        EXPECT_EQ(*answers[0], std::vector<std::string>{"127.0.0.1"});
+    }
+}
+
+TEST(RouteSource, IsTheLocalEndOfTheRoute) {
+    EXPECT_EQ(route_source("127.0.0.1"), std::optional<std::string>("127.0.0.1"));
+    EXPECT_EQ(route_source("not-an-address"), std::nullopt);
+}
+
+TEST(LocalHostDetector, SourceTowardsAHostIsNeverLoopback) {
+    LocalHostDetector detector;
+    EXPECT_EQ(detector.source_towards("127.0.0.1"), std::nullopt);
+    EXPECT_EQ(detector.source_towards("unresolved-name"), std::nullopt); // not looked up
 }
 
 } // namespace

@@ -1,9 +1,12 @@
 #include "../usage_message.hpp"
+#include "find_local.hpp"
 
 #include "colossalai/run/planner.hpp"
+#include "colossalai/util/error.hpp"
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,9 +28,9 @@ Context context() {
     Context context;
     context.environment = {"PATH=/bin", "PWD=/elsewhere", "NCCL_DEBUG=INFO"};
     context.working_directory = "/work/job";
-    context.is_local = [](std::string_view address) {
+    context.find_local = test::find_local_by([](std::string_view address) {
         return address == "me" || address == "localhost" || address.substr(0, 4) == "127.";
-    };
+    });
     return context;
 }
 
@@ -99,6 +102,139 @@ TEST(MakePlan, MasterIsTheFirstHostWithoutUserOrBrackets) {
     options.host = "bob@[2001:db8::5],me";
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=2001:db8::5");
+}
+
+// An ssh config with `Host gpu*` / `HostName 10.9.9.<n>`, `Host me-alias` / `HostName localhost`.
+std::string host_name(const std::string& alias) {
+    if (alias.rfind("gpu", 0) == 0) {
+        return "10.9.9." + alias.substr(3);
+    }
+    return alias == "me-alias" ? "localhost" : alias;
+}
+
+TEST(MakePlan, MasterIsTheHostNameOfAnSshConfigAlias) {
+    Options options = basic();
+    options.host = "gpu1,alice@gpu2";
+    Context ctx = context();
+    ctx.host_name = host_name;
+    Plan plan = make_plan(options, ctx);
+    for (const NodeCommand& node : plan.nodes) {
+        EXPECT_EQ(node.argv[4], "--master_addr=10.9.9.1");
+    }
+    // SSH still connects to the alias: libssh applies the config's User, Port... for it.
+    EXPECT_EQ(plan.nodes[0].address, "gpu1");
+    EXPECT_EQ(plan.nodes[1].address, "gpu2");
+}
+
+TEST(MakePlan, AHostNameThatIsNoHostIsRefused) {
+    Options options = basic();
+    options.host = "gpu1,gpu2";
+    Context ctx = context();
+    ctx.host_name = [](const std::string&) { return std::string("-oProxyCommand=x"); };
+    EXPECT_EQ(usage_message(options, ctx),
+              "the ssh config's HostName for 'gpu1': invalid host '-oProxyCommand=x': starts "
+              "with '-'");
+}
+
+TEST(MakePlan, LocalityIsDecidedOnTheHostName) {
+    Options options = basic();
+    options.host = "me-alias,gpu2";
+    Context ctx = context();
+    ctx.host_name = host_name;
+    std::vector<std::string> asked;
+    ctx.find_local = [&](const std::vector<std::string>& addresses) {
+        asked = addresses;
+        return std::vector<bool>{true, false};
+    };
+    ctx.source_towards = [](const std::string&) {
+        return std::optional<std::string>("10.9.9.100");
+    };
+    Plan plan = make_plan(options, ctx);
+    EXPECT_EQ(asked, (Words{"localhost", "10.9.9.2"})); // one question for every host
+    EXPECT_TRUE(plan.nodes[0].local);
+    EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=10.9.9.100");
+}
+
+TEST(MakePlan, ALocalLoopbackNode0GivesRemoteNodesARoutableMaster) {
+    Options options = basic();
+    options.host = "localhost,node1,node2";
+    Context ctx = context();
+    std::vector<std::string> towards;
+    ctx.source_towards = [&](const std::string& address) {
+        towards.push_back(address);
+        return std::optional<std::string>("10.0.0.7");
+    };
+    Plan plan = make_plan(options, ctx);
+    for (const NodeCommand& node : plan.nodes) {
+        EXPECT_EQ(node.argv[4], "--master_addr=10.0.0.7");
+    }
+    EXPECT_EQ(towards, Words{"node1"}); // the route to the first remote node
+    EXPECT_TRUE(plan.warnings.empty());
+}
+
+TEST(MakePlan, ALocalLoopbackNode0WithoutARouteIsRefused) {
+    Options options = basic();
+    options.host = "127.0.0.1,node1";
+    Context ctx = context();
+    ctx.source_towards = [](const std::string&) { return std::optional<std::string>(); };
+    try {
+        make_plan(options, ctx);
+        FAIL() << "no error";
+    } catch (const Error& error) {
+        EXPECT_EQ(error.kind(), Error::Kind::runtime);
+        EXPECT_EQ(std::string(error.what()),
+                  "node 0 '127.0.0.1' is this machine, and no address of it on the way to "
+                  "'node1' was found (does 'node1' resolve?); set --master_addr to an address "
+                  "every node can reach");
+    }
+}
+
+TEST(MakePlan, ALoopbackNode0ReachedOverSshStillGetsARoutableMaster) {
+    Options options = basic();
+    options.host = "root@localhost,127.0.0.2,node1";
+    Context ctx = context();
+    ctx.source_towards = [](const std::string& address) {
+        EXPECT_EQ(address, "node1"); // the first node on another machine
+        return std::optional<std::string>("10.0.0.7");
+    };
+    Plan plan = make_plan(options, ctx);
+    EXPECT_FALSE(plan.nodes[0].local);
+    EXPECT_EQ(plan.nodes[2].argv[4], "--master_addr=10.0.0.7");
+}
+
+TEST(MakePlan, AllLocalNodesKeepALoopbackMaster) {
+    Options options = basic();
+    options.host = "localhost,root@127.0.0.1";
+    Context ctx = context();
+    ctx.source_towards = [](const std::string&) -> std::optional<std::string> {
+        ADD_FAILURE() << "no route is needed";
+        return std::nullopt;
+    };
+    EXPECT_EQ(make_plan(options, ctx).nodes[1].argv[4], "--master_addr=localhost");
+}
+
+TEST(MakePlan, ANamedLocalNode0StaysTheMaster) {
+    Options options = basic();
+    options.host = "me,node1";
+    EXPECT_EQ(make_plan(options, context()).nodes[1].argv[4], "--master_addr=me");
+}
+
+TEST(MakePlan, SlurmNeitherReadsTheSshConfigNorLooksUpHosts) {
+    Options options = basic();
+    options.host = "gpu1,gpu2";
+    options.launcher = Launcher::slurm;
+    Context ctx = context();
+    ctx.host_name = [](const std::string& alias) -> std::string {
+        ADD_FAILURE() << "ssh config read for " << alias;
+        return alias;
+    };
+    ctx.find_local = [](const std::vector<std::string>&) -> std::vector<bool> {
+        ADD_FAILURE() << "hosts looked up";
+        return {};
+    };
+    Plan plan = make_plan(options, ctx);
+    EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=gpu1");
+    EXPECT_FALSE(plan.nodes[0].local);
 }
 
 TEST(MakePlan, OneRemoteNodeKeepsTheDefaultMaster) {
@@ -301,6 +437,50 @@ TEST(MakePlan, EscapesTheHostfileNameInMessages) {
     options.exclude = "n1";
     options.hostfile = "h\xff";
     EXPECT_EQ(usage_message(options, ctx), "--exclude: no host of the hostfile h\\xff is left");
+}
+
+// --env-file, -x and --env-exclude reach every node's command: the remote environment has
+// them, and each node carries the changes for a local start (and for srun).
+TEST(MakePlan, EnvironmentFlagsChangeEveryNodesEnvironment) {
+    Options options = basic();
+    options.host = "me,node2";
+    options.exports = {"A=1"};
+    options.env_exclude = {"NCCL_*"};
+    Context ctx = context();
+    ctx.env_files = {{"/work/job/.colossalai_env", "FROM_FILE=yes\n"}};
+    Plan plan = make_plan(options, ctx);
+    ASSERT_EQ(plan.nodes.size(), 2u);
+    for (const NodeCommand& node : plan.nodes) {
+        EXPECT_EQ(node.environment,
+                  (std::vector<EnvVar>{{"A", "1"}, {"FROM_FILE", "yes"}, {"PATH", "/bin"}}));
+        EXPECT_EQ(node.environment_changes.set,
+                  (std::vector<EnvSetting>{{"A", "1", "-x"},
+                                           {"FROM_FILE", "yes", "/work/job/.colossalai_env:1"}}));
+        EXPECT_EQ(node.environment_changes.dropped, (Words{"NCCL_DEBUG"}));
+    }
+    // The default file (no --env-file) is named once before anything starts.
+    EXPECT_EQ(plan.notices,
+              (Words{"setting the variables of /work/job/.colossalai_env on every node"}));
+    options.env_files = {"/work/job/.colossalai_env"};
+    EXPECT_TRUE(make_plan(options, ctx).notices.empty());
+}
+
+TEST(MakePlan, ABadEnvironmentFlagIsAUsageError) {
+    Options options = basic();
+    options.exports = {"PPID=1"};
+    EXPECT_EQ(usage_message(options, context()),
+              "-x: 'PPID' is a read-only shell variable; it cannot be passed to a node");
+    options.exports = {};
+    Context ctx = context();
+    ctx.env_files = {{"e", "ok=1\nnot ok\n"}};
+    EXPECT_EQ(usage_message(options, ctx), "e:2: expected NAME=VALUE, found 'not ok'");
+}
+
+TEST(MakePlan, KeepsTheLogDirectory) {
+    Context ctx = context();
+    ctx.log_dir = "/work/job/logs";
+    EXPECT_EQ(make_plan(basic(), ctx).log_dir, "/work/job/logs");
+    EXPECT_EQ(make_plan(basic(), context()).log_dir, std::nullopt);
 }
 
 } // namespace

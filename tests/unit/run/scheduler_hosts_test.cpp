@@ -1,4 +1,5 @@
 #include "../usage_message.hpp"
+#include "find_local.hpp"
 
 #include "colossalai/run/planner.hpp"
 #include "colossalai/run/scheduler_hosts.hpp"
@@ -129,7 +130,8 @@ Context allocation(std::vector<std::string> environment) {
     Context context;
     context.environment = std::move(environment);
     context.working_directory = "/job";
-    context.is_local = [](std::string_view address) { return address == "node1"; };
+    context.find_local =
+        test::find_local_by([](std::string_view address) { return address == "node1"; });
     return context;
 }
 

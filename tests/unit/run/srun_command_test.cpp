@@ -1,10 +1,12 @@
 #include "../usage_message.hpp"
+#include "find_local.hpp"
 
 #include "colossalai/run/planner.hpp"
 #include "colossalai/run/srun_command.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/quote.hpp"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -69,10 +71,11 @@ TEST(SrunTaskScript, RefusesCommandsThatDifferInMoreThanTheRank) {
     EXPECT_THROW(srun_task_script(nodes), Error);
 }
 
-// The script, run by a real /bin/sh as the task on `node` (printf stands in for torchrun).
-std::string run_task(const std::vector<NodeCommand>& nodes, const std::string& node) {
-    std::string command = "SLURMD_NODENAME=" + util::shell_quote(node) + " /bin/sh -c " +
-                          util::shell_quote(srun_task_script(nodes)) + " colossalai-task 2>&1";
+// A task's script run by a real /bin/sh with `variables` (what Slurm sets for a task, as shell
+// assignments); printf stands in for torchrun.
+std::string run_script(const std::string& script, const std::string& variables) {
+    std::string command =
+        variables + " /bin/sh -c " + util::shell_quote(script) + " colossalai-task 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");
     std::string out;
     char buffer[4096];
@@ -81,6 +84,11 @@ std::string run_task(const std::vector<NodeCommand>& nodes, const std::string& n
     }
     ::pclose(pipe);
     return out;
+}
+
+// As the task on `node`.
+std::string run_task(const std::vector<NodeCommand>& nodes, const std::string& node) {
+    return run_script(srun_task_script(nodes), "SLURMD_NODENAME=" + util::shell_quote(node));
 }
 
 TEST(SrunTaskScript, RunsItsNodesCommandBetweenTheMarkers) {
@@ -92,15 +100,61 @@ TEST(SrunTaskScript, RunsItsNodesCommandBetweenTheMarkers) {
     std::string start = std::string(task_start_marker);
     std::string exit = std::string(task_exit_marker);
     EXPECT_EQ(run_task(nodes, "node-a"),
-              start + "1\n" + start + "1\n" +
+              start + "1 node-a\n" + start + "1 node-a\n" +
                   "[--nnodes=2][--node_rank=1][--master_addr=node-b]['$(id)'][a b][`x`]" + exit +
                   "0\n" + exit + "0\n");
     nodes[0].argv[0] = "false";
     nodes[1].argv[0] = "false";
     EXPECT_EQ(run_task(nodes, "node-b"),
-              start + "0\n" + start + "0\n" + exit + "1\n" + exit + "1\n");
+              start + "0 node-b\n" + start + "0 node-b\n" + exit + "1\n" + exit + "1\n");
     EXPECT_NE(run_task(nodes, "node-c").find("the Slurm node 'node-c' is not one of the run's"),
               std::string::npos);
+}
+
+// The allocated form, with what Slurm sets for a task.
+std::string run_allocated_task(const std::vector<NodeCommand>& nodes,
+                               const std::string& variables) {
+    return run_script(srun_task_script(nodes, true), variables);
+}
+
+TEST(SrunTaskScript, AllocatedTakesTheRankAndMasterFromSlurm) {
+    std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+    for (NodeCommand& node : nodes) {
+        node.host = fmt::format("(node {})", node.rank);
+        node.argv[3] = "--master_addr=(node 0)";
+        node.argv[0] = "printf";
+        node.argv.insert(node.argv.begin() + 1, "[%s]");
+    }
+    std::string start = std::string(task_start_marker);
+    std::string exit = std::string(task_exit_marker);
+    EXPECT_EQ(run_allocated_task(nodes, "SLURM_NODEID=1 SLURMD_NODENAME=gpu-b7 "
+                                        "SLURM_STEP_NODELIST='gpu-a[001-004,010],gpu-b7'"),
+              start + "1 gpu-b7\n" + start + "1 gpu-b7\n" +
+                  "[--nnodes=2][--node_rank=1][--master_addr=gpu-a001][x.py]" + exit + "0\n" +
+                  exit + "0\n");
+    EXPECT_NE(run_allocated_task(nodes, "SLURM_STEP_NODELIST='r[1-2]n[01-04]' SLURM_NODEID=0")
+                  .find("[--node_rank=0][--master_addr=r1n01]"),
+              std::string::npos);
+    EXPECT_NE(run_allocated_task(nodes, "SLURMD_NODENAME=x")
+                  .find("colossalai: no node id from Slurm (SLURM_NODEID='')"),
+              std::string::npos);
+}
+
+TEST(ParseTaskStart, RankAndNodeName) {
+    auto start = parse_task_start(std::string(task_start_marker) + "3 node7");
+    ASSERT_TRUE(start);
+    EXPECT_EQ(start->rank, 3);
+    EXPECT_EQ(start->node, "node7");
+    start = parse_task_start(std::string(task_start_marker) + "0 ");
+    ASSERT_TRUE(start);
+    EXPECT_EQ(start->node, "");
+    start = parse_task_start(std::string(task_start_marker) + "12");
+    ASSERT_TRUE(start);
+    EXPECT_EQ(start->rank, 12);
+    for (std::string text : {std::string(task_start_marker), std::string(task_start_marker) + "x 1",
+                             std::string("colossalai-task-start 1 n")}) {
+        EXPECT_FALSE(parse_task_start(text)) << text;
+    }
 }
 
 TEST(ParseLabelledLine, TakesSrunsTaskLabel) {
@@ -116,6 +170,20 @@ TEST(ParseLabelledLine, TakesSrunsTaskLabel) {
          {"srun: error: node2: task 1: Exited", "", "   ", "3:x", "-1: x", "1234567890: x"}) {
         EXPECT_FALSE(parse_labelled_line(text)) << text;
     }
+}
+
+TEST(SrunNotice, EveryLineOfSrunsReadsAsSrunsOnALineOfItsOwn) {
+    EXPECT_EQ(srun_notice("srun: error: node2: task 1: Exited with exit code 3"),
+              "colossalai: srun: error: node2: task 1: Exited with exit code 3\n");
+    EXPECT_EQ(srun_notice("srun: Job step aborted: Waiting up to 32 seconds for job step to "
+                          "finish.\r"),
+              "colossalai: srun: Job step aborted: Waiting up to 32 seconds for job step to "
+              "finish.\n");
+    EXPECT_EQ(srun_notice("task 3: not started"), "colossalai: srun: task 3: not started\n");
+    // Text from a node cannot move the cursor or end the line early; UTF-8 stays readable.
+    EXPECT_EQ(srun_notice("srun: \x1b[2Kn\u00f6de\rnode1: forged"),
+              "colossalai: srun: \\x1b[2Kn\u00f6de\\x0dnode1: forged\n");
+    EXPECT_EQ(srun_notice(""), "colossalai: srun: \n");
 }
 
 TEST(ParseMarker, ReadsTheNumberAfterTheMarker) {
@@ -140,7 +208,7 @@ Context slurm_context() {
     Context context;
     context.environment = {"PATH=/bin"};
     context.working_directory = "/work/job";
-    context.is_local = [](std::string_view) { return true; };
+    context.find_local = test::find_local_by([](std::string_view) { return true; });
     return context;
 }
 
@@ -154,11 +222,38 @@ TEST(PlanSrun, EveryNodeIsATaskOfOneSrun) {
     EXPECT_EQ(plan.srun_command, build_srun_command(plan.nodes, {"-p", "gpu"}));
 }
 
+// Outside an allocation with --num_nodes and no hosts: srun allocates any N nodes, which the
+// tasks name; the plan's hosts are placeholders and the master address is the step's first node.
+TEST(PlanSrun, NumNodesWithoutHostsLetsSrunAllocate) {
+    Options options = slurm_options();
+    options.num_nodes = 2;
+    Plan plan = make_plan(options, slurm_context());
+    ASSERT_EQ(plan.nodes.size(), 2u);
+    EXPECT_TRUE(plan.srun_allocates);
+    EXPECT_EQ(plan.nodes[1].host, "(node 1)");
+    EXPECT_FALSE(plan.nodes[0].local);
+    EXPECT_EQ(plan.notices,
+              Words{"srun allocates 2 nodes; each is named by its task when it starts"});
+    EXPECT_EQ(plan.srun_command, build_srun_command(plan.nodes, {}, true));
+    EXPECT_EQ(Words(plan.srun_command.begin(), plan.srun_command.begin() + 6),
+              (Words{"srun", "--nodes=2", "--ntasks=2", "--ntasks-per-node=1",
+                     "--kill-on-bad-exit=0", "--label"}));
+}
+
 TEST(PlanSrun, RefusesWhatSrunCannotDo) {
     Options options = slurm_options();
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
-              "--launcher slurm needs the nodes: --host or --hostfile, or run it inside a Slurm "
-              "allocation (salloc, sbatch)");
+              "--launcher slurm needs the nodes: --num_nodes N (srun allocates them), --host or "
+              "--hostfile, or run it inside a Slurm allocation (salloc, sbatch)");
+    options.num_nodes = 100001;
+    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+              "--num_nodes '100001': more than 100000 nodes");
+    options.num_nodes = 2;
+    options.exclude = "node1";
+    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+              "--exclude needs --hostfile (or the hosts of a Slurm or PBS job)");
+    options.exclude.reset();
+    options.num_nodes.reset();
     options.host = "me@node1";
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
               "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "

@@ -116,7 +116,7 @@ TEST(SlurmTransport, SplitsSrunsLabelledOutputByTheTasksNodeRank) {
         EXPECT_EQ(output.out_closed, 1);
         EXPECT_EQ(output.err_closed, 1);
     }
-    EXPECT_EQ(run.notices, "srun: error: node2: task 0: Exited with exit code 3\n");
+    EXPECT_EQ(run.notices, "colossalai: srun: error: node2: task 0: Exited with exit code 3\n");
     ASSERT_TRUE(run.results[0] && run.results[1]);
     EXPECT_TRUE(run.results[0]->success());
     EXPECT_EQ(*run.results[1], job::Outcome::exited(3));
@@ -157,7 +157,7 @@ TEST(SlurmTransport, ATaskWithoutAnExitStatusFailsWithSrunsStatus) {
 
 TEST(SlurmTransport, ALineOfATaskWithoutAStartMarkerIsANotice) {
     StepRun run = run_step(labelled(0, "early") + "exit 2\n", 1);
-    EXPECT_EQ(run.notices, "task 0: early\n");
+    EXPECT_EQ(run.notices, "colossalai: srun: task 0: early\n");
     ASSERT_TRUE(run.results[0]);
     // The task never reported its start or end: srun's status is all there is.
     EXPECT_EQ(*run.results[0],

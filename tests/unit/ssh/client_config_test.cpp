@@ -129,6 +129,16 @@ TEST(ClientConfig, AKeywordOfAnotherHostIsNotChecked) {
     EXPECT_NO_THROW(parse("Host other\n  StrictHostKeyChecking maybe\n"));
 }
 
+TEST(HostNameOf, TheFirstHostNameForTheAliasWithPercentH) {
+    const std::string text = "Host gpu1\n  HostName 10.9.9.1\nHost gpu*\n  HostName %h.cluster\n"
+                             "Host *\n  HostName ignored\n";
+    EXPECT_EQ(host_name_of("gpu1", parse(text, "gpu1")), "10.9.9.1");
+    EXPECT_EQ(host_name_of("gpu2", parse(text, "gpu2")), "gpu2.cluster");
+    EXPECT_EQ(host_name_of("node1", parse(text, "node1")), "ignored");
+    EXPECT_EQ(host_name_of("node1", parse("Host gpu1\n  HostName 10.9.9.1\n")), "node1");
+    EXPECT_EQ(host_name_of("n", parse("HostName %h-%%-%x\n", "n")), "n-%-%x");
+}
+
 TEST(ExpandPath, TokensAsOpenSsh) {
     PathTokens tokens{"/home/ann", "ann", "node1", "root"};
     EXPECT_EQ(expand_path("~/.ssh/id_ed25519", tokens), "/home/ann/.ssh/id_ed25519");

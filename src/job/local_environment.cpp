@@ -1,0 +1,41 @@
+#include "colossalai/job/local_environment.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+extern char** environ;
+
+namespace colossalai::job {
+
+std::vector<std::string> local_environment(const std::vector<std::string>& entries,
+                                           const EnvironmentChanges& changes, bool drop) {
+    auto set_here = [&](std::string_view name) {
+        return std::any_of(changes.set.begin(), changes.set.end(),
+                           [&](const EnvSetting& setting) { return setting.name == name; });
+    };
+    auto dropped = [&](std::string_view name) {
+        return drop && std::find(changes.dropped.begin(), changes.dropped.end(), name) !=
+                           changes.dropped.end();
+    };
+    std::vector<std::string> result;
+    for (const std::string& entry : entries) {
+        std::string_view name = std::string_view(entry).substr(0, entry.find('='));
+        if (!dropped(name) && !set_here(name)) {
+            result.push_back(entry);
+        }
+    }
+    for (const EnvSetting& setting : changes.set) {
+        result.push_back(setting.name + "=" + setting.value);
+    }
+    return result;
+}
+
+std::vector<std::string> local_environment(const EnvironmentChanges& changes, bool drop) {
+    std::vector<std::string> entries;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        entries.emplace_back(*entry);
+    }
+    return local_environment(entries, changes, drop);
+}
+
+} // namespace colossalai::job

@@ -1,0 +1,268 @@
+// A node's job over SSH from connect to its end, through the fake libssh: connect, the node
+// wrapper's preflight answer, go, both streams, the node's close with an exit status or signal, and
+// the ways it fails.
+
+#include "fake_node.hpp"
+
+#include "colossalai/job/preflight.hpp"
+#include "colossalai/ssh/remote_command.hpp"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+namespace colossalai::ssh::fake {
+namespace {
+
+using output::Stream;
+
+TEST(SshProcessLifecycle, ReadyOnceTheWrapperPassedItsChecksThenWaitsForGo) {
+    Script script;
+    script.answer.reset();
+    FakeNode node(script);
+    ASSERT_TRUE(node.libssh.await_wrapper_started());
+    EXPECT_EQ(node.libssh.command(), remote); // the wrapper runs its checks before go
+    EXPECT_FALSE(node.process->ready());      // no answer yet
+    node.libssh.arrive({out(ready_answer)});
+    node.await_worker();
+    EXPECT_TRUE(node.process->ready());
+    EXPECT_FALSE(node.ended());
+    EXPECT_TRUE(node.wanted().empty());            // nothing to wait for until go()
+    EXPECT_EQ(node.libssh.written(), environment); // no go line: the job is not started
+    EXPECT_EQ(node.libssh.timeout_seconds(), 7);   // --ssh-timeout reaches libssh's connect
+}
+
+TEST(SshProcessLifecycle, GoSendsTheGoLineAfterTheEnvironment) {
+    FakeNode node;
+    node.start_running();
+    EXPECT_EQ(node.libssh.command(), remote);
+    EXPECT_EQ(node.libssh.written(), environment + std::string(go_line));
+    EXPECT_EQ(node.events(), POLLIN); // nothing to write: no POLLOUT
+}
+
+TEST(SshProcessLifecycle, LinesBeforeTheAnswerAreSkipped) {
+    // A start-up file's banner: neither the answer nor the job's output (it has not started).
+    Script script;
+    script.answer = "banner\n" + ready_answer;
+    FakeNode node(script);
+    node.start_running();
+    ASSERT_TRUE(node.settle());
+    EXPECT_FALSE(node.ended()) << node.said();
+    EXPECT_EQ(node.output.text(Stream::out), "");
+}
+
+TEST(SshProcessLifecycle, BothStreamsThenTheExitStatus) {
+    FakeNode node;
+    node.start_running();
+    node.libssh.arrive({out("hello\n")});
+    node.libssh.arrive({err("warning\n"), out("world\n")});
+    ASSERT_TRUE(node.settle());
+    EXPECT_FALSE(node.ended());
+    EXPECT_EQ(node.output.text(Stream::out), "hello\nworld\n");
+    EXPECT_EQ(node.output.text(Stream::err), "warning\n");
+
+    node.libssh.arrive({eof(), exit_status(3), close()});
+    ASSERT_TRUE(node.settle());
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(3));
+    EXPECT_TRUE(node.output.closed(Stream::out));
+    EXPECT_TRUE(node.output.closed(Stream::err));
+    EXPECT_TRUE(node.libssh.freed());
+}
+
+TEST(SshProcessLifecycle, ExitBySignal) {
+    FakeNode node;
+    node.start_running();
+    node.libssh.arrive({out("bye\n"), exit_signal("TERM"), eof(), close()});
+    ASSERT_TRUE(node.settle());
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome(), job::Outcome::killed(SIGTERM));
+    EXPECT_EQ(node.output.text(Stream::out), "bye\n");
+}
+
+TEST(SshProcessLifecycle, CloseWithoutAnExitStatusIsAnError) {
+    FakeNode node;
+    node.start_running();
+    node.libssh.arrive({eof(), close()});
+    ASSERT_TRUE(node.settle());
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::connection_lost("connection closed without an exit status"));
+}
+
+TEST(SshProcessLifecycle, ConnectionLostMidRun) {
+    FakeNode node;
+    node.start_running();
+    node.libssh.arrive({out("step 1\n")});
+    ASSERT_TRUE(node.settle());
+    node.libssh.arrive({reset("Socket error: Connection reset by peer")});
+    ASSERT_TRUE(node.settle());
+    EXPECT_EQ(node.outcome(), job::Outcome::connection_lost(
+                                  "connection lost: Socket error: Connection reset by peer"));
+    EXPECT_EQ(node.output.text(Stream::out), "step 1\n");
+    EXPECT_TRUE(node.output.closed(Stream::out));
+}
+
+TEST(SshProcessLifecycle, ConnectionLostAfterTheExitStatusIsTheEnd) {
+    // sshd closes right after the exit status: a failed read then is not a lost connection.
+    FakeNode node;
+    node.start_running();
+    node.libssh.arrive({exit_status(0), reset("Socket error: disconnected")});
+    ASSERT_TRUE(node.settle());
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(0));
+}
+
+// ssh_connect fails with libssh's `error`.
+Script connect_fails(std::string error) {
+    Script script;
+    script.connect_rc = SSH_ERROR;
+    script.connect_error = std::move(error);
+    return script;
+}
+
+TEST(SshProcessConnectFailure, RefusedConnection) {
+    FakeNode node(connect_fails("Connection refused"));
+    node.await_worker();
+    EXPECT_TRUE(node.process->ready()); // ended: the launcher stops waiting for it
+    EXPECT_EQ(node.outcome(), job::Outcome::connect_failed("connection refused (node1 port 22)"));
+}
+
+TEST(SshProcessConnectFailure, TimedOut) {
+    FakeNode node(connect_fails("Timeout connecting to node1"));
+    node.await_worker();
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::connect_failed("connection timed out after 7 s (node1 port 22)"));
+}
+
+TEST(SshProcessConnectFailure, UnknownHostKey) {
+    Script script;
+    script.known = SSH_KNOWN_HOSTS_UNKNOWN;
+    FakeNode node(script);
+    node.await_worker();
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome()->kind(), job::Outcome::Kind::connect_failed);
+    EXPECT_NE(node.reason().find("unknown host node1 port 22"), std::string::npos) << node.said();
+    EXPECT_EQ(node.libssh.command(), "");
+}
+
+TEST(SshProcessConnectFailure, LoginRefused) {
+    Script script;
+    script.auth_none_rc = SSH_AUTH_DENIED;
+    script.auth_auto_rc = SSH_AUTH_DENIED;
+    FakeNode node(script);
+    node.await_worker();
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome()->kind(), job::Outcome::Kind::connect_failed);
+    EXPECT_EQ(node.reason().rfind("authentication failed for tester@node1", 0), 0u) << node.said();
+}
+
+TEST(SshProcessConnectFailure, CommandRefused) {
+    Script script;
+    script.exec_rc = SSH_ERROR;
+    FakeNode node(script);
+    node.await_worker();
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::connect_failed("cannot start the remote command: exec refused"));
+}
+
+TEST(SshProcessConnectFailure, WrapperEndedWithoutAnAnswer) {
+    Script script;
+    script.answer.reset();
+    FakeNode node(script);
+    ASSERT_TRUE(node.libssh.await_wrapper_started());
+    node.libssh.arrive({eof(), exit_status(125), close()});
+    node.await_worker();
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome()->kind(), job::Outcome::Kind::connect_failed);
+    EXPECT_EQ(node.reason().rfind("the node wrapper ended before its preflight checks", 0), 0u)
+        << node.said();
+}
+
+TEST(SshProcessPreflight, AFailedCheckEndsTheNodeAsCannotRunWithoutGo) {
+    Script script;
+    script.answer = "\036colossalai-failed command\n";
+    FakeNode node(script);
+    node.await_worker();
+    EXPECT_TRUE(node.process->ready()); // ended: the launcher stops waiting for it
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::cannot_run(
+                  job::describe(job::PreflightFailure{job::PreflightCheck::command, "torchrun"}),
+                  job::preflight_exit_status));
+    node.process->go(); // the launcher's fail-fast may still call it: nothing happens
+    EXPECT_EQ(node.libssh.written(), environment);
+}
+
+TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
+    FakeNode node;
+    node.await_worker();
+    node.process->signal(SIGTERM);
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
+    node.process->go(); // the launcher's fail-fast may still call it: nothing happens
+    EXPECT_TRUE(node.wanted().empty());
+    EXPECT_EQ(node.libssh.written(), environment); // no go line
+    node.process.reset();
+    EXPECT_TRUE(node.libssh.freed()); // the wrapper reads EOF instead of go: it starts nothing
+}
+
+TEST(SshProcessStop, SignalWhileTheConnectionWaitsForAWorkerStartsNothing) {
+    FakeNode node{WorkerHeld{}};
+    node.process->signal(SIGINT);
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
+    node.release_worker();
+    node.await_idle_worker();
+    EXPECT_EQ(node.libssh.command(), "");
+    EXPECT_EQ(node.libssh.written(), "");
+}
+
+TEST(SshProcessStop, SignalWhileAwaitingThePreflightAnswerStartsNothing) {
+    Script script;
+    script.answer.reset();
+    FakeNode node(script);
+    ASSERT_TRUE(node.libssh.await_wrapper_started()); // the wrapper runs its checks
+    node.process->signal(SIGTERM);
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
+    node.libssh.arrive({out(ready_answer)}); // the checks pass after all
+    node.await_idle_worker();
+    node.process->go();
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
+    EXPECT_EQ(node.libssh.written(), environment); // no go line
+    node.process.reset();
+    EXPECT_TRUE(node.libssh.freed()); // the wrapper reads EOF instead of go: it starts nothing
+}
+
+TEST(SshProcessStop, SignalWhileRunningSendsItsControlLine) {
+    FakeNode node;
+    node.start_running();
+    node.process->signal(SIGTERM);
+    EXPECT_EQ(node.written_after_go(), control_line(SIGTERM).value());
+    EXPECT_FALSE(node.ended()); // the job ends when the node says so
+}
+
+TEST(SshProcessStop, LauncherStoppingSendsPause) {
+    FakeNode node;
+    node.start_running();
+    node.process->launcher_stopping();
+    EXPECT_EQ(node.written_after_go(), pause_line);
+}
+
+TEST(SshProcessStop, AbandonWhileRunningClosesTheConnection) {
+    FakeNode node;
+    node.start_running();
+    node.process->abandon();
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::abandoned("did not end after SIGKILL; connection closed"));
+    EXPECT_TRUE(node.libssh.freed());
+    EXPECT_TRUE(node.output.closed(Stream::out));
+    EXPECT_TRUE(node.output.closed(Stream::err));
+    EXPECT_TRUE(node.wanted().empty());
+}
+
+TEST(SshProcessStop, AbandonWhileConnecting) {
+    FakeNode node;
+    node.process->abandon();
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::abandoned("connection not established in time; given up"));
+}
+
+} // namespace
+} // namespace colossalai::ssh::fake
