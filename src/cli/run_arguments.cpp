@@ -33,6 +33,8 @@ constexpr LauncherOption launcher_options[] = {
     {"--strict-host-key-checking", true},
     {"--launcher", true},
     {"--srun-args", true},
+    {"--network-interface", true},
+    {"--python", true},
     {"--env-file", true},
     {"--env-exclude", true},
     {"--log-dir", true},

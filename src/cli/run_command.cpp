@@ -94,6 +94,11 @@ CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
     add("--srun-args", "ARGS",
         "With --launcher slurm: more srun options, as a shell would split them "
         "(\"--partition gpu --time 1:00:00\")");
+    add("--network-interface", "IFACE[,IFACE...]",
+        "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "
+        "GLOO_SOCKET_IFNAME; ^ and = as NCCL reads them); each node checks they exist");
+    add("--python", "PATH",
+        "Nodes run PATH -m torch.distributed.run instead of torchrun (a conda or venv Python)");
     add("-x", "NAME[=VALUE]",
         "Set a variable on every node, or pass on the launcher's value of NAME (repeatable; "
         "wins over --env-file and --env-exclude)");
@@ -164,6 +169,10 @@ run::Options finish_run_command(const RunArguments& arguments) {
             options.launcher = value == "ssh" ? run::Launcher::ssh : run::Launcher::slurm;
         } else if (name == "--srun-args") {
             options.srun_args = value;
+        } else if (name == "--network-interface") {
+            options.network_interface = value;
+        } else if (name == "--python") {
+            options.python = value;
         } else if (name == "-x") {
             options.exports.push_back(value);
         } else if (name == "--env-file") {

@@ -2,11 +2,13 @@
 
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/job/local_environment.hpp"
+#include "colossalai/job/local_preflight.hpp"
 #include "colossalai/util/error.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -23,7 +25,7 @@ using output::Stream;
 // A job that could not be started: its result is known at once.
 class FailedProcess : public Process {
 public:
-    explicit FailedProcess(std::string error) : m_result(Outcome::cannot_run(std::move(error))) {}
+    explicit FailedProcess(Outcome result) : m_result(std::move(result)) {}
     void collect_fds(std::vector<pollfd>&) override {}
     void process_events(std::span<const pollfd>) override {}
     void signal(int) override {}
@@ -240,7 +242,7 @@ std::unique_ptr<Process> start_local_job(const SpawnRequest& request, output::No
     try {
         return std::make_unique<LocalProcess>(exec::spawn_job(request), output, kill_grace);
     } catch (const Error& e) {
-        return std::make_unique<FailedProcess>(e.what());
+        return std::make_unique<FailedProcess>(Outcome::cannot_run(e.what()));
     }
 }
 
@@ -252,8 +254,30 @@ std::unique_ptr<Process> LocalTransport::start(const NodeCommand& command,
     // A local job gets the launcher's whole environment, as if torchrun had been typed here:
     // the filtered `command.environment` exists to carry values to other machines, without
     // this machine's HOME, USER, DISPLAY... which are right here. What -x and --env-file set
-    // goes on top; --env-exclude drops nothing: the launcher's values are this node's own.
-    request.environment = local_environment(command.environment_changes, false);
+    // goes on top; --env-exclude drops nothing: the launcher's values are this node's own. The
+    // values of the launcher's flags (--network-interface) win over all of these.
+    std::vector<std::string> environment = local_environment(command.environment_changes, false);
+    for (const std::string& entry : environment) {
+        std::string_view text(entry);
+        bool overridden =
+            std::any_of(command.flag_environment.begin(), command.flag_environment.end(),
+                        [&](const EnvVar& variable) {
+                            return text.size() > variable.first.size() &&
+                                   text.substr(0, variable.first.size()) == variable.first &&
+                                   text[variable.first.size()] == '=';
+                        });
+        if (!overridden) {
+            request.environment.push_back(entry);
+        }
+    }
+    for (const auto& [name, value] : command.flag_environment) {
+        request.environment.push_back(name + "=" + value);
+    }
+    // A node is ready only when its checks pass; a failed one starts nothing anywhere.
+    if (std::optional<PreflightFailure> failure = local_preflight(command, request.environment)) {
+        return std::make_unique<FailedProcess>(
+            Outcome::cannot_run(describe(*failure), preflight_exit_status));
+    }
     return std::make_unique<PendingLocalProcess>(std::move(request), output, m_kill_grace);
 }
 

@@ -6,6 +6,7 @@
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_command.hpp"
 #include "colossalai/run/local_host.hpp"
+#include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
 #include "colossalai/run/scheduler_hosts.hpp"
 #include "colossalai/run/selection.hpp"
@@ -243,6 +244,14 @@ Plan make_plan(const Options& options, const Context& context) {
     LaunchSpec spec;
     spec.form = launcher_form(torch);
     spec.python = context.python.value_or("python3");
+    if (options.python) {
+        // The interpreter the nodes run: `-m torch.distributed.run` works where no torchrun
+        // script is on the node's PATH.
+        spec.python = *options.python;
+        if (spec.form == LauncherForm::torchrun) {
+            spec.form = LauncherForm::distributed_run;
+        }
+    }
     spec.nproc_per_node = resolve_nproc_per_node(options.nproc_per_node, hosts, source.source,
                                                  spec.form, plan.torch_version);
     spec.nnodes = static_cast<int>(hosts.size());
@@ -268,6 +277,16 @@ Plan make_plan(const Options& options, const Context& context) {
         plan_environment({context.env_files, options.exports, options.env_exclude},
                          context.environment, launcher_environment);
     std::vector<EnvVar> environment = remote_environment(launcher_environment, changes);
+    job::Preflight preflight{spec.master_addr, {}};
+    std::vector<EnvVar> flag_environment;
+    if (options.network_interface) {
+        NetworkInterfaces interfaces = parse_network_interfaces(*options.network_interface);
+        preflight.interfaces = interfaces.required;
+        flag_environment.emplace_back("NCCL_SOCKET_IFNAME", interfaces.nccl);
+        if (interfaces.gloo) {
+            flag_environment.emplace_back("GLOO_SOCKET_IFNAME", *interfaces.gloo);
+        }
+    }
     for (size_t rank = 0; rank < hosts.size(); ++rank) {
         const Host& host = hosts[rank];
         spec.node_rank = static_cast<int>(rank);
@@ -278,6 +297,8 @@ Plan make_plan(const Options& options, const Context& context) {
         node.argv = build_launch_command(spec);
         node.environment = environment;
         node.environment_changes = changes;
+        node.flag_environment = flag_environment;
+        node.preflight = preflight;
         node.working_directory = context.working_directory;
         node.ssh_port = options.ssh_port;
         node.user = host.user;

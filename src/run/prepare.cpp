@@ -38,6 +38,24 @@ std::map<std::string, std::string> environment_map() {
     return variables;
 }
 
+// --python PATH names the nodes' interpreter. Where it also exists here (a shared file system,
+// the same image), its PyTorch chooses the command form; elsewhere a current PyTorch is assumed.
+void find_given_python(const std::string& interpreter, Context& context) {
+    if (interpreter.find('/') == std::string::npos || ::access(interpreter.c_str(), X_OK) != 0) {
+        return;
+    }
+    const char* path = std::getenv("PATH");
+    python::Lookup lookup{path != nullptr ? path : "", context.working_directory,
+                          environment_map()};
+    python::Discovery discovery = python::discover(interpreter, lookup);
+    if (discovery.environment) {
+        if (std::optional<std::filesystem::path> torch =
+                python::find_package(*discovery.environment, "torch")) {
+            context.torch_version = python::read_torch_info(*torch).version;
+        }
+    }
+}
+
 void find_python(Context& context) {
     const char* path = std::getenv("PATH");
     // The launcher runs often: the search path is cached (and checked) instead of asking the
@@ -170,7 +188,11 @@ Plan prepare(const Options& options, std::function<std::string(const std::string
     if (options.log_dir) {
         context.log_dir = check_log_dir(*options.log_dir, context.working_directory);
     }
-    find_python(context);
+    if (options.python) {
+        find_given_python(*options.python, context);
+    } else {
+        find_python(context);
+    }
     auto detector = std::make_shared<LocalHostDetector>();
     context.host_name = std::move(host_name);
     context.find_local = [detector](const std::vector<std::string>& addresses) {

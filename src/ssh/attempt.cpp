@@ -25,7 +25,8 @@ Attempt::~Attempt() {
     ::close(m_event_fd);
 }
 
-void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& settings) {
+void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& settings,
+                      const std::string& remote_command, const std::string& stdin_prefix) {
     if (m_cancelled) {
         post(nullptr, not_started);
         return;
@@ -35,24 +36,16 @@ void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& setti
         SessionPtr session = connect_session(node, settings);
         session->timing.marks[static_cast<std::size_t>(Mark::queued)] = m_created;
         session->timing.marks[static_cast<std::size_t>(Mark::picked)] = picked;
-        post(std::move(session), "");
-    } catch (const std::exception& e) {
-        post(nullptr, e.what());
-    }
-}
-
-void Attempt::start(const std::string& remote_command, const std::string& stdin_prefix) {
-    SessionPtr session;
-    {
-        std::lock_guard lock(m_mutex);
-        session = std::move(m_session);
-    }
-    if (m_cancelled || !session) {
-        post(nullptr, not_started); // dropping the session logs out: nothing ran
-        return;
-    }
-    try {
+        if (m_cancelled) {
+            post(nullptr, not_started); // dropping the session logs out: nothing ran
+            return;
+        }
         start_command(*session, remote_command, stdin_prefix);
+        if (std::optional<job::PreflightFailure> failure =
+                await_ready(*session, node, settings.timeout)) {
+            post(nullptr, job::describe(*failure), true);
+            return;
+        }
         post(std::move(session), "");
     } catch (const std::exception& e) {
         post(nullptr, e.what());
@@ -65,19 +58,15 @@ std::optional<Attempt::Outcome> Attempt::take() {
         return std::nullopt;
     }
     std::lock_guard lock(m_mutex);
-    return Outcome{std::move(m_session), std::move(m_error)};
+    return Outcome{std::move(m_session), std::move(m_error), m_preflight};
 }
 
-void Attempt::give(SessionPtr session) {
-    std::lock_guard lock(m_mutex);
-    m_session = std::move(session);
-}
-
-void Attempt::post(SessionPtr session, std::string error) {
+void Attempt::post(SessionPtr session, std::string error, bool preflight) {
     {
         std::lock_guard lock(m_mutex);
         m_session = std::move(session);
         m_error = std::move(error);
+        m_preflight = preflight;
     }
     uint64_t one = 1;
     ssize_t ignored = ::write(m_event_fd, &one, sizeof one);

@@ -24,30 +24,32 @@ public:
     Attempt(const Attempt&) = delete;
     Attempt& operator=(const Attempt&) = delete;
 
-    // Worker side. connect(): connect to the node and log in. start(): start the command on the
-    // session the launcher gave back with give(). Both skip the work once cancelled.
-    void connect(const job::NodeCommand& node, const ConnectSettings& settings);
-    void start(const std::string& remote_command, const std::string& stdin_prefix);
+    // Worker side: connect to the node, log in, start the node wrapper (`remote_command`, with
+    // `stdin_prefix` as its first input) and wait for its preflight answer. Skips the work once
+    // cancelled.
+    void connect(const job::NodeCommand& node, const ConnectSettings& settings,
+                 const std::string& remote_command, const std::string& stdin_prefix);
 
     // Launcher side. take(): after `event_fd` became readable, the session, or an empty pointer
-    // and `error` set; std::nullopt when there was no event. give(): hands the session back for
-    // start().
+    // and `error` set (`preflight`: a failed check, not a failed connection); std::nullopt when
+    // there was no event.
     struct Outcome {
         SessionPtr session;
         std::string error;
+        bool preflight = false;
     };
     std::optional<Outcome> take();
-    void give(SessionPtr session);
 
     int event_fd() const { return m_event_fd; }
     void cancel() { m_cancelled = true; }
 
 private:
-    void post(SessionPtr session, std::string error);
+    void post(SessionPtr session, std::string error, bool preflight = false);
 
     std::mutex m_mutex;
     SessionPtr m_session;
     std::string m_error;
+    bool m_preflight = false;
     std::atomic<bool> m_cancelled{false};
     int m_event_fd;
     TimingClock::time_point m_created = TimingClock::now(); // when the connection was queued

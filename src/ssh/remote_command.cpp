@@ -27,11 +27,24 @@ namespace {
 //   never delivers EOF, but it stops the launcher's heartbeats.
 // - `PAUSE` (the launcher is about to be stopped, Ctrl-Z) lifts the silence limit until the
 //   next line: a stopped launcher sends no heartbeat, and its job must not die of that.
+// - Preflight, before the job: the working directory, the command (argv[0]), the master address
+//   (`getent ahosts`: numeric addresses pass without DNS) and the named interfaces. The answer
+//   is one line on stdout (ready, or the failed check); then the wrapper waits for the
+//   launcher's `go` line, and ends without starting anything on anything else (EOF).
+// - The job's status is passed on as it is: 128+N means "exit code 128+N" or "killed by
+//   signal N", which sh cannot tell apart; the launcher, which knows the signals it relayed,
+//   decides.
 constexpr std::string_view wrapper_text =
     R"sh(while :; do IFS= read -r cai_l || exit 125; [ "$cai_l" = . ] && break; eval "$cai_l"; done
-cai_g=$1 cai_h=$2 cai_d=$3
-shift 3
-cd "$cai_d" || exit 126
+cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5
+shift 5
+cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
+cd "$cai_d" 2>/dev/null || cai_f cwd
+command -v "$1" >/dev/null 2>&1 || cai_f command
+[ -z "$cai_m" ] || ! command -v getent >/dev/null 2>&1 || getent ahosts "$cai_m" >/dev/null 2>&1 || cai_f master
+if [ -n "$cai_i" ] && [ -d /sys/class/net ]; then IFS=,; for cai_n in $cai_i; do [ -e "/sys/class/net/$cai_n" ] || cai_f "interface $cai_n"; done; unset IFS; fi
+printf "\036colossalai-ready\n"
+IFS= read -r cai_l && [ "$cai_l" = go ] || exit 125
 command -v timeout >/dev/null || cai_h=0
 cai_e=
 env --default-signal=INT true 2>/dev/null && cai_e="env --default-signal=INT,QUIT"
@@ -54,10 +67,48 @@ wait "$cai_p" 2>/dev/null
 cai_r=$?
 kill -s KILL -- "-$cai_p" 2>/dev/null
 kill -s KILL "$cai_w" 2>/dev/null
-if [ "$cai_r" -gt 128 ] && [ "$cai_r" -lt 193 ]; then trap - "$((cai_r-128))"; kill -s "$((cai_r-128))" "$$"; fi
 exit "$cai_r")sh";
 
+std::string comma_list(const std::vector<std::string>& names) {
+    std::string list;
+    for (const std::string& name : names) {
+        list += (list.empty() ? "" : ",") + name;
+    }
+    return list;
+}
+
+constexpr std::string_view ready_line = "\036colossalai-ready";
+constexpr std::string_view failed_prefix = "\036colossalai-failed ";
+
 } // namespace
+
+std::optional<ReadyAnswer> parse_ready_line(std::string_view line,
+                                            const job::NodeCommand& command) {
+    if (line == ready_line) {
+        return ReadyAnswer{};
+    }
+    if (line.substr(0, failed_prefix.size()) != failed_prefix) {
+        return std::nullopt;
+    }
+    std::string_view what = line.substr(failed_prefix.size());
+    using job::PreflightCheck;
+    if (what == "cwd") {
+        return ReadyAnswer{{{PreflightCheck::working_directory, command.working_directory}}};
+    }
+    if (what == "command") {
+        return ReadyAnswer{
+            {{PreflightCheck::command, command.argv.empty() ? "" : command.argv[0]}}};
+    }
+    if (what == "master") {
+        return ReadyAnswer{{{PreflightCheck::master_address, command.preflight.master_address}}};
+    }
+    constexpr std::string_view interface = "interface ";
+    if (what.substr(0, interface.size()) == interface) {
+        return ReadyAnswer{
+            {{PreflightCheck::network_interface, std::string(what.substr(interface.size()))}}};
+    }
+    return std::nullopt;
+}
 
 std::string_view node_wrapper() {
     return wrapper_text;
@@ -74,15 +125,19 @@ std::string remote_command(const job::NodeCommand& command, std::chrono::millise
                                    std::to_string(tenths),
                                    silence == 0 ? std::string("0")
                                                 : fmt::format("{}.{}", silence / 10, silence % 10),
-                                   command.working_directory};
+                                   command.working_directory,
+                                   command.preflight.master_address,
+                                   comma_list(command.preflight.interfaces)};
     words.insert(words.end(), command.argv.begin(), command.argv.end());
     return "exec " + util::shell_join(words);
 }
 
 std::string environment_block(const job::NodeCommand& command) {
     std::string block;
-    for (const auto& [name, value] : command.environment) {
-        block += fmt::format("export {}={}\n", name, util::shell_quote(value));
+    for (const auto* variables : {&command.environment, &command.flag_environment}) {
+        for (const auto& [name, value] : *variables) {
+            block += fmt::format("export {}={}\n", name, util::shell_quote(value));
+        }
     }
     block += ".\n";
     return block;

@@ -5,6 +5,7 @@
 #include "libssh.hpp"
 #include "session.hpp"
 
+#include "colossalai/job/preflight.hpp"
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/signal_name.hpp"
 
@@ -29,13 +30,10 @@ using job::Outcome;
 
 class SshProcess : public job::Process {
 public:
-    SshProcess(std::shared_ptr<Attempt> attempt, WorkerPool& pool, std::string remote_command,
-               std::string stdin_prefix, output::NodeOutput& output, const SshSettings& settings,
-               std::vector<HostTiming>& timings)
-        : m_attempt(std::move(attempt)), m_pool(pool), m_timings(timings),
-          m_remote_command(std::move(remote_command)), m_stdin_prefix(std::move(stdin_prefix)),
-          m_streams(output), m_heartbeat(settings.heartbeat),
-          m_unacked_limit(settings.unacked_limit),
+    SshProcess(std::shared_ptr<Attempt> attempt, output::NodeOutput& output,
+               const SshSettings& settings, std::vector<HostTiming>& timings)
+        : m_attempt(std::move(attempt)), m_timings(timings), m_streams(output),
+          m_heartbeat(settings.heartbeat), m_unacked_limit(settings.unacked_limit),
           m_keepalive_interval(settings.keepalive_interval),
           m_keepalive_count(settings.keepalive_count), m_now(settings.now) {}
 
@@ -47,16 +45,20 @@ public:
 
     bool ready() const override { return m_phase == Phase::connected || m_result; }
 
+    // The wrapper passed its checks and waits for this line to start the job.
     void go() override {
         if (m_phase != Phase::connected || m_result) {
             return;
         }
-        m_phase = Phase::starting;
+        m_phase = Phase::running;
         m_session->timing.mark(Mark::go);
-        m_attempt->give(std::move(m_session));
-        m_pool.submit([attempt = m_attempt, remote = m_remote_command, prefix = m_stdin_prefix] {
-            attempt->start(remote, prefix);
-        });
+        m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
+        lib::ssh_set_blocking(m_session->session, 0);
+        limit_unacknowledged_time();
+        m_next_heartbeat = m_now() + m_heartbeat;
+        start_keepalive();
+        m_outbox += go_line;
+        flush_outbox();
     }
 
     void collect_fds(std::vector<pollfd>& fds) override {
@@ -123,16 +125,13 @@ public:
         }
         switch (m_phase) {
         case Phase::connecting: // nothing runs on the node yet, and nothing will
-        case Phase::connected:
+        case Phase::connected:  // the wrapper reads EOF instead of `go`: it starts nothing
             m_attempt->cancel();
             finish(Outcome::not_started());
             return;
-        case Phase::starting: // the worker starts nothing now, or the signal follows the start
-            m_attempt->cancel();
-            m_pending_signal = signo;
-            return;
         case Phase::running:
             if (auto line = control_line(signo)) {
+                m_relayed.push_back(signo);
                 m_outbox += *line;
                 flush_outbox();
             }
@@ -170,32 +169,20 @@ public:
     std::optional<Outcome> result() const override { return m_result; }
 
 private:
-    // The worker's outcome: a session logged in (connecting), or with the command started.
+    // The worker's outcome: a session logged in with the wrapper's checks passed, or an error.
     void take_session() {
         std::optional<Attempt::Outcome> outcome = m_attempt->take();
         if (!outcome) {
             return;
         }
         if (!outcome->session) {
-            // Stopped while its start waited for a worker: the worker started nothing.
-            finish(m_pending_signal != 0 ? Outcome::not_started()
-                                         : Outcome::connect_failed(outcome->error));
+            finish(outcome->preflight
+                       ? Outcome::cannot_run(outcome->error, job::preflight_exit_status)
+                       : Outcome::connect_failed(outcome->error));
             return;
         }
         m_session = std::move(outcome->session);
-        if (m_phase == Phase::connecting) {
-            m_phase = Phase::connected;
-            return;
-        }
-        m_phase = Phase::running;
-        m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
-        lib::ssh_set_blocking(m_session->session, 0);
-        limit_unacknowledged_time();
-        m_next_heartbeat = m_now() + m_heartbeat;
-        start_keepalive();
-        if (m_pending_signal != 0) {
-            signal(m_pending_signal);
-        }
+        m_phase = Phase::connected;
     }
 
     // An empty line now and then: the node wrapper stops the job when they stop coming.
@@ -329,9 +316,19 @@ private:
         Session& s = *m_session;
         if (s.exit_signal) {
             finish(Outcome::killed(util::signal_number(*s.exit_signal).value_or(SIGKILL)));
+        } else if (std::optional<int> signo = relayed_signal(*s.exit_status)) {
+            finish(Outcome::killed(*signo));
         } else {
             finish(Outcome::exited(*s.exit_status));
         }
+    }
+
+    // The wrapper's 128+N is "killed by signal N" when the launcher sent N (or KILL after it);
+    // else it is the job's own exit code, as on a local node.
+    std::optional<int> relayed_signal(int status) const {
+        int signo = status - 128;
+        bool sent = std::find(m_relayed.begin(), m_relayed.end(), signo) != m_relayed.end();
+        return status > 128 && status < 193 && sent ? std::optional<int>(signo) : std::nullopt;
     }
 
     // A channel call failed. libssh also fails reads once the remote closed the channel, which
@@ -354,14 +351,11 @@ private:
         m_session.reset();
     }
 
-    // connecting (worker) -> connected (waits for go) -> starting (worker) -> running (here).
-    enum class Phase { connecting, connected, starting, running };
+    // connecting (worker: login, wrapper, preflight) -> connected (waits for go) -> running.
+    enum class Phase { connecting, connected, running };
 
     std::shared_ptr<Attempt> m_attempt;
-    WorkerPool& m_pool;
     std::vector<HostTiming>& m_timings; // the transport's, one entry per host whose job ran
-    std::string m_remote_command;
-    std::string m_stdin_prefix;
     Phase m_phase = Phase::connecting;
     ChannelStreams m_streams;
     std::chrono::milliseconds m_heartbeat;
@@ -374,21 +368,19 @@ private:
     std::uint64_t m_packets_seen = 0;
     int m_unanswered = 0; // keepalive intervals in a row without a packet from the node
     SessionPtr m_session;
-    std::string m_outbox; // control lines not yet written
-    int m_pending_signal = 0;
+    std::string m_outbox;         // control lines not yet written
+    std::vector<int> m_relayed;   // signals sent to the job, in order
     bool m_remote_closed = false; // the node closed the channel: nothing more can be written
     std::optional<Outcome> m_result;
 };
 
 } // namespace
 
-std::unique_ptr<job::Process> make_ssh_process(std::shared_ptr<Attempt> attempt, WorkerPool& pool,
-                                               std::string remote_command, std::string stdin_prefix,
+std::unique_ptr<job::Process> make_ssh_process(std::shared_ptr<Attempt> attempt,
                                                output::NodeOutput& output,
                                                const SshSettings& settings,
                                                std::vector<HostTiming>& timings) {
-    return std::make_unique<SshProcess>(std::move(attempt), pool, std::move(remote_command),
-                                        std::move(stdin_prefix), output, settings, timings);
+    return std::make_unique<SshProcess>(std::move(attempt), output, settings, timings);
 }
 
 } // namespace colossalai::ssh

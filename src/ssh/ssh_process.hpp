@@ -7,7 +7,6 @@
 #include "colossalai/job/process.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/ssh/timing.hpp"
-#include "colossalai/ssh/worker_pool.hpp"
 
 #include <memory>
 #include <string>
@@ -15,12 +14,11 @@
 
 namespace colossalai::ssh {
 
-// A node whose connection `attempt` is being made on `pool`. Once every node is ready (logged
-// in), go() starts `remote_command` on it, with `stdin_prefix` (the environment block) as its
-// first input; then it streams the node's output into `output`, sends control lines for
-// signals and heartbeats, and ends with the job's exit status or the connection's error.
-std::unique_ptr<job::Process> make_ssh_process(std::shared_ptr<Attempt> attempt, WorkerPool& pool,
-                                               std::string remote_command, std::string stdin_prefix,
+// A node whose connection `attempt` is being made (login, node wrapper, preflight checks) on a
+// worker. Once every node is ready, go() tells the wrapper to start the job; then it streams the
+// node's output into `output`, sends control lines for signals and heartbeats, and ends with the
+// job's exit status or the connection's error.
+std::unique_ptr<job::Process> make_ssh_process(std::shared_ptr<Attempt> attempt,
                                                output::NodeOutput& output,
                                                const SshSettings& settings,
                                                std::vector<HostTiming>& timings);

@@ -18,13 +18,11 @@ SshTransport::~SshTransport() = default;
 std::unique_ptr<job::Process> SshTransport::start(const job::NodeCommand& command,
                                                   output::NodeOutput& output) {
     auto attempt = std::make_shared<Attempt>();
-    m_pool.submit([attempt, node = command, connect = m_settings.connect] {
-        attempt->connect(node, connect);
-    });
-    return make_ssh_process(
-        std::move(attempt), m_pool,
-        remote_command(command, m_settings.kill_grace, m_settings.silence_limit),
-        environment_block(command), output, m_settings, m_timings);
+    m_pool.submit(
+        [attempt, node = command, connect = m_settings.connect,
+         remote = remote_command(command, m_settings.kill_grace, m_settings.silence_limit),
+         prefix = environment_block(command)] { attempt->connect(node, connect, remote, prefix); });
+    return make_ssh_process(std::move(attempt), output, m_settings, m_timings);
 }
 
 std::string SshTransport::timing_report() const {

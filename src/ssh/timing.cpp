@@ -9,8 +9,8 @@ namespace colossalai::ssh {
 namespace {
 
 constexpr const char* phase_names[mark_count - 1] = {
-    "wait for a worker",  "connect + key exchange", "host key check", "authentication",
-    "wait for all hosts", "channel + command",      "first output",
+    "wait for a worker",   "connect + key exchange", "host key check", "authentication",
+    "channel + preflight", "wait for all hosts",     "first output",
 };
 
 double ms(TimingClock::duration duration) {

@@ -173,9 +173,13 @@ TEST_F(RunLaunch, ATorchrunNotOnPathIsAClearFailure) {
     Env env = launcher_env();
     env["PATH"] = venv_bin().string(); // /bin and /usr/bin hold Debian's real torchrun
     RunResult result = run_colossalai_run({"--nproc_per_node", "1", "t.py"}, env);
-    EXPECT_EQ(result.exit_code, 127);
+    // Found by the node's preflight: nothing starts, and the line says what to do.
+    EXPECT_EQ(result.exit_code, 254);
     EXPECT_EQ(result.out, "");
-    EXPECT_EQ(result.err, summary({"127.0.0.1: failure (torchrun: command not found)"}));
+    EXPECT_EQ(result.err,
+              summary({"127.0.0.1: failure (cannot find 'torchrun' (on the node's PATH; give a "
+                       "Python that has PyTorch with --python PATH, or set the node's PATH with "
+                       "-x PATH=...))"}));
     EXPECT_FALSE(torchrun_called());
 }
 

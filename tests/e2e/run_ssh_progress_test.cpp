@@ -155,7 +155,7 @@ TEST_F(ConnectProgressOverSsh, TimingReportsEveryPhaseOfEveryHost) {
     EXPECT_NE(err.find("colossalai: timing of 10 SSH hosts"), std::string::npos) << err;
     for (const char* phase :
          {"wait for a worker", "connect + key exchange", "host key check", "authentication",
-          "wait for all hosts", "channel + command", "first output"}) {
+          "channel + preflight", "wait for all hosts", "first output"}) {
         size_t line = err.find(std::string("  ") + phase);
         ASSERT_NE(line, std::string::npos) << phase << "\n" << err;
         EXPECT_NE(err.substr(line, err.find('\n', line) - line).find("(10 hosts)"),

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colossalai/job/preflight.hpp"
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,6 +40,9 @@ struct NodeCommand {
     // --env-file, -x, --env-exclude: a local node (and srun) gets the launcher's whole
     // environment with these changes instead of `environment`.
     EnvironmentChanges environment_changes;
+    // Variables that the launcher's flags set (--network-interface), on every node, local ones
+    // too, over `environment` and the launcher's own.
+    std::vector<EnvVar> flag_environment;
     std::string working_directory; // absolute path of the launcher's current directory
     std::optional<int> ssh_port;   // --ssh-port
     // `host` split for SSH: the user of a `user@host` name (else the ssh config's or the
@@ -45,6 +50,8 @@ struct NodeCommand {
     // A host with a user part is never local: the user asked for a login as someone.
     std::optional<std::string> user;
     std::string address;
+    // What the node checks before its job may start (argv[0] and the working directory too).
+    Preflight preflight;
 };
 
 } // namespace colossalai::job

@@ -39,6 +39,10 @@ struct Options {
     bool dry_run = false;                 // --dry-run
     Launcher launcher = Launcher::ssh;    // --launcher ssh|slurm
     std::optional<std::string> srun_args; // --srun-args "--partition gpu --time 1:00:00"
+    // --network-interface "eth0,eth1" (NCCL's syntax), checked by parse_network_interfaces
+    std::optional<std::string> network_interface;
+    // --python PATH: nodes run `PATH -m torch.distributed.run` instead of torchrun
+    std::optional<std::string> python;
     std::vector<std::string> exports;     // -x NAME=VALUE / -x NAME, in order
     std::vector<std::string> env_files;   // --env-file FILE, in order
     std::vector<std::string> env_exclude; // --env-exclude PATTERN[,PATTERN...], in order

@@ -37,7 +37,7 @@ public:
 
     // Called once per node, in rank order.
     std::unique_ptr<job::Process> start(const job::NodeCommand& command,
-                                           output::NodeOutput& output) override;
+                                        output::NodeOutput& output) override;
 
 private:
     std::shared_ptr<Step> m_step;

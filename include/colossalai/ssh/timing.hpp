@@ -22,8 +22,8 @@ enum class Mark : std::size_t {
     connected,     // TCP connect + banners + key exchange done
     host_key,      // host key checked against known_hosts
     authenticated, // logged in
-    go,            // every host was ready: the job's start was handed to the pool
-    channel,       // channel opened, command started, environment sent
+    channel,       // channel opened, wrapper started, environment sent, preflight passed
+    go,            // every host was ready: the `go` line was sent
     first_output,  // the first data (or the end) from the job arrived
 };
 constexpr std::size_t mark_count = 8;

@@ -317,6 +317,42 @@ TEST(MakePlan, ChoosesTheCommandFormByPyTorchVersion) {
     }
 }
 
+TEST(MakePlan, PythonRunsTorchDistributedRunOnEveryNode) {
+    // The form still follows that Python's PyTorch, where it was found here.
+    const std::vector<TorchCase> cases = {
+        {"1.8.1", "1.8.1", {"/opt/conda/bin/python", "-m", "torch.distributed.launch"}},
+        {"1.9.0", "1.9.0", {"/opt/conda/bin/python", "-m", "torch.distributed.run"}},
+        {"2.1.0", "2.1.0", {"/opt/conda/bin/python", "-m", "torch.distributed.run"}},
+        {std::nullopt, std::nullopt, {"/opt/conda/bin/python", "-m", "torch.distributed.run"}},
+    };
+    for (const TorchCase& c : cases) {
+        Options options = basic();
+        options.python = "/opt/conda/bin/python";
+        Context ctx = context();
+        ctx.torch_version = c.raw;
+        Plan plan = make_plan(options, ctx);
+        Words head(plan.nodes[0].argv.begin(), plan.nodes[0].argv.begin() + c.head.size());
+        EXPECT_EQ(head, c.head);
+    }
+}
+
+TEST(MakePlan, EveryNodeChecksTheMasterAndTheInterfacesAndGetsTheirVariables) {
+    Options options = basic();
+    options.host = "gpu1,gpu2";
+    options.network_interface = "=eth0,ib0";
+    Plan plan = make_plan(options, context());
+    for (const NodeCommand& node : plan.nodes) {
+        EXPECT_EQ(node.preflight.master_address, "gpu1");
+        EXPECT_EQ(node.preflight.interfaces, (Words{"eth0", "ib0"}));
+        EXPECT_EQ(node.flag_environment, (std::vector<EnvVar>{{"NCCL_SOCKET_IFNAME", "=eth0,ib0"},
+                                                              {"GLOO_SOCKET_IFNAME", "eth0,ib0"}}));
+    }
+    Plan plain = make_plan(basic(), context());
+    EXPECT_EQ(plain.nodes[0].preflight.master_address, "127.0.0.1");
+    EXPECT_TRUE(plain.nodes[0].preflight.interfaces.empty());
+    EXPECT_TRUE(plain.nodes[0].flag_environment.empty());
+}
+
 TEST(MakePlan, AnUnreadableTorchVersionIsAssumedCurrentWithAWarning) {
     Context ctx = context();
     ctx.python = "/env/bin/python3";

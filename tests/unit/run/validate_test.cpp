@@ -126,6 +126,14 @@ TEST(ValidateOptions, ReportsEachProblemInOneLine) {
          "--extra_launch_args: master_port '70000': not a port number (1..65535)"},
         {[](Options& o) { o.extra_launch_args = "master_addr=$(id)"; },
          "--extra_launch_args master_addr: invalid host '$(id)': contains '$'"},
+        {[](Options& o) { o.network_interface = "eth0,,ib0"; },
+         "--network-interface 'eth0,,ib0': an empty name"},
+        {[](Options& o) {
+             o.network_interface = "eth0", o.launcher = Launcher::slurm, o.host = "a,b";
+         },
+         "--network-interface cannot be used with --launcher slurm yet; set NCCL_SOCKET_IFNAME "
+         "and GLOO_SOCKET_IFNAME in the environment (srun passes it on)"},
+        {[](Options& o) { o.python = ""; }, "--python '': no interpreter named"},
     };
     for (const ErrorCase& c : cases) {
         Options options = valid();

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -53,6 +55,7 @@ struct Table {
 
 struct FakeLibssh::State {
     std::mutex mutex;
+    std::condition_variable changed; // a batch arrived, the launcher wrote
     Script script;
     int fds[2] = {-1, -1}; // the launcher's end, the node's end
     std::deque<std::vector<Packet>> wire;
@@ -218,6 +221,7 @@ int ssh_channel_write_fake(ssh_channel, const void* data, uint32_t len) {
         return 0;
     }
     s.written.append(static_cast<const char*>(data), len);
+    s.changed.notify_all();
     return static_cast<int>(len);
 }
 
@@ -328,6 +332,11 @@ void install(FakeLibssh::State& s) {
             return s.script.exec_rc;
         }
         s.command = command;
+        if (s.script.answer) {
+            s.wire.push_back({out(*s.script.answer)});
+            char byte = 'p';
+            [[maybe_unused]] ssize_t sent = ::send(s.fds[1], &byte, 1, MSG_NOSIGNAL);
+        }
         return SSH_OK;
     };
     lib::ssh_channel_write = ssh_channel_write_fake;
@@ -336,6 +345,27 @@ void install(FakeLibssh::State& s) {
     };
     lib::ssh_channel_read_nonblocking = [](ssh_channel, void* dest, uint32_t count, int is_stderr) {
         return read_stream(dest, count, is_stderr);
+    };
+    // The blocking read the connecting worker waits for the wrapper's answer with: 0 once the
+    // time is up or after the node's EOF, as libssh's.
+    lib::ssh_channel_read_timeout = [](ssh_channel, void* dest, uint32_t count, int is_stderr,
+                                       int timeout_ms) {
+        FakeLibssh::State& s = state();
+        std::unique_lock lock(s.mutex);
+        std::string& buffer = s.buffers[is_stderr != 0 ? 1 : 0];
+        auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+        while (buffer.empty() && !s.broken && !s.remote_eof) {
+            if (!take_in(s) && s.changed.wait_until(lock, until) == std::cv_status::timeout) {
+                break;
+            }
+        }
+        if (s.broken) {
+            return SSH_ERROR;
+        }
+        std::size_t n = std::min<std::size_t>(count, buffer.size());
+        std::memcpy(dest, buffer.data(), n);
+        buffer.erase(0, n);
+        return static_cast<int>(n);
     };
     lib::ssh_channel_get_exit_status = [](ssh_channel) {
         FakeLibssh::State& s = state();
@@ -425,6 +455,12 @@ void FakeLibssh::arrive(std::vector<Packet> batch) {
     m_state->wire.push_back(std::move(batch));
     char byte = 'p';
     [[maybe_unused]] ssize_t sent = ::send(m_state->fds[1], &byte, 1, MSG_NOSIGNAL);
+    m_state->changed.notify_all();
+}
+
+bool FakeLibssh::await_wrapper_started(std::chrono::milliseconds limit) const {
+    std::unique_lock lock(m_state->mutex);
+    return m_state->changed.wait_for(lock, limit, [this] { return !m_state->written.empty(); });
 }
 
 void FakeLibssh::stall_bytes(std::size_t count) {

@@ -14,7 +14,9 @@
 
 #include <libssh/libssh.h>
 
+#include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,9 @@ Packet reply();
 // The connection breaks: every later call fails with `error`.
 Packet reset(std::string error);
 
+// The node wrapper's answer once its preflight checks passed (ssh/remote_command.hpp).
+inline const std::string ready_answer = "\036colossalai-ready\n";
+
 // How the node answers while connecting and starting.
 struct Script {
     int connect_rc = SSH_OK;
@@ -48,6 +53,9 @@ struct Script {
     ssh_known_hosts_e known = SSH_KNOWN_HOSTS_OK;
     int exec_rc = SSH_OK;
     bool tcp = false; // the session's socket is a loopback TCP connection (else a socketpair)
+    // What the wrapper prints on stdout as soon as it is started (its preflight answer), as one
+    // batch; none: the test sends it with arrive().
+    std::optional<std::string> answer = ready_answer;
 };
 
 // Fills libssh's function table on construction, restores it on destruction. One at a time.
@@ -66,6 +74,10 @@ public:
     void stall_bytes(std::size_t count);
     // From now on ssh_channel_write takes nothing (SSH_OK, 0 bytes): the window is full.
     void block_writes(bool blocked);
+
+    // Waits (on the clock of the world) until the command was started and its first input
+    // written: the wrapper runs its checks. False after `limit`.
+    bool await_wrapper_started(std::chrono::milliseconds limit = std::chrono::seconds(10)) const;
 
     // What the launcher wrote on the channel: the environment block, then control lines.
     std::string written() const;

@@ -10,6 +10,7 @@
 #include "colossalai/job/outcome.hpp"
 #include "colossalai/job/process.hpp"
 #include "colossalai/output/sink.hpp"
+#include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/ssh/worker_pool.hpp"
 
@@ -83,19 +84,23 @@ inline SshSettings test_settings() {
 inline const std::string remote = "exec wrapper";
 inline const std::string environment = "ENV=1\n\n";
 
+// The node's command, as the wrapper's preflight failures name it.
+inline job::NodeCommand node_command() {
+    job::NodeCommand node;
+    node.host = "node1";
+    node.working_directory = "/work";
+    node.argv = {"torchrun", "train.py"};
+    return node;
+}
+
+// Tag: the node's one worker is kept busy (hold_worker) before its connection is queued.
+struct WorkerHeld {};
+
 class FakeNode {
 public:
     explicit FakeNode(Script script = {}, SshSettings settings = test_settings())
-        : libssh(std::move(script)), m_settings(settings) {
-        TestClock::reset();
-        auto attempt = std::make_shared<Attempt>();
-        job::NodeCommand node;
-        node.host = "node1";
-        m_pool.submit(
-            [attempt, node, connect = m_settings.connect] { attempt->connect(node, connect); });
-        process =
-            make_ssh_process(attempt, m_pool, remote, environment, output, m_settings, m_timings);
-    }
+        : FakeNode(false, std::move(script), settings) {}
+    explicit FakeNode(WorkerHeld, Script script = {}) : FakeNode(true, std::move(script)) {}
 
     // Waits (on the clock of the world: a worker thread does it) for the worker's outcome,
     // then hands it to the process, as the loop does when the attempt's eventfd is readable.
@@ -105,6 +110,15 @@ public:
         ASSERT_EQ(fds.size(), 1u) << "no worker to wait for";
         ASSERT_EQ(::poll(fds.data(), fds.size(), 10000), 1) << "the worker posted nothing";
         process->process_events(fds);
+    }
+
+    // Waits until the worker has done what was queued before (the one worker runs its tasks
+    // in order), without handing anything to the process.
+    void await_idle_worker() {
+        std::promise<void> done;
+        std::future<void> idle = done.get_future();
+        m_pool.submit([&done] { done.set_value(); });
+        ASSERT_EQ(idle.wait_for(10s), std::future_status::ready) << "the worker is stuck";
     }
 
     // Keeps the one worker busy until release_worker(): what is submitted meanwhile waits.
@@ -121,12 +135,12 @@ public:
     FakeNode(const FakeNode&) = delete;
     FakeNode& operator=(const FakeNode&) = delete;
 
-    // Connects, goes and waits until the wrapper runs.
+    // Connects (the wrapper answers ready) and goes: the job runs.
     void start_running() {
         await_worker();
         ASSERT_TRUE(process->ready());
+        ASSERT_FALSE(ended()) << said();
         process->go();
-        await_worker();
         ASSERT_FALSE(ended()) << said();
     }
 
@@ -173,10 +187,11 @@ public:
         return ended() ? job::describe(*process->result(), false) : "(running)";
     }
 
-    // The control lines and heartbeats written after the environment block.
-    std::string written_after_environment() const {
+    // The control lines and heartbeats written after the environment block and the go line.
+    std::string written_after_go() const {
         std::string all = libssh.written();
-        return all.rfind(environment, 0) == 0 ? all.substr(environment.size()) : "(" + all + ")";
+        std::string before = environment + std::string(go_line);
+        return all.rfind(before, 0) == 0 ? all.substr(before.size()) : "(" + all + ")";
     }
 
     FakeLibssh libssh; // first in, last out: everything below calls it until destroyed
@@ -188,6 +203,19 @@ private:
     std::promise<void> m_held;
     bool m_released = false;
     std::vector<HostTiming> m_timings;
+
+    FakeNode(bool worker_held, Script script, SshSettings settings = test_settings())
+        : libssh(std::move(script)), m_settings(settings) {
+        TestClock::reset();
+        if (worker_held) {
+            hold_worker();
+        }
+        auto attempt = std::make_shared<Attempt>();
+        m_pool.submit([attempt, node = node_command(), connect = m_settings.connect] {
+            attempt->connect(node, connect, remote, environment);
+        });
+        process = make_ssh_process(attempt, output, m_settings, m_timings);
+    }
 
 public:
     std::unique_ptr<job::Process> process; // destroyed first: it refers to the pool

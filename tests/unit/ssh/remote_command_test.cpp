@@ -26,26 +26,40 @@ job::NodeCommand node(std::vector<std::string> argv, std::string cwd = "/tmp") {
     return command;
 }
 
+constexpr std::string_view ready = "\036colossalai-ready\n";
+
 // Runs the remote command with its stdin on a FIFO that the test script holds open as fd 4,
-// like the launcher holds the channel: the environment block is written first, then `actions`
-// (a shell snippet that may write control lines to fd 4 or close it), then the script waits for
-// the wrapper and prints its status. The script's own report of a wrapper killed by a signal
-// ("Terminated") goes to /dev/null: the stderr the tests see is the wrapper's alone.
+// like the launcher holds the channel: the environment block is written first, then the `go`
+// line (unless `go` is false), then `actions` (a shell snippet that may write control lines to
+// fd 4 or close it), then the script waits for the wrapper and prints its status. The script's
+// own report of a wrapper killed by a signal ("Terminated") goes to /dev/null: the stderr the
+// tests see is the wrapper's alone. The wrapper's ready line, when it comes first, is taken
+// off `out` (with `go`).
 RunResult run_wrapper(const job::NodeCommand& command, const std::string& actions,
                       std::chrono::milliseconds grace = 2000ms,
                       const std::string& block = "\"$BLOCK\"",
-                      std::chrono::milliseconds silence_limit = 0ms) {
+                      std::chrono::milliseconds silence_limit = 0ms, bool go = true) {
     test::TempDir dir("colossalai-wrapper");
     std::string fifo = util::shell_quote((dir.path() / "stdin").string());
     std::string script = "mkfifo " + fifo + " || exit 1; /bin/sh -c " +
                          util::shell_quote(remote_command(command, grace, silence_limit)) + " < " +
                          fifo + " & w=$!; exec 4> " + fifo + "; printf %s " + block + " >&4; " +
-                         actions + "\nwait $w 2>/dev/null; echo \"status=$?\"";
+                         (go ? "echo go >&4; " : "") + actions +
+                         "\nwait $w 2>/dev/null; echo \"status=$?\"";
     test::RunOptions options;
     options.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"},
                                                      {"BLOCK", environment_block(command)}};
     options.timeout = 20000ms;
-    return test::run({"/bin/sh", "-c", script}, options);
+    RunResult result = test::run({"/bin/sh", "-c", script}, options);
+    if (go && result.out.rfind(ready, 0) == 0) {
+        result.out.erase(0, ready.size());
+    }
+    return result;
+}
+
+// The wrapper's checks alone: the block, no `go`, then end of input.
+RunResult run_preflight(const job::NodeCommand& command) {
+    return run_wrapper(command, "exec 4>&-", 2000ms, "\"$BLOCK\"", 0ms, false);
 }
 
 TEST(RemoteCommand, ArgumentsEnvironmentAndDirectoryArriveIntact) {
@@ -72,8 +86,7 @@ TEST(RemoteCommand, ExitStatusComesBack) {
     EXPECT_EQ(result.out, "status=3\n");
 }
 
-TEST(RemoteCommand, AJobKilledBySignalKillsTheWrapperWithIt) {
-    // The outer shell reports 128+N when its child died of signal N.
+TEST(RemoteCommand, AJobKilledBySignalEndsTheWrapperWith128PlusN) {
     RunResult result = run_wrapper(node({"/bin/sh", "-c", "kill -s SEGV $$"}), "");
     EXPECT_EQ(result.out, "status=" + std::to_string(128 + SIGSEGV) + "\n");
 }
@@ -188,22 +201,84 @@ TEST(RemoteCommand, StartsNothingWithoutTheWholeEnvironment) {
     EXPECT_EQ(result.out, "status=125\n");
 }
 
-TEST(RemoteCommand, ReportsAMissingDirectory) {
-    RunResult result = run_wrapper(node({"/bin/sh", "-c", "echo started"}, "/nonexistent-dir"), "");
-    EXPECT_EQ(result.out, "status=126\n");
-    EXPECT_NE(result.err.find("/nonexistent-dir"), std::string::npos) << result.err;
+// Preflight: one line on stdout says which check failed, in the order of job::PreflightCheck;
+// nothing of the wrapper's own (its name, a line number) reaches stderr, and nothing starts.
+TEST(RemoteCommandPreflight, AMissingDirectoryIsAnswered) {
+    RunResult result = run_preflight(node({"/bin/sh", "-c", "echo started"}, "/nonexistent-dir"));
+    EXPECT_EQ(result.out, "\036colossalai-failed cwd\nstatus=125\n");
+    EXPECT_EQ(result.err, "");
+}
+
+TEST(RemoteCommandPreflight, AMissingCommandIsAnswered) {
+    RunResult result = run_preflight(node({"colossalai-no-such-torchrun", "train.py"}));
+    EXPECT_EQ(result.out, "\036colossalai-failed command\nstatus=125\n");
+    EXPECT_EQ(result.err, "");
+}
+
+TEST(RemoteCommandPreflight, AMasterAddressThatDoesNotResolveIsAnswered) {
+    // A getent that finds nothing (no real name is looked up by a unit test).
+    test::TempDir dir("colossalai-getent");
+    test::write_file(dir.path() / "getent", "#!/bin/sh\nexit 2\n", 0755);
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
+    command.environment.back().second = dir.path().string() + ":/usr/bin:/bin";
+    command.preflight.master_address = "gpu1";
+    RunResult result = run_preflight(command);
+    EXPECT_EQ(result.out, "\036colossalai-failed master\nstatus=125\n");
+}
+
+TEST(RemoteCommandPreflight, AMissingInterfaceIsAnsweredByName) {
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
+    command.preflight.interfaces = {"lo", "cai-nosuch0"};
+    RunResult result = run_preflight(command);
+    EXPECT_EQ(result.out, "\036colossalai-failed interface cai-nosuch0\nstatus=125\n");
+}
+
+TEST(RemoteCommandPreflight, PassingChecksAnswerReadyAndStartNothingWithoutGo) {
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
+    command.preflight.master_address = "127.0.0.1"; // numeric: no lookup
+    command.preflight.interfaces = {"lo"};
+    RunResult result = run_preflight(command);
+    EXPECT_EQ(result.out, std::string(ready) + "status=125\n");
+    RunResult started = run_wrapper(command, "");
+    EXPECT_EQ(started.out, "started\nstatus=0\n");
+}
+
+TEST(RemoteCommandPreflight, ReadyLinesAreParsedWithTheirSubject) {
+    job::NodeCommand command = node({"torchrun", "train.py"}, "/work/x");
+    command.preflight.master_address = "gpu1";
+    ASSERT_TRUE(parse_ready_line("\036colossalai-ready", command));
+    EXPECT_FALSE(parse_ready_line("\036colossalai-ready", command)->failure);
+    auto check = [&](std::string_view line, job::PreflightCheck kind, std::string subject) {
+        std::optional<ReadyAnswer> answer = parse_ready_line(line, command);
+        ASSERT_TRUE(answer && answer->failure) << line;
+        EXPECT_EQ(answer->failure->check, kind) << line;
+        EXPECT_EQ(answer->failure->subject, subject) << line;
+    };
+    check("\036colossalai-failed cwd", job::PreflightCheck::working_directory, "/work/x");
+    check("\036colossalai-failed command", job::PreflightCheck::command, "torchrun");
+    check("\036colossalai-failed master", job::PreflightCheck::master_address, "gpu1");
+    check("\036colossalai-failed interface ib0", job::PreflightCheck::network_interface, "ib0");
+    EXPECT_FALSE(parse_ready_line("Welcome to node1", command));
+    EXPECT_FALSE(parse_ready_line("\036colossalai-failed other", command));
+    EXPECT_FALSE(parse_ready_line("", command));
+}
+
+TEST(RemoteCommand, AnExitCodeAbove128IsPassedOnAsIs) {
+    // Not turned into a signal: only the launcher knows whether it sent one.
+    RunResult result = run_wrapper(node({"/bin/sh", "-c", "exit 130"}), "");
+    EXPECT_EQ(result.out, "status=130\n");
 }
 
 TEST(RemoteCommand, ShapeOfTheCommandLine) {
     job::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
     std::string text = remote_command(command, 1500ms, 0ms);
     EXPECT_EQ(text.rfind("exec /bin/sh -c '", 0), 0u);
-    EXPECT_NE(text.find("' colossalai-node 15 0 /tmp torchrun --nproc_per_node=2 train.py"),
+    EXPECT_NE(text.find("' colossalai-node 15 0 /tmp '' '' torchrun --nproc_per_node=2 train.py"),
               std::string::npos)
         << text;
     // The silence limit in seconds with one decimal, as coreutils' timeout takes it.
     EXPECT_NE(
-        remote_command(command, 1500ms, 60000ms).find("' colossalai-node 15 60.0 /tmp torchrun"),
+        remote_command(command, 1500ms, 60000ms).find("' colossalai-node 15 60.0 /tmp '' '' torch"),
         std::string::npos);
     EXPECT_NE(remote_command(command, 1500ms, 2250ms).find("' colossalai-node 15 2.3 /tmp"),
               std::string::npos);

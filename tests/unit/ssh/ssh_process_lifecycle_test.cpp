@@ -1,8 +1,10 @@
-// A node's job over SSH from connect to its end, through the fake libssh: connect, ready, go,
-// both streams, the node's close with an exit status or signal, and the ways it fails.
+// A node's job over SSH from connect to its end, through the fake libssh: connect, the node
+// wrapper's preflight answer, go, both streams, the node's close with an exit status or signal, and
+// the ways it fails.
 
 #include "fake_node.hpp"
 
+#include "colossalai/job/preflight.hpp"
 #include "colossalai/ssh/remote_command.hpp"
 
 #include <gtest/gtest.h>
@@ -14,24 +16,39 @@ namespace {
 
 using output::Stream;
 
-TEST(SshProcessLifecycle, ConnectsAndWaitsForGoBeforeStartingAnything) {
-    FakeNode node;
-    EXPECT_FALSE(node.process->ready());
+TEST(SshProcessLifecycle, ReadyOnceTheWrapperPassedItsChecksThenWaitsForGo) {
+    Script script;
+    script.answer.reset();
+    FakeNode node(script);
+    ASSERT_TRUE(node.libssh.await_wrapper_started());
+    EXPECT_EQ(node.libssh.command(), remote); // the wrapper runs its checks before go
+    EXPECT_FALSE(node.process->ready());      // no answer yet
+    node.libssh.arrive({out(ready_answer)});
     node.await_worker();
     EXPECT_TRUE(node.process->ready());
     EXPECT_FALSE(node.ended());
-    EXPECT_TRUE(node.wanted().empty()); // nothing to wait for until go()
-    EXPECT_EQ(node.libssh.command(), "");
-    EXPECT_EQ(node.libssh.written(), "");
-    EXPECT_EQ(node.libssh.timeout_seconds(), 7); // --ssh-timeout reaches libssh's connect
+    EXPECT_TRUE(node.wanted().empty());            // nothing to wait for until go()
+    EXPECT_EQ(node.libssh.written(), environment); // no go line: the job is not started
+    EXPECT_EQ(node.libssh.timeout_seconds(), 7);   // --ssh-timeout reaches libssh's connect
 }
 
-TEST(SshProcessLifecycle, GoStartsTheWrapperWithTheEnvironmentFirst) {
+TEST(SshProcessLifecycle, GoSendsTheGoLineAfterTheEnvironment) {
     FakeNode node;
     node.start_running();
     EXPECT_EQ(node.libssh.command(), remote);
-    EXPECT_EQ(node.libssh.written(), environment);
+    EXPECT_EQ(node.libssh.written(), environment + std::string(go_line));
     EXPECT_EQ(node.events(), POLLIN); // nothing to write: no POLLOUT
+}
+
+TEST(SshProcessLifecycle, LinesBeforeTheAnswerAreSkipped) {
+    // A start-up file's banner: neither the answer nor the job's output (it has not started).
+    Script script;
+    script.answer = "banner\n" + ready_answer;
+    FakeNode node(script);
+    node.start_running();
+    ASSERT_TRUE(node.settle());
+    EXPECT_FALSE(node.ended()) << node.said();
+    EXPECT_EQ(node.output.text(Stream::out), "");
 }
 
 TEST(SshProcessLifecycle, BothStreamsThenTheExitStatus) {
@@ -144,10 +161,35 @@ TEST(SshProcessConnectFailure, CommandRefused) {
     script.exec_rc = SSH_ERROR;
     FakeNode node(script);
     node.await_worker();
-    node.process->go();
-    node.await_worker();
     EXPECT_EQ(node.outcome(),
               job::Outcome::connect_failed("cannot start the remote command: exec refused"));
+}
+
+TEST(SshProcessConnectFailure, WrapperEndedWithoutAnAnswer) {
+    Script script;
+    script.answer.reset();
+    FakeNode node(script);
+    ASSERT_TRUE(node.libssh.await_wrapper_started());
+    node.libssh.arrive({eof(), exit_status(125), close()});
+    node.await_worker();
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome()->kind(), job::Outcome::Kind::connect_failed);
+    EXPECT_EQ(node.reason().rfind("the node wrapper ended before its preflight checks", 0), 0u)
+        << node.said();
+}
+
+TEST(SshProcessPreflight, AFailedCheckEndsTheNodeAsCannotRunWithoutGo) {
+    Script script;
+    script.answer = "\036colossalai-failed command\n";
+    FakeNode node(script);
+    node.await_worker();
+    EXPECT_TRUE(node.process->ready()); // ended: the launcher stops waiting for it
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::cannot_run(
+                  job::describe(job::PreflightFailure{job::PreflightCheck::command, "torchrun"}),
+                  job::preflight_exit_status));
+    node.process->go(); // the launcher's fail-fast may still call it: nothing happens
+    EXPECT_EQ(node.libssh.written(), environment);
 }
 
 TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
@@ -157,47 +199,42 @@ TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
     EXPECT_EQ(node.outcome(), job::Outcome::not_started());
     node.process->go(); // the launcher's fail-fast may still call it: nothing happens
     EXPECT_TRUE(node.wanted().empty());
-    EXPECT_EQ(node.libssh.command(), "");
+    EXPECT_EQ(node.libssh.written(), environment); // no go line
+    node.process.reset();
+    EXPECT_TRUE(node.libssh.freed()); // the wrapper reads EOF instead of go: it starts nothing
 }
 
-TEST(SshProcessStop, SignalWhileConnectingStartsNothing) {
-    FakeNode node;
+TEST(SshProcessStop, SignalWhileTheConnectionWaitsForAWorkerStartsNothing) {
+    FakeNode node{WorkerHeld{}};
     node.process->signal(SIGINT);
     EXPECT_EQ(node.outcome(), job::Outcome::not_started());
-    EXPECT_EQ(node.libssh.command(), "");
-}
-
-TEST(SshProcessStop, SignalWhileTheStartWaitsForAWorkerStartsNothing) {
-    FakeNode node;
-    node.await_worker();
-    node.hold_worker();
-    node.process->go(); // its start waits behind the held worker
-    node.process->signal(SIGTERM);
-    EXPECT_FALSE(node.ended());
     node.release_worker();
-    node.await_worker();
-    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
+    node.await_idle_worker();
     EXPECT_EQ(node.libssh.command(), "");
+    EXPECT_EQ(node.libssh.written(), "");
 }
 
-TEST(SshProcessStop, SignalWhileTheStartIsOnItsWayFollowsIt) {
-    FakeNode node;
-    node.await_worker();
-    node.process->go();
-    std::vector<pollfd> fds = node.wanted();
-    ASSERT_EQ(::poll(fds.data(), fds.size(), 10000), 1); // started, not yet taken over
+TEST(SshProcessStop, SignalWhileAwaitingThePreflightAnswerStartsNothing) {
+    Script script;
+    script.answer.reset();
+    FakeNode node(script);
+    ASSERT_TRUE(node.libssh.await_wrapper_started()); // the wrapper runs its checks
     node.process->signal(SIGTERM);
-    node.process->process_events(fds);
-    EXPECT_EQ(node.libssh.command(), remote);
-    EXPECT_EQ(node.written_after_environment(), control_line(SIGTERM).value());
-    EXPECT_FALSE(node.ended());
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
+    node.libssh.arrive({out(ready_answer)}); // the checks pass after all
+    node.await_idle_worker();
+    node.process->go();
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
+    EXPECT_EQ(node.libssh.written(), environment); // no go line
+    node.process.reset();
+    EXPECT_TRUE(node.libssh.freed()); // the wrapper reads EOF instead of go: it starts nothing
 }
 
 TEST(SshProcessStop, SignalWhileRunningSendsItsControlLine) {
     FakeNode node;
     node.start_running();
     node.process->signal(SIGTERM);
-    EXPECT_EQ(node.written_after_environment(), control_line(SIGTERM).value());
+    EXPECT_EQ(node.written_after_go(), control_line(SIGTERM).value());
     EXPECT_FALSE(node.ended()); // the job ends when the node says so
 }
 
@@ -205,7 +242,7 @@ TEST(SshProcessStop, LauncherStoppingSendsPause) {
     FakeNode node;
     node.start_running();
     node.process->launcher_stopping();
-    EXPECT_EQ(node.written_after_environment(), pause_line);
+    EXPECT_EQ(node.written_after_go(), pause_line);
 }
 
 TEST(SshProcessStop, AbandonWhileRunningClosesTheConnection) {

@@ -18,16 +18,16 @@ TEST(SshHeartbeat, AnEmptyLineEveryInterval) {
 
     TestClock::advance(999ms);
     node.tick();
-    EXPECT_EQ(node.written_after_environment(), "");
+    EXPECT_EQ(node.written_after_go(), "");
 
     TestClock::advance(1ms);
     ASSERT_TRUE(node.settle());
-    EXPECT_EQ(node.written_after_environment(), "\n");
+    EXPECT_EQ(node.written_after_go(), "\n");
     EXPECT_EQ(node.process->deadline(), started + 2000ms);
 
     TestClock::advance(1000ms);
     ASSERT_TRUE(node.settle());
-    EXPECT_EQ(node.written_after_environment(), "\n\n");
+    EXPECT_EQ(node.written_after_go(), "\n\n");
     EXPECT_FALSE(node.ended());
 }
 
@@ -96,7 +96,6 @@ TEST(SshUnackedLimit, TcpUserTimeoutIsSetOnceTheJobRuns) {
     node.await_worker();
     EXPECT_EQ(node.libssh.user_timeout_ms(), 0u); // logging in has its own timeout
     node.process->go();
-    node.await_worker();
     ASSERT_FALSE(node.ended()) << node.said();
     EXPECT_EQ(node.libssh.user_timeout_ms(), 9000u);
 }

@@ -71,7 +71,7 @@ void close_while_paused(FakeNode& node) {
     TestClock::advance(1000ms);
     ASSERT_TRUE(node.settle()); // the heartbeat is due
     ASSERT_EQ(node.libssh.batches_waiting(), 0u);
-    ASSERT_EQ(node.written_after_environment(), ""); // refused
+    ASSERT_EQ(node.written_after_go(), ""); // refused
 }
 
 TEST(SshWriteRefused, AfterTheNodeClosedTheOutputIsReadToItsLastByte) {
@@ -111,7 +111,7 @@ TEST(SshPollOut, AskedForWhileAControlLineWaitsForTheWindow) {
     EXPECT_NE(node.events() & POLLOUT, 0);
     node.libssh.block_writes(false);
     ASSERT_TRUE(node.settle());
-    EXPECT_EQ(node.written_after_environment(), control_line(SIGTERM).value());
+    EXPECT_EQ(node.written_after_go(), control_line(SIGTERM).value());
     EXPECT_EQ(node.events() & POLLOUT, 0);
 }
 
@@ -122,7 +122,7 @@ TEST(SshPollOut, AControlLineAfterTheNodeClosedIsDroppedNotSpunOn) {
     EXPECT_EQ(node.events() & POLLOUT, 0);
     EXPECT_TRUE(node.settle()) << "the loop spins on POLLOUT";
     EXPECT_FALSE(node.ended());
-    EXPECT_EQ(node.written_after_environment(), "");
+    EXPECT_EQ(node.written_after_go(), "");
 }
 
 } // namespace

@@ -30,8 +30,8 @@ TEST(Timing, MedianMaxAndWhenTheLastHostEndedEachPhase) {
               "  connect + key exchange        30.0 /      30.0   done at      32.0   (2 hosts)\n"
               "  host key check                 1.0 /       1.0   done at      33.0   (2 hosts)\n"
               "  authentication                 3.0 /       3.0   done at      36.0   (2 hosts)\n"
-              "  wait for all hosts             6.0 /       6.0   done at      40.0   (2 hosts)\n"
-              "  channel + command              3.0 /       3.0   done at      43.0   (2 hosts)\n"
+              "  channel + preflight            6.0 /       6.0   done at      40.0   (2 hosts)\n"
+              "  wait for all hosts             3.0 /       3.0   done at      43.0   (2 hosts)\n"
               "  first output                   7.0 /       7.0   done at      50.0   (2 hosts)\n");
 }
 
