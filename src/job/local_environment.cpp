@@ -30,6 +30,19 @@ std::vector<std::string> local_environment(const std::vector<std::string>& entri
     return result;
 }
 
+std::vector<std::string> with_flag_environment(std::vector<std::string> entries,
+                                               const std::vector<EnvVar>& flag_environment) {
+    std::erase_if(entries, [&](const std::string& entry) {
+        std::string_view name = std::string_view(entry).substr(0, entry.find('='));
+        return std::any_of(flag_environment.begin(), flag_environment.end(),
+                           [&](const EnvVar& variable) { return variable.first == name; });
+    });
+    for (const auto& [name, value] : flag_environment) {
+        entries.push_back(name + "=" + value);
+    }
+    return entries;
+}
+
 std::vector<std::string> local_environment(const EnvironmentChanges& changes, bool drop) {
     std::vector<std::string> entries;
     for (char** entry = environ; *entry != nullptr; ++entry) {

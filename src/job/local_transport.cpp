@@ -256,23 +256,8 @@ std::unique_ptr<Process> LocalTransport::start(const NodeCommand& command,
     // this machine's HOME, USER, DISPLAY... which are right here. What -x and --env-file set
     // goes on top; --env-exclude drops nothing: the launcher's values are this node's own. The
     // values of the launcher's flags (--network-interface) win over all of these.
-    std::vector<std::string> environment = local_environment(command.environment_changes, false);
-    for (const std::string& entry : environment) {
-        std::string_view text(entry);
-        bool overridden =
-            std::any_of(command.flag_environment.begin(), command.flag_environment.end(),
-                        [&](const EnvVar& variable) {
-                            return text.size() > variable.first.size() &&
-                                   text.substr(0, variable.first.size()) == variable.first &&
-                                   text[variable.first.size()] == '=';
-                        });
-        if (!overridden) {
-            request.environment.push_back(entry);
-        }
-    }
-    for (const auto& [name, value] : command.flag_environment) {
-        request.environment.push_back(name + "=" + value);
-    }
+    request.environment = with_flag_environment(
+        local_environment(command.environment_changes, false), command.flag_environment);
     // A node is ready only when its checks pass; a failed one starts nothing anywhere.
     if (std::optional<PreflightFailure> failure = local_preflight(command, request.environment)) {
         return std::make_unique<FailedProcess>(

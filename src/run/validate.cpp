@@ -197,12 +197,6 @@ void validate_options(const Options& options) {
     check_launcher_options(options);
     if (options.network_interface) {
         parse_network_interfaces(*options.network_interface);
-        if (options.launcher == Launcher::slurm) {
-            // srun's tasks get the launcher's environment, not the flag's variables (yet).
-            throw usage_error("--network-interface cannot be used with --launcher slurm yet; set "
-                              "NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME in the environment "
-                              "(srun passes it on)");
-        }
     }
     if (options.python && options.python->empty()) {
         throw usage_error("--python '': no interpreter named");

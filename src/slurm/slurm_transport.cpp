@@ -46,10 +46,12 @@ public:
         : m_argv(std::move(argv)), m_working_directory(std::move(working_directory)),
           m_grace(grace), m_notice(std::move(notice)), m_named(std::move(named)), m_tasks(tasks) {}
 
-    // Every node's command has the same environment changes: srun's environment gets them.
-    void add(size_t rank, output::NodeOutput& sink, const job::EnvironmentChanges& environment) {
+    // Every node's command has the same environment changes and flag variables: srun's
+    // environment gets them.
+    void add(size_t rank, output::NodeOutput& sink, const job::NodeCommand& command) {
         m_tasks.at(rank).sink = &sink;
-        m_environment = environment;
+        m_environment = command.environment_changes;
+        m_flag_environment = command.flag_environment;
     }
 
     // --- the node processes' calls, by rank ---
@@ -61,9 +63,10 @@ public:
         exec::SpawnRequest request;
         request.argv = m_argv;
         request.working_directory = m_working_directory;
-        // srun passes its whole environment to the tasks (--export=ALL): the variables of -x
-        // and --env-file go into it, those of --env-exclude stay out of it.
-        request.environment = job::local_environment(m_environment, true);
+        // srun passes its whole environment to the tasks (--export=ALL): the variables of -x,
+        // --env-file and --network-interface go into it, those of --env-exclude stay out of it.
+        request.environment = job::with_flag_environment(
+            job::local_environment(m_environment, true), m_flag_environment);
         m_srun = job::start_local_job(request, *this, m_grace);
         update();
     }
@@ -313,6 +316,7 @@ private:
 
     std::vector<std::string> m_argv;
     job::EnvironmentChanges m_environment;
+    std::vector<job::EnvVar> m_flag_environment;
     std::string m_working_directory;
     std::chrono::milliseconds m_grace;
     std::function<void(std::string_view)> m_notice;
@@ -365,7 +369,7 @@ SlurmTransport::~SlurmTransport() = default;
 
 std::unique_ptr<job::Process> SlurmTransport::start(const job::NodeCommand& command,
                                                     output::NodeOutput& output) {
-    m_step->add(static_cast<size_t>(command.rank), output, command.environment_changes);
+    m_step->add(static_cast<size_t>(command.rank), output, command);
     return std::make_unique<TaskProcess>(m_step, static_cast<size_t>(command.rank));
 }
 

@@ -171,20 +171,26 @@ TEST_F(SlurmLaunch, OneNodeIsRawAndSrunArgsPassThrough) {
 
 // -x and the env files reach the srun tasks; what --env-exclude names is kept out of srun's
 // environment, so no task gets the launcher's value. --log-dir holds each task's bytes.
+// -x, --env-file, --env-exclude, --network-interface and --log-dir as over SSH.
 TEST_F(SlurmLaunch, EnvironmentFlagsAndLogDirReachTheTasks) {
     behave("all", "echo \"rank $rank out\"; printf 'no newline'; echo \"rank $rank err\" >&2\n");
     write_file(job() / "job.env", "FROM_FILE=f\n");
     RunResult result =
         run_launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1", "-x",
                       "SET_BY_X=x y", "--env-file", "job.env", "--env-exclude", "DROP_*",
-                      "--log-dir", "logs", "train.py"},
-                     {"env", "DROP_ME=launcher's"});
+                      "--log-dir", "logs", "--network-interface", "^docker,lo", "train.py"},
+                     {"env", "DROP_ME=launcher's", "NCCL_SOCKET_IFNAME=eth9"});
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     for (int rank = 0; rank < 2; ++rank) {
         std::string env = read_file(recorded(rank, "env"));
         EXPECT_NE(env.find(std::string("SET_BY_X=x y") + '\0'), std::string::npos) << rank;
         EXPECT_NE(env.find(std::string("FROM_FILE=f") + '\0'), std::string::npos) << rank;
         EXPECT_EQ(env.find("DROP_ME="), std::string::npos) << rank;
+        // --network-interface wins over the launcher's own value; Gloo takes no exclusions.
+        EXPECT_NE(env.find(std::string("NCCL_SOCKET_IFNAME=^docker,lo") + '\0'), std::string::npos)
+            << rank;
+        EXPECT_EQ(env.find("NCCL_SOCKET_IFNAME=eth9"), std::string::npos) << rank;
+        EXPECT_EQ(env.find("GLOO_SOCKET_IFNAME="), std::string::npos) << rank;
         std::string stem = std::to_string(rank) + "-node" + std::to_string(rank + 1);
         EXPECT_EQ(read_file(job() / "logs" / (stem + ".out")),
                   "rank " + std::to_string(rank) + " out\nno newline");

@@ -17,4 +17,9 @@ std::vector<std::string> local_environment(const std::vector<std::string>& entri
 // local_environment() of this process's environ.
 std::vector<std::string> local_environment(const EnvironmentChanges& changes, bool drop);
 
+// `entries` with the variables of the launcher's own flags (`flag_environment`:
+// --network-interface) replacing or joining them: those win over everything else.
+std::vector<std::string> with_flag_environment(std::vector<std::string> entries,
+                                               const std::vector<EnvVar>& flag_environment);
+
 } // namespace colossalai::job

@@ -31,5 +31,15 @@ TEST(LocalEnvironment, WithoutChangesIsTheLaunchersEnvironment) {
     EXPECT_EQ(local_environment(entries, {}, true), entries);
 }
 
+// --network-interface's variables win over the launcher's and over -x (a prefix is no match).
+TEST(LocalEnvironment, TheFlagsVariablesWinOverEverything) {
+    Words entries = {"NCCL_SOCKET_IFNAME=eth0", "NCCL_SOCKET_IFNAME_X=1", "HOME=/h"};
+    EXPECT_EQ(with_flag_environment(entries,
+                                    {{"NCCL_SOCKET_IFNAME", "ib0"}, {"GLOO_SOCKET_IFNAME", "ib0"}}),
+              (Words{"NCCL_SOCKET_IFNAME_X=1", "HOME=/h", "NCCL_SOCKET_IFNAME=ib0",
+                     "GLOO_SOCKET_IFNAME=ib0"}));
+    EXPECT_EQ(with_flag_environment(entries, {}), entries);
+}
+
 } // namespace
 } // namespace colossalai::job
