@@ -224,7 +224,7 @@ std::optional<TaskStart> parse_task_start(std::string_view text) {
     TaskStart start;
     start.rank = *rank;
     if (space != std::string_view::npos) {
-        start.node = rest.substr(space + 1);
+        start.node = std::string(rest.substr(space + 1));
     }
     return start;
 }

@@ -73,7 +73,7 @@ std::string srun_notice(std::string_view line);
 // its node (empty when Slurm did not say); nullopt when `text` is not one.
 struct TaskStart {
     int rank = 0;
-    std::string_view node;
+    std::string node; // a copy: the value outlives the line it was read from
 };
 std::optional<TaskStart> parse_task_start(std::string_view text);
 
