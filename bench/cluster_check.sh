@@ -22,24 +22,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 binary=$(realpath "${1:-build/colossalai}")
 sizes=${SIZES:-64}
 runs=${RUNS:-5}
-[[ -x $binary ]] || { echo "cluster_check.sh: no executable $binary (build first)" >&2; exit 1; }
-((EUID == 0)) || { echo "cluster_check.sh: must run as root (network namespaces, sshd)" >&2; exit 1; }
-for tool in pdsh ssh sshd ip; do
-    command -v "$tool" >/dev/null || [[ -x /usr/sbin/$tool ]] ||
-        { echo "cluster_check.sh: $tool not found (.ci/install-deps test bench)" >&2; exit 1; }
-done
-largest=0
-for n in $sizes; do ((n > largest)) && largest=$n; done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/colossalai-cluster-check-XXXXXX")
-chmod 755 "$tmp"
-cluster="$here/../tests/e2e/ssh/cluster.sh"
-cleanup() {
-    "$cluster" down "$tmp/cluster" >/dev/null 2>&1 || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-"$cluster" up "$tmp/cluster" 1 --aliases "$largest" --owner $$ >/dev/null
+# shellcheck source=bench/ssh_hosts.sh
+. "$here/ssh_hosts.sh"
+bench_ssh_hosts cluster_check.sh pdsh ssh sshd ip
 
 # The nodes' interpreter: answers the check's sys.path query with one site-packages directory
 # holding a torch 2.1.0 (the same answer on every node: one configuration).

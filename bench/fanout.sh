@@ -28,24 +28,9 @@ sizes=${SIZES:-1 8 32 64 128 256 512 1024}
 runs=${RUNS:-7}
 runs_large=${RUNS_LARGE:-1}
 loop_max=${LOOP_MAX:-256}
-[[ -x $binary ]] || { echo "fanout.sh: no executable $binary (build first)" >&2; exit 1; }
-((EUID == 0)) || { echo "fanout.sh: must run as root (network namespaces, sshd)" >&2; exit 1; }
-for tool in pdsh ssh sshd ip /usr/bin/time; do
-    command -v "$tool" >/dev/null || [[ -x /usr/sbin/$tool ]] ||
-        { echo "fanout.sh: $tool not found (.ci/install-deps test bench)" >&2; exit 1; }
-done
-largest=0
-for n in $sizes; do ((n > largest)) && largest=$n; done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/colossalai-fanout-XXXXXX")
-chmod 755 "$tmp"
-cluster="$here/../tests/e2e/ssh/cluster.sh"
-cleanup() {
-    "$cluster" down "$tmp/cluster" >/dev/null 2>&1 || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-"$cluster" up "$tmp/cluster" 1 --aliases "$largest" --owner $$ >/dev/null
+# shellcheck source=bench/ssh_hosts.sh
+. "$here/ssh_hosts.sh"
+bench_ssh_hosts fanout.sh pdsh ssh sshd ip /usr/bin/time
 
 # The job: a venv whose torch says 2.1.0 (the launcher picks the torchrun form without importing
 # anything) and a fake torchrun that every host finds through the exported PATH.
