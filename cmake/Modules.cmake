@@ -33,7 +33,9 @@ function(colossalai_module name)
                           PRIVATE ${ARG_PRIVATE_DEPENDS} colossalai_compile_options)
 endfunction()
 
-# One GoogleTest executable per module from tests/unit/<name>/*_test.cpp, labelled `unit`.
+# One GoogleTest executable per module from tests/unit/<name>/*_test.cpp, labelled `unit`, with
+# the helpers any test may use (colossalai_test_common, tests/common) and nothing of the
+# end-to-end tests' support.
 function(colossalai_unit_tests name)
     cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "DEPENDS")
     file(GLOB sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/unit/${name}/*_test.cpp")
@@ -41,7 +43,8 @@ function(colossalai_unit_tests name)
         return()
     endif()
     add_executable(unit_${name} ${sources})
-    target_link_libraries(unit_${name} PRIVATE colossalai_${name} ${ARG_DEPENDS} colossalai::gtest
+    target_link_libraries(unit_${name} PRIVATE colossalai_${name} ${ARG_DEPENDS}
+                                               colossalai_test_common colossalai::gtest
                                                colossalai_compile_options)
     gtest_discover_tests(unit_${name} PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
 endfunction()

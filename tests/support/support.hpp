@@ -1,14 +1,12 @@
 #pragma once
 
-// Shared helpers for the end-to-end tests: temporary trees, files, and running the real binary.
+// Shared helpers for the end-to-end tests: the binary under test and the fixtures, on top of the
+// helpers every test may use (files.hpp, process.hpp).
 
-#include <sys/resource.h>
-#include <sys/types.h>
+#include "files.hpp"
+#include "process.hpp"
 
-#include <chrono>
 #include <filesystem>
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,24 +18,13 @@ std::filesystem::path binary();
 // The source tree's tests/fixtures directory (set by CMake).
 std::filesystem::path fixtures_dir();
 
-// A fresh directory, removed with everything in it when the object dies.
-class TempDir {
-public:
-    explicit TempDir(const std::string& tag = "colossalai-test");
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
+// Installs tests/fixtures/fake_torchrun.sh as STATE/bin/torchrun with its empty state
+// directories STATE/record, STATE/behave and STATE/release (see the script for what they hold);
+// returns STATE/bin/torchrun.
+std::filesystem::path install_fake_torchrun(const std::filesystem::path& state);
 
-    const std::filesystem::path& path() const { return m_path; }
-    std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
-
-private:
-    std::filesystem::path m_path;
-};
-
-// Writes `content` to `path` (creating parent directories) with the given mode.
-void write_file(const std::filesystem::path& path, const std::string& content,
-                unsigned mode = 0644);
+// `colossalai ARGS...`.
+RunResult run_colossalai(const std::vector<std::string>& args, const RunOptions& options = {});
 
 // A version manager's python3 shim, in the layout of `tool` ("pyenv": <root>/shims/python3 as
 // pyenv-rehash writes it, root = PYENV_ROOT; "asdf": <root>/shims/python3 as asdf reshim writes
@@ -47,99 +34,5 @@ void write_file(const std::filesystem::path& path, const std::string& content,
 std::filesystem::path write_python_shim(const std::string& tool, const std::filesystem::path& root,
                                         const std::filesystem::path& ran,
                                         const std::filesystem::path& python);
-
-// Reads a whole file; empty when it does not exist.
-std::string read_file(const std::filesystem::path& path);
-
-// The current environment as a map, to copy and modify for a child.
-std::map<std::string, std::string> current_environment();
-
-struct RunOptions {
-    std::optional<std::map<std::string, std::string>> env; // replaces the environment
-    std::optional<std::filesystem::path> cwd;
-    std::string stdin_data;                   // fed to the child, then EOF
-    std::chrono::milliseconds timeout{60000}; // the whole group is killed after it
-};
-
-struct RunResult {
-    int exit_code = -1; // valid when the child exited
-    int signal = 0;     // the signal that killed it
-    bool timed_out = false;
-    std::string out;
-    std::string err;
-};
-
-// Runs a program (argv[0] a path or a name in PATH) and collects its output.
-RunResult run(const std::vector<std::string>& argv, const RunOptions& options = {});
-
-// `colossalai ARGS...`.
-RunResult run_colossalai(const std::vector<std::string>& args, const RunOptions& options = {});
-
-// A started child whose output goes to files; for tests that signal a running launcher.
-class Background {
-public:
-    Background(const std::vector<std::string>& argv, const RunOptions& options,
-               const std::filesystem::path& out_file, const std::filesystem::path& err_file);
-    // The same with stdout and stderr on descriptors the test holds (a pipe, a terminal); the
-    // caller keeps them and closes them.
-    Background(const std::vector<std::string>& argv, const RunOptions& options, int out_fd,
-               int err_fd);
-    ~Background(); // SIGKILLs and reaps the child if it still runs
-    Background(const Background&) = delete;
-    Background& operator=(const Background&) = delete;
-
-    pid_t pid() const { return m_pid; }
-    void signal(int signo) const;
-    // Waits for the child to end; nullopt at the timeout. Returns the raw wait status, and in
-    // `usage` what wait4 reports: the child's resource use, ru_maxrss the largest peak RSS of the
-    // child and of the descendants it waited for.
-    std::optional<int> wait(std::chrono::milliseconds timeout, struct rusage* usage = nullptr);
-
-private:
-    pid_t m_pid = -1;
-    bool m_reaped = false;
-};
-
-// The exit code of a launcher (or any command) run in the background; -1 with a test failure
-// when it still runs after `timeout` or died of a signal. `usage` as Background::wait.
-int exit_code_of(Background& launcher, std::chrono::milliseconds timeout,
-                 struct rusage* usage = nullptr);
-
-// Polls `predicate` every 20 ms until it is true or `timeout` passes; returns its last value.
-template <typename Predicate>
-bool eventually(Predicate predicate, std::chrono::milliseconds timeout) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (true) {
-        if (predicate()) {
-            return true;
-        }
-        if (std::chrono::steady_clock::now() >= deadline) {
-            return false;
-        }
-        struct timespec pause {
-            0, 20 * 1000 * 1000
-        };
-        nanosleep(&pause, nullptr);
-    }
-}
-
-// True when process `pid` exists and is not a zombie.
-bool process_alive(pid_t pid);
-
-// True when process `pid` is stopped (SIGSTOP, SIGTSTP: state T).
-bool process_stopped(pid_t pid);
-
-// True when process `pid` ignores signal `signo` (SigIgn in /proc/PID/status).
-bool signal_ignored(pid_t pid, int signo);
-
-// PIDs of live processes whose command line contains `marker`.
-std::vector<pid_t> processes_with_marker(const std::string& marker);
-
-// PIDs of the live (not zombie) members of process group `pgid`.
-std::vector<pid_t> process_group_members(pid_t pgid);
-
-// PIDs of live processes (other than this one) whose environment holds the entry `name_value`
-// (`NAME=value`, exactly): a marker that every descendant inherits, whatever its command line.
-std::vector<pid_t> processes_with_environment(const std::string& name_value);
 
 } // namespace colossalai::test

@@ -1,5 +1,5 @@
-#include "../case_name.hpp"
-#include "../temp_dir.hpp"
+#include "case_name.hpp"
+#include "files.hpp"
 
 #include "colossalai/check/cuda.hpp"
 
@@ -9,7 +9,7 @@ namespace colossalai::check {
 namespace {
 
 namespace fs = std::filesystem;
-using unit::ScratchDir;
+using test::TempDir;
 
 struct NvccCase {
     const char* name;
@@ -72,7 +72,7 @@ INSTANTIATE_TEST_SUITE_P(
                  std::nullopt},
         NvccCase{"shell error", "sh: 1: nvcc: not found\n", std::nullopt},
         NvccCase{"empty", "", std::nullopt}),
-    unit::CaseName());
+    test::CaseName());
 
 // Records which paths the rule asked about.
 struct ExistsStub {
@@ -83,7 +83,7 @@ struct ExistsStub {
 };
 
 TEST(FindCudaHome, FollowsPyTorchsOrder) {
-    ScratchDir root;
+    TempDir root;
     root.write("tool/bin/nvcc", "#!/bin/sh\n", 0755);
     std::string path = "/nonexistent:" + (root.path() / "tool" / "bin").string();
     ExistsStub exists{{"/usr/local/cuda"}};
@@ -109,7 +109,7 @@ TEST(FindCudaHome, FollowsPyTorchsOrder) {
 }
 
 TEST(FindCudaHome, NonExecutableNvccInPathDoesNotCount) {
-    ScratchDir root;
+    TempDir root;
     root.write("tool/bin/nvcc", "not executable\n", 0644);
     CudaHomeInputs inputs{std::nullopt, std::nullopt, (root.path() / "tool" / "bin").string(),
                           "/opt/missing"};
@@ -124,7 +124,7 @@ TEST(ProbeSystemCuda, NoHomeIsNoVersionAndNoWarning) {
 }
 
 TEST(ProbeSystemCuda, HomeWithoutNvccWarns) {
-    ScratchDir root;
+    TempDir root;
     SystemCuda cuda = probe_system_cuda(root.path(), std::chrono::milliseconds(100));
     EXPECT_EQ(cuda.home, root.path());
     EXPECT_EQ(cuda.version, std::nullopt);

@@ -1,5 +1,5 @@
-#include "../case_name.hpp"
-#include "../temp_dir.hpp"
+#include "case_name.hpp"
+#include "files.hpp"
 
 #include "colossalai/check/packages.hpp"
 
@@ -8,7 +8,7 @@
 namespace colossalai::check {
 namespace {
 
-using unit::ScratchDir;
+using test::TempDir;
 using Text = std::optional<std::string>;
 
 struct TorchCase {
@@ -42,7 +42,7 @@ INSTANTIATE_TEST_SUITE_P(
         TorchCase{"empty strings", {"", "", false}, std::nullopt, std::nullopt, false},
         TorchCase{
             "nothing", {std::nullopt, std::nullopt, false}, std::nullopt, std::nullopt, false}),
-    unit::CaseName());
+    test::CaseName());
 
 struct ColossalaiCase {
     const char* name;
@@ -79,10 +79,10 @@ INSTANTIATE_TEST_SUITE_P(
             "unknown version", {std::nullopt, "1.13", "11.7"}, std::nullopt, "1.13", "11.7"},
         ColossalaiCase{
             "only a label", {"+torch1.11cu11.3", "1.11", "11.3"}, std::nullopt, "1.11", "11.3"}),
-    unit::CaseName());
+    test::CaseName());
 
 TEST(HasCompiledExtension, NeedsARegularSoFile) {
-    ScratchDir root;
+    TempDir root;
     EXPECT_FALSE(has_compiled_extension(root.path() / "missing"));
     root.write("empty/__init__.py", "");
     EXPECT_FALSE(has_compiled_extension(root.path() / "empty"));
@@ -100,7 +100,7 @@ TEST(HasCompiledExtension, NeedsARegularSoFile) {
 }
 
 TEST(ReadPackages, ReadsBothPackagesFromTheSearchPath) {
-    ScratchDir site;
+    TempDir site;
     site.write("torch/version.py", "__version__ = '2.1.0+cu121'\ncuda = '12.1'\n");
     site.write("colossalai/version.py", "__version__ = '0.2.5'\ntorch = '2.1'\ncuda = '12.1'\n");
     site.write("colossalai/_C/fused_optim.cpython-310-x86_64-linux-gnu.so", "");
@@ -117,7 +117,7 @@ TEST(ReadPackages, ReadsBothPackagesFromTheSearchPath) {
 }
 
 TEST(ReadPackages, NothingInstalledLeavesEverythingUnknown) {
-    ScratchDir site;
+    TempDir site;
     python::Environment environment;
     environment.search_path = {site.path()};
     Facts facts;
@@ -128,7 +128,7 @@ TEST(ReadPackages, NothingInstalledLeavesEverythingUnknown) {
 }
 
 TEST(ReadPackages, PyTorchsNcclBundledFirstThenTheNvidiaPackage) {
-    ScratchDir site;
+    TempDir site;
     site.write("torch/version.py", "__version__ = '2.3.0+cu121'\ncuda = '12.1'\n");
     site.write("nvidia_nccl_cu12-2.20.5.dist-info/METADATA",
                "Metadata-Version: 2.1\nName: nvidia-nccl-cu12\nVersion: 2.20.5\n");
@@ -152,7 +152,7 @@ TEST(ReadPackages, PyTorchsNcclBundledFirstThenTheNvidiaPackage) {
 }
 
 TEST(ReadPackages, EditableColossalaiVersionFromItsDistInfo) {
-    ScratchDir root;
+    TempDir root;
     root.write("src/colossalai/__init__.py", "");
     root.write("site/__editable__.colossalai-0.4.1.pth",
                "import __editable___colossalai_0_4_1_finder; "

@@ -1,4 +1,4 @@
-#include "../case_name.hpp"
+#include "case_name.hpp"
 #include "sample_facts.hpp"
 
 #include "colossalai/check/rules.hpp"
@@ -90,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(
                  na, 0},
         RuleCase{"garbage system CUDA with CPU PyTorch", "2.1.0", na, true, "garbage", na, na, na,
                  na, na, na, na, 0}),
-    unit::CaseName());
+    test::CaseName());
 
 TEST(ExitStatus, OneForAnyFalse) {
     EXPECT_EQ(exit_status(Checks{}), 0);

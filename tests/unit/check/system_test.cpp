@@ -1,4 +1,4 @@
-#include "../temp_dir.hpp"
+#include "files.hpp"
 
 #include "colossalai/check/system.hpp"
 
@@ -8,7 +8,7 @@ namespace colossalai::check {
 namespace {
 
 namespace fs = std::filesystem;
-using unit::ScratchDir;
+using test::TempDir;
 
 TEST(LibraryFileVersion, TheDottedNumbersAfterTheStem) {
     EXPECT_EQ(library_file_version("libnccl.so.2.18.3", "libnccl.so"), "2.18.3");
@@ -22,7 +22,7 @@ TEST(LibraryFileVersion, TheDottedNumbersAfterTheStem) {
 }
 
 TEST(FindLibrary, FirstDirectoryWinsWithItsNewestVersion) {
-    ScratchDir root;
+    TempDir root;
     root.write("b/libnccl.so.2.18.3", "");
     root.write("b/libnccl.so.2.9.9", "");
     root.write("c/libnccl.so.2.21.5", "");
@@ -37,7 +37,7 @@ TEST(FindLibrary, FirstDirectoryWinsWithItsNewestVersion) {
 }
 
 TEST(FindLibrary, SonameSymlinkGivesItsTargetsVersion) {
-    ScratchDir root;
+    TempDir root;
     root.write("lib/libnccl.so.2.19.3", "");
     fs::create_symlink("libnccl.so.2.19.3", root.path() / "lib/libnccl.so.2");
     root.write("only/libnccl.so.2", ""); // a regular file: no version in any name
@@ -71,7 +71,7 @@ TEST(FormatSize, MibBelowAGibElseOneDecimal) {
 }
 
 TEST(FilesystemSize, OfAnExistingDirectoryOnly) {
-    ScratchDir root;
+    TempDir root;
     EXPECT_GT(filesystem_size(root.path()).value_or(0), 0u);
     EXPECT_EQ(filesystem_size(root.path() / "missing"), std::nullopt);
 }

@@ -1,6 +1,6 @@
 // The generators are private to the cli module: their header lives beside the sources.
 #include "../../../src/cli/reference.hpp"
-#include "../usage_message.hpp"
+#include "usage_message.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The pre-scan is private to the cli module: its header lives beside the sources.
 #include "../../../src/cli/commands.hpp"
 #include "../../../src/cli/run_arguments.hpp"
-#include "../usage_message.hpp"
+#include "usage_message.hpp"
 
 #include <gtest/gtest.h>
 

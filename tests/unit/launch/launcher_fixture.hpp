@@ -13,7 +13,7 @@
 #include <csignal>
 #include <set>
 
-namespace colossalai::launch::test {
+namespace colossalai::launch {
 
 using job::Process;
 using job::Transport;
@@ -210,4 +210,4 @@ protected:
     Shared m_shared;
 };
 
-} // namespace colossalai::launch::test
+} // namespace colossalai::launch

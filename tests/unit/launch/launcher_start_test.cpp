@@ -6,7 +6,7 @@
 
 // The loop before the jobs run: no job starts before every node is ready (connected and logged
 // in), and none at all when a host cannot be reached or the launcher is stopped meanwhile.
-namespace colossalai::launch::test {
+namespace colossalai::launch {
 namespace {
 
 Script connects_slowly(size_t steps, Script then) {
@@ -58,4 +58,4 @@ TEST_F(LauncherTest, ASignalWhileConnectingStartsNoJob) {
 }
 
 } // namespace
-} // namespace colossalai::launch::test
+} // namespace colossalai::launch

@@ -5,7 +5,7 @@
 #include <csignal>
 
 // The loop once the jobs run: fail-fast, grace, signals, output.
-namespace colossalai::launch::test {
+namespace colossalai::launch {
 namespace {
 
 TEST_F(LauncherTest, AllNodesSucceed) {
@@ -109,4 +109,4 @@ TEST_F(LauncherTest, SingleNodeOutputIsUnprefixed) {
 }
 
 } // namespace
-} // namespace colossalai::launch::test
+} // namespace colossalai::launch

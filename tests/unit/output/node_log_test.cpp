@@ -1,4 +1,4 @@
-#include "../temp_dir.hpp"
+#include "files.hpp"
 
 #include "colossalai/output/node_log.hpp"
 
@@ -36,7 +36,7 @@ std::string contents(const std::filesystem::path& path) {
 }
 
 TEST(NodeLog, WritesEveryByteToTheFilesAndPassesItOn) {
-    unit::ScratchDir dir;
+    test::TempDir dir;
     Recorder inner;
     std::vector<std::string> reports;
     {
@@ -58,7 +58,7 @@ TEST(NodeLog, WritesEveryByteToTheFilesAndPassesItOn) {
 }
 
 TEST(NodeLog, AcceptsWhatTheRenderingAccepts) {
-    unit::ScratchDir dir;
+    test::TempDir dir;
     Recorder inner;
     NodeLog log(inner, dir.path().string(), "0-a", nullptr);
     inner.m_out_ok = false;
@@ -67,7 +67,7 @@ TEST(NodeLog, AcceptsWhatTheRenderingAccepts) {
 }
 
 TEST(NodeLog, AFailingFileIsReportedOnceAndTheOutputGoesOn) {
-    unit::ScratchDir dir;
+    test::TempDir dir;
     std::filesystem::create_symlink("/dev/full", dir.path() / "0-a.out");
     Recorder inner;
     std::vector<std::string> reports;
@@ -85,7 +85,7 @@ TEST(NodeLog, AFailingFileIsReportedOnceAndTheOutputGoesOn) {
 }
 
 TEST(NodeLog, AFileThatCannotBeOpenedIsReported) {
-    unit::ScratchDir dir;
+    test::TempDir dir;
     Recorder inner;
     std::vector<std::string> reports;
     NodeLog log(inner, (dir.path() / "missing").string(), "1-b",

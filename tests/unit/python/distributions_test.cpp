@@ -1,4 +1,4 @@
-#include "../temp_dir.hpp"
+#include "files.hpp"
 
 #include "colossalai/python/distributions.hpp"
 
@@ -8,7 +8,7 @@ namespace colossalai::python {
 namespace {
 
 namespace fs = std::filesystem;
-using unit::ScratchDir;
+using test::TempDir;
 
 // What setuptools >= 64 writes for `pip install -e .` (PEP 660, strict mode off).
 const char* const finder_source =
@@ -46,7 +46,7 @@ TEST(ParseEditableMapping, FindsThePackageInTheMappingLiteral) {
 }
 
 TEST(FindEditablePackage, FollowsPthToFinderToMappedDirectory) {
-    ScratchDir root;
+    TempDir root;
     fs::path site = root.path() / "site-packages";
     root.write("site-packages/__editable__.colossalai-0.3.6.pth",
                "import __editable___colossalai_0_3_6_finder; "
@@ -69,7 +69,7 @@ TEST(FindEditablePackage, FollowsPthToFinderToMappedDirectory) {
 }
 
 TEST(FindEditablePackage, UsesTheFirstFinderModuleOfThatName) {
-    ScratchDir root;
+    TempDir root;
     root.write("a/x.pth", "import __editable___c_finder; __editable___c_finder.install()\n");
     root.write("a/__editable___c_finder.py", "MAPPING = {'other': '/nowhere'}\n");
     root.write("b/__editable___c_finder.py",
@@ -87,7 +87,7 @@ TEST(NormalizeProjectName, AsDistInfoDirectoriesWriteIt) {
 }
 
 TEST(FindDistribution, FirstMatchingDistInfoOnTheSearchPath) {
-    ScratchDir root;
+    TempDir root;
     root.write("a/torch-2.1.0.dist-info/METADATA", "Name: torch\nVersion: 2.1.0\n");
     root.write("b/nvidia_nccl_cu12-2.18.1.dist-info/METADATA",
                "Metadata-Version: 2.1\nName: nvidia-nccl-cu12\nVersion: 2.18.1\n");

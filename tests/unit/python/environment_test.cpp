@@ -1,5 +1,5 @@
-#include "../case_name.hpp"
-#include "../temp_dir.hpp"
+#include "case_name.hpp"
+#include "files.hpp"
 
 #include "colossalai/python/environment.hpp"
 #include "colossalai/util/error.hpp"
@@ -10,7 +10,7 @@ namespace colossalai::python {
 namespace {
 
 namespace fs = std::filesystem;
-using unit::ScratchDir;
+using test::TempDir;
 
 TEST(ProbeCommand, RunsTheInterpreterOnceWithoutImportingTorch) {
     std::vector<std::string> argv = probe_command("/venv/bin/python3");
@@ -75,10 +75,10 @@ INSTANTIATE_TEST_SUITE_P(
         ProbeCase{"empty", "", false, "", "", {}},
         ProbeCase{"not a version", "Python\0/p\0/a"s, false, "", "", {}},
         ProbeCase{"banner instead", "pyenv: python3: command not found\n", false, "", "", {}}),
-    unit::CaseName());
+    test::CaseName());
 
 TEST(FindPackage, TakesTheFirstSearchPathEntryWithAPackage) {
-    ScratchDir root;
+    TempDir root;
     root.write("a/torch/README", ""); // a directory, but no package
     root.write("b/torch/version.py", "__version__ = '2.1.0'\n");
     root.write("c/torch/__init__.py", "");
@@ -93,7 +93,7 @@ TEST(FindPackage, TakesTheFirstSearchPathEntryWithAPackage) {
 }
 
 TEST(ResolveInterpreter, PrefersPython3ThenPython) {
-    ScratchDir root;
+    TempDir root;
     root.write("one/python", "#!/bin/sh\n", 0755);
     root.write("two/python3", "#!/bin/sh\n", 0755);
     root.write("three/python3", "not executable\n", 0644);
@@ -107,7 +107,7 @@ TEST(ResolveInterpreter, PrefersPython3ThenPython) {
 }
 
 TEST(ResolveInterpreter, ExplicitPathMustBeExecutable) {
-    ScratchDir root;
+    TempDir root;
     fs::path good = root.write("bin/python3.11", "#!/bin/sh\n", 0755);
     fs::path plain = root.write("bin/plain", "", 0644);
     EXPECT_EQ(resolve_interpreter(good.string(), ""), good);
@@ -133,7 +133,7 @@ TEST(ResolveInterpreter, ExplicitPathMustBeExecutable) {
 
 // A name with a newline or bytes that are not UTF-8 is escaped: the error stays one line.
 TEST(ResolveInterpreter, EscapesTheNameInMessages) {
-    ScratchDir root;
+    TempDir root;
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"python\n3", "--python 'python\\x0a3': not found in PATH"},
         {(root.path() / "py\xff").string(),
@@ -151,7 +151,7 @@ TEST(ResolveInterpreter, EscapesTheNameInMessages) {
 }
 
 TEST(Discover, NoInterpreterMeansNoEnvironmentAndNoProcess) {
-    ScratchDir empty;
+    TempDir empty;
     Discovery discovery = discover(std::nullopt, Lookup{empty.path().string(), empty.path(), {}});
     EXPECT_EQ(discovery.interpreter, std::nullopt);
     EXPECT_EQ(discovery.environment, std::nullopt);

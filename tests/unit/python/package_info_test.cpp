@@ -1,5 +1,5 @@
-#include "../case_name.hpp"
-#include "../temp_dir.hpp"
+#include "case_name.hpp"
+#include "files.hpp"
 
 #include "colossalai/python/package_info.hpp"
 
@@ -8,7 +8,7 @@
 namespace colossalai::python {
 namespace {
 
-using unit::ScratchDir;
+using test::TempDir;
 
 struct AssignmentCase {
     const char* name;
@@ -66,7 +66,7 @@ INSTANTIATE_TEST_SUITE_P(
         AssignmentCase{"garbage", "\x7f\x45LF\x02\x01\x01\0\0\0", "cuda", false, std::nullopt,
                        false},
         AssignmentCase{"empty", "", "cuda", false, std::nullopt, false}),
-    unit::CaseName());
+    test::CaseName());
 
 // torch/version.py as real releases write it.
 struct TorchCase {
@@ -109,7 +109,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "2.2.1+cpu", std::nullopt, true},
         TorchCase{"no cuda line", "__version__ = '2.0.0'\n", "2.0.0", std::nullopt, false},
         TorchCase{"garbage", "this is not python {{{", std::nullopt, std::nullopt, false}),
-    unit::CaseName());
+    test::CaseName());
 
 // colossalai/version.py in every shape released so far.
 struct ColossalaiCase {
@@ -151,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(
         ColossalaiCase{"label without torch", "__version__ = '0.3.0+cu121'\n", "0.3.0+cu121",
                        std::nullopt, std::nullopt},
         ColossalaiCase{"garbage", "\x01\x02 nothing", std::nullopt, std::nullopt, std::nullopt}),
-    unit::CaseName());
+    test::CaseName());
 
 struct MetadataCase {
     const char* name;
@@ -173,10 +173,10 @@ INSTANTIATE_TEST_SUITE_P(
         MetadataCase{"not in the body", "Name: colossalai\n\nVersion: 9.9\n", std::nullopt},
         MetadataCase{"empty value", "Version:   \n", std::nullopt},
         MetadataCase{"none", "Name: x\n", std::nullopt}),
-    unit::CaseName());
+    test::CaseName());
 
 TEST(ReadColossalaiInfo, FallsBackToDistInfoMetadata) {
-    ScratchDir site;
+    TempDir site;
     site.write("colossalai/__init__.py", "");
     site.write("colossalai-0.1.5+torch1.11cu11.3.dist-info/METADATA",
                "Metadata-Version: 2.1\nName: colossalai\nVersion: 0.1.5+torch1.11cu11.3\n");
@@ -188,7 +188,7 @@ TEST(ReadColossalaiInfo, FallsBackToDistInfoMetadata) {
 }
 
 TEST(ReadColossalaiInfo, PrefersVersionPy) {
-    ScratchDir site;
+    TempDir site;
     site.write("colossalai/version.py", "__version__ = '0.2.5'\ntorch = '1.13'\ncuda = '11.7'\n");
     site.write("colossalai-0.9.dist-info/METADATA", "Version: 0.9\n");
     ColossalaiInfo info = read_colossalai_info(site.path() / "colossalai");
@@ -198,13 +198,13 @@ TEST(ReadColossalaiInfo, PrefersVersionPy) {
 }
 
 TEST(ReadTorchInfo, ReadsVersionPyThenMetadata) {
-    ScratchDir site;
+    TempDir site;
     site.write("torch/version.py", "__version__ = '2.1.0+cu121'\ncuda = '12.1'\n");
     TorchInfo info = read_torch_info(site.path() / "torch");
     EXPECT_EQ(info.version, "2.1.0+cu121");
     EXPECT_EQ(info.cuda, "12.1");
 
-    ScratchDir other;
+    TempDir other;
     other.write("torch/__init__.py", "");
     other.write("torch-2.3.1.dist-info/METADATA", "Name: torch\nVersion: 2.3.1\n");
     TorchInfo fallback = read_torch_info(other.path() / "torch");
@@ -214,7 +214,7 @@ TEST(ReadTorchInfo, ReadsVersionPyThenMetadata) {
 }
 
 TEST(ReadTorchInfo, NothingReadableGivesNothing) {
-    ScratchDir site;
+    TempDir site;
     site.write("torch/__init__.py", "");
     TorchInfo info = read_torch_info(site.path() / "torch");
     EXPECT_EQ(info.version, std::nullopt);

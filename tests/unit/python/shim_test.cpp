@@ -1,7 +1,7 @@
 // resolve_shim() over pyenv- and asdf-style trees made here: which interpreter each tool would
 // run, and when the shim must be run instead.
 
-#include "../temp_dir.hpp"
+#include "files.hpp"
 
 #include "colossalai/python/shim.hpp"
 
@@ -47,7 +47,7 @@ protected:
     }
     ShimResolution resolve() const { return resolve_shim(m_shim, m_lookup); }
 
-    unit::ScratchDir m_dir;
+    test::TempDir m_dir;
     fs::path m_shim;
     Lookup m_lookup;
 };
@@ -193,7 +193,7 @@ TEST_F(PyenvShim, AShimOutsideItsRootRunsTheShim) {
 }
 
 TEST(Shim, InterpretersAndOtherScriptsAreNoShims) {
-    unit::ScratchDir dir;
+    test::TempDir dir;
     Lookup lookup{"", dir.path(), {}};
     EXPECT_EQ(resolve_shim(dir.write("bin/python3",
                                      "\x7f"
@@ -236,7 +236,7 @@ protected:
     }
     ShimResolution resolve() const { return resolve_shim(m_shim, m_lookup); }
 
-    unit::ScratchDir m_dir;
+    test::TempDir m_dir;
     fs::path m_shim;
     Lookup m_lookup;
 };

@@ -1,4 +1,4 @@
-#include "../usage_message.hpp"
+#include "usage_message.hpp"
 
 #include "colossalai/run/network_interfaces.hpp"
 

@@ -1,5 +1,5 @@
-#include "../usage_message.hpp"
 #include "find_local.hpp"
+#include "usage_message.hpp"
 
 #include "colossalai/run/planner.hpp"
 #include "colossalai/util/error.hpp"

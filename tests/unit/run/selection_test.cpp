@@ -1,4 +1,4 @@
-#include "../usage_message.hpp"
+#include "usage_message.hpp"
 
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/selection.hpp"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 // The commands the host key errors advise (their effect on a real known_hosts is proven by
-// tests/e2e/run_ssh_launch_config_test.cpp).
+// tests/e2e/run_ssh/launch/config_test.cpp).
 namespace colossalai::ssh {
 namespace {
 

@@ -1,4 +1,5 @@
-#include "support.hpp"
+#include "files.hpp"
+#include "process.hpp"
 
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/quote.hpp"

@@ -1,0 +1,303 @@
+// `colossalai run --launcher slurm` against the real test Slurm cluster: one srun step runs a
+// task per node; output is prefixed per node from srun's labels, every node gets its own exit
+// status in the summary, and fail-fast, signals and a SIGKILLed launcher stop every task.
+
+#include "lines.hpp"
+#include "slurm_cluster.hpp"
+#include "support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace colossalai::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Words = std::vector<std::string>;
+
+class SlurmLaunch : public SharedSlurmCluster<2> {
+protected:
+    void SetUp() override {
+        SharedSlurmCluster<2>::SetUp();
+        if (IsSkipped() || HasFatalFailure()) {
+            return;
+        }
+        install_fake_torchrun(m_dir.path());
+        std::filesystem::create_directories(job());
+    }
+
+    std::filesystem::path job() const { return m_dir.path() / "job"; }
+    std::filesystem::path recorded(int rank, const std::string& what) const {
+        return m_dir.path() / "record" / (std::to_string(rank) + "." + what);
+    }
+    void behave(const std::string& who, const std::string& script) const {
+        write_file(m_dir.path() / "behave" / (who + ".sh"), script);
+    }
+
+    // The fake torchrun first on PATH (the nodes share this file system).
+    std::map<std::string, std::string> environment(bool real_torch = false) const {
+        std::map<std::string, std::string> env = current_environment();
+        env["PATH"] =
+            real_torch ? "/usr/bin:/bin" : (m_dir.path() / "bin").string() + ":/usr/bin:/bin";
+        return env;
+    }
+
+    Words launcher(const Words& args, const Words& before = {}) const {
+        Words argv = before;
+        argv.push_back(binary().string());
+        argv.push_back("run");
+        argv.insert(argv.end(), args.begin(), args.end());
+        return cluster().controller_command(argv);
+    }
+
+    RunResult run_launcher(const Words& args, const Words& before = {},
+                           bool real_torch = false) const {
+        RunOptions options;
+        options.cwd = job();
+        options.env = environment(real_torch);
+        options.timeout = 120s;
+        return run(launcher(args, before), options);
+    }
+
+    TempDir m_dir{"colossalai-slurm-launch"};
+};
+
+TEST_F(SlurmLaunch, OneSrunRunsEveryNodeInPlanOrderWithItsWordsQuoted) {
+    behave("all", "echo \"rank $rank says hi\"; echo \"rank $rank warns\" >&2\n");
+    const Words script_args = {"two words", "it's", "$HOME", "a;b `echo x` $(id)", "-m", ""};
+    Words args = {
+        "--launcher",          "slurm",       "--host",  "node2,node1", "--nproc_per_node", "1",
+        "--extra_launch_args", "redirects=1", "train.py"};
+    args.insert(args.end(), script_args.begin(), script_args.end());
+    RunResult result = run_launcher(args);
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+
+    // The plan's order, not Slurm's: node2 is rank 0 and the master.
+    for (int rank = 0; rank < 2; ++rank) {
+        Words expected = {"--nproc_per_node=1",
+                          "--nnodes=2",
+                          "--node_rank=" + std::to_string(rank),
+                          "--master_addr=node2",
+                          "--master_port=29500",
+                          "--redirects=1",
+                          "train.py"};
+        expected.insert(expected.end(), script_args.begin(), script_args.end());
+        std::string argv;
+        for (const std::string& word : expected) {
+            argv += word + '\0';
+        }
+        EXPECT_EQ(read_file(recorded(rank, "argv")), argv) << rank;
+        EXPECT_EQ(read_file(recorded(rank, "cwd")), job().string() + "\n");
+        std::string host = rank == 0 ? "node2" : "node1";
+        EXPECT_NE(
+            read_file(recorded(rank, "env")).find(std::string("SLURMD_NODENAME=") + host + '\0'),
+            std::string::npos);
+        // The launcher's environment, with what it sets for the nodes.
+        EXPECT_NE(read_file(recorded(rank, "env")).find(std::string("PYTHONUNBUFFERED=1") + '\0'),
+                  std::string::npos);
+    }
+    EXPECT_TRUE(has_line(result.out, "node2: rank 0 says hi")) << describe(result);
+    EXPECT_TRUE(has_line(result.out, "node1: rank 1 says hi")) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "node2: rank 0 warns")) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "node1: rank 1 warns")) << describe(result);
+    EXPECT_EQ(result.out.find('\x1e'), std::string::npos) << "a marker leaked";
+    EXPECT_EQ(result.err.find('\x1e'), std::string::npos) << "a marker leaked";
+    std::string block = summary_block({"node2: success", "node1: success"});
+    ASSERT_GE(result.err.size(), block.size());
+    EXPECT_EQ(result.err.substr(result.err.size() - block.size()), block) << describe(result);
+}
+
+// Outside an allocation, --num_nodes without hosts: srun allocates any two nodes, and each task
+// names its node for the prefixes and the summary; rank and master address come from Slurm.
+TEST_F(SlurmLaunch, NumNodesWithoutHostsLetsSrunAllocateAndTheTasksNameTheNodes) {
+    behave("all", "echo \"rank $rank says hi\"; echo \"rank $rank warns\" >&2\n");
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--num_nodes", "2", "--nproc_per_node", "1", "t.py"});
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "colossalai: srun allocates 2 nodes; each is named by its "
+                                     "task when it starts"))
+        << describe(result);
+    // Slurm's node order: node1 is node 0 of the step, and the master.
+    for (int rank = 0; rank < 2; ++rank) {
+        std::string argv = read_file(recorded(rank, "argv"));
+        EXPECT_NE(argv.find("--node_rank=" + std::to_string(rank) + '\0'), std::string::npos);
+        EXPECT_NE(argv.find(std::string("--master_addr=node1") + '\0'), std::string::npos) << argv;
+    }
+    EXPECT_TRUE(has_line(result.out, "node1: rank 0 says hi")) << describe(result);
+    EXPECT_TRUE(has_line(result.out, "node2: rank 1 says hi")) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "node2: rank 1 warns")) << describe(result);
+    EXPECT_EQ(result.out.find("(node "), std::string::npos) << describe(result);
+    std::string block = summary_block({"node1: success", "node2: success"});
+    ASSERT_GE(result.err.size(), block.size());
+    EXPECT_EQ(result.err.substr(result.err.size() - block.size()), block) << describe(result);
+}
+
+TEST_F(SlurmLaunch, OneNodeIsRawAndSrunArgsPassThrough) {
+    behave("all", "echo \"raw line\"\n");
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--host", "node1", "--nproc_per_node", "1",
+                      "--srun-args", "--job-name 'colossalai test' --time=5", "train.py"});
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_EQ(result.out, "raw line\n");
+    EXPECT_NE(
+        read_file(recorded(0, "env")).find(std::string("SLURM_JOB_NAME=colossalai test") + '\0'),
+        std::string::npos);
+}
+
+// -x and the env files reach the srun tasks; what --env-exclude names is kept out of srun's
+// environment, so no task gets the launcher's value. --log-dir holds each task's bytes.
+// -x, --env-file, --env-exclude, --network-interface and --log-dir as over SSH.
+TEST_F(SlurmLaunch, EnvironmentFlagsAndLogDirReachTheTasks) {
+    behave("all", "echo \"rank $rank out\"; printf 'no newline'; echo \"rank $rank err\" >&2\n");
+    write_file(job() / "job.env", "FROM_FILE=f\n");
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1", "-x",
+                      "SET_BY_X=x y", "--env-file", "job.env", "--env-exclude", "DROP_*",
+                      "--log-dir", "logs", "--network-interface", "^docker,lo", "train.py"},
+                     {"env", "DROP_ME=launcher's", "NCCL_SOCKET_IFNAME=eth9"});
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    for (int rank = 0; rank < 2; ++rank) {
+        std::string env = read_file(recorded(rank, "env"));
+        EXPECT_NE(env.find(std::string("SET_BY_X=x y") + '\0'), std::string::npos) << rank;
+        EXPECT_NE(env.find(std::string("FROM_FILE=f") + '\0'), std::string::npos) << rank;
+        EXPECT_EQ(env.find("DROP_ME="), std::string::npos) << rank;
+        // --network-interface wins over the launcher's own value; Gloo takes no exclusions.
+        EXPECT_NE(env.find(std::string("NCCL_SOCKET_IFNAME=^docker,lo") + '\0'), std::string::npos)
+            << rank;
+        EXPECT_EQ(env.find("NCCL_SOCKET_IFNAME=eth9"), std::string::npos) << rank;
+        EXPECT_EQ(env.find("GLOO_SOCKET_IFNAME="), std::string::npos) << rank;
+        std::string stem = std::to_string(rank) + "-node" + std::to_string(rank + 1);
+        EXPECT_EQ(read_file(job() / "logs" / (stem + ".out")),
+                  "rank " + std::to_string(rank) + " out\nno newline");
+        EXPECT_EQ(read_file(job() / "logs" / (stem + ".err")),
+                  "rank " + std::to_string(rank) + " err\n");
+    }
+}
+
+TEST_F(SlurmLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
+    behave("0", "exec sleep 2718.28\n");
+    behave("1", "echo failing >&2; exit 3\n");
+    RunResult result = run_launcher(
+        {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1", "t.py"});
+    EXPECT_EQ(result.exit_code, 3) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "node2: failing")) << describe(result);
+    // srun's own lines are the launcher's, on lines of their own, never a node's.
+    EXPECT_TRUE(
+        has_line(result.err, "colossalai: srun: error: node2: task 1: Exited with exit code 3"))
+        << describe(result);
+    EXPECT_EQ(("\n" + result.err).find("\nsrun: "), std::string::npos) << describe(result);
+    // Slurm ends the stopped task's step: by SIGTERM, or by SIGKILL after its KillWait.
+    EXPECT_NE(result.err.find("====== Training on All Nodes =====\nnode1: failure (killed by SIG"),
+              std::string::npos)
+        << describe(result);
+    EXPECT_NE(result.err.find(", stopped by the launcher)\nnode2: failure (exit code 3)\n"),
+              std::string::npos)
+        << describe(result);
+    EXPECT_TRUE(
+        eventually([&] { return cluster().processes_with_marker("2718.28").empty(); }, 30s));
+}
+
+// A signal to the launcher (Ctrl-C) or its death by SIGKILL leaves no task on any node.
+class SlurmLaunchStop : public SlurmLaunch, public ::testing::WithParamInterface<int> {};
+
+TEST_P(SlurmLaunchStop, EveryTaskEnds) {
+    const int signo = GetParam();
+    const std::string marker = signo == SIGKILL ? "1618.03" : "1414.21";
+    behave("all", "exec sleep " + marker + "\n");
+    RunOptions options;
+    options.cwd = job();
+    options.env = environment();
+    Background running(launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node",
+                                 "1", "--kill-grace", "2", "t.py"}),
+                       options, m_dir.path() / "out", m_dir.path() / "err");
+    ASSERT_TRUE(
+        eventually([&] { return cluster().processes_with_marker(marker).size() >= 2; }, 30s))
+        << read_file(m_dir.path() / "err");
+    std::vector<pid_t> tasks = cluster().processes_with_marker(marker);
+    running.signal(signo);
+    std::optional<int> status = running.wait(30s);
+    ASSERT_TRUE(status.has_value());
+    if (signo == SIGINT) {
+        EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 130) << *status;
+        EXPECT_NE(read_file(m_dir.path() / "err").find(", stopped by the launcher)\nnode2: "),
+                  std::string::npos)
+            << read_file(m_dir.path() / "err");
+    }
+    EXPECT_TRUE(eventually(
+        [&] {
+            for (pid_t pid : tasks) {
+                if (process_alive(pid)) {
+                    return false;
+                }
+            }
+            return cluster().processes_with_marker(marker).empty();
+        },
+        30s))
+        << cluster().processes_with_marker(marker).size() << " task processes left";
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, SlurmLaunchStop, ::testing::Values(SIGINT, SIGKILL),
+                         [](const auto& info) {
+                             return info.param == SIGINT ? "Sigint" : "Sigkill";
+                         });
+
+TEST_F(SlurmLaunch, DryRunPrintsTheSrunCommandAndEveryNodesCommand) {
+    RunResult result = run_launcher({"--dry-run", "--launcher", "slurm", "--host", "node1,node2",
+                                     "--nproc_per_node", "1", "--srun-args", "-p debug", "t.py"});
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_NE(result.out.find("    srun --nodes=2 --ntasks=2 --ntasks-per-node=1 "
+                              "--nodelist=node1,node2 --kill-on-bad-exit=0 --label -p debug "
+                              "/bin/sh -c 'case "),
+              std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find("[node 1] node2 (slurm)"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("--nnodes=2 --node_rank=1 --master_addr=node1 "), std::string::npos)
+        << result.out;
+    EXPECT_TRUE(std::filesystem::is_empty(m_dir.path() / "record"));
+}
+
+TEST_F(SlurmLaunch, RealGlooAllReduceInsideAndOutsideAnAllocation) {
+    const std::string fixture = (fixtures_dir() / "train_allreduce.py").string();
+    const Words args = {"--launcher",
+                        "slurm",
+                        "--nproc_per_node",
+                        "1",
+                        "--extra_launch_args",
+                        "redirects=1,tee=1,monitor_interval=1",
+                        fixture};
+    Words outside = {"--host", "node1,node2"};
+    outside.insert(outside.end(), args.begin(), args.end());
+    for (const auto& [words, before] :
+         {std::pair{outside, Words{"env", "GLOO_SOCKET_IFNAME=eth0"}},
+          std::pair{args, Words{"salloc", "-N2", "env", "GLOO_SOCKET_IFNAME=eth0"}}}) {
+        RunResult result = run_launcher(words, before, true);
+        ASSERT_EQ(result.exit_code, 0) << describe(result);
+        for (int rank = 0; rank < 2; ++rank) {
+            std::string host = "node" + std::to_string(rank + 1) + ": ";
+            EXPECT_TRUE(has_line(result.err, host + "[default0]:train_allreduce: rank " +
+                                                 std::to_string(rank) + " done") ||
+                        has_line(result.err,
+                                 host + "train_allreduce: rank " + std::to_string(rank) + " done"))
+                << describe(result);
+            EXPECT_TRUE(has_line(
+                result.out, host +
+                                "[default0]:{\"argv\": [], \"env\": {}, "
+                                "\"host\": \"node" +
+                                std::to_string(rank + 1) + "\", \"local_rank\": 0, \"rank\": " +
+                                std::to_string(rank) + ", \"sum\": 3, \"world_size\": 2}"))
+                << describe(result);
+        }
+        EXPECT_NE(result.err.find(summary_block({"node1: success", "node2: success"})),
+                  std::string::npos)
+            << describe(result);
+    }
+}
+
+} // namespace
+} // namespace colossalai::test

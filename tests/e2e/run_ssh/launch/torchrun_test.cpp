@@ -1,0 +1,93 @@
+// `colossalai run` over SSH with Debian's real torchrun: a gloo all-reduce of 4 ranks on two test
+// hosts, started by the launcher from the client namespace. Arguments, environment and working
+// directory arrive intact; every line is prefixed with its host; the summary ends the job.
+
+#include "launcher.hpp"
+#include "ssh_cluster.hpp"
+#include "support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace colossalai::test {
+namespace {
+
+class LaunchTorchrunOverSsh : public SharedSshCluster<2> {};
+
+TEST_F(LaunchTorchrunOverSsh, GlooAllReduceOnTwoHostsWithArgumentsEnvironmentAndCwd) {
+    // A directory name with a space; the script is given relative to it, so the nodes find it
+    // only in the launcher's directory. It reports its cwd, then runs the real fixture.
+    TempDir dir;
+    const std::filesystem::path job = dir / "job dir";
+    const std::string fixture = (fixtures_dir() / "train_allreduce.py").string();
+    write_file(job / "train.py",
+               "import os, runpy, sys\n"
+               "sys.stderr.write('train: rank %s cwd %s\\n' % (os.environ['RANK'], os.getcwd()))\n"
+               "sys.stderr.flush()\n"
+               "sys.argv[0] = " +
+                   json_string(fixture) +
+                   "\n"
+                   "runpy.run_path(sys.argv[0], run_name='__main__')\n");
+
+    const std::string note = "it's \"quoted\" $HOME and  two  spaces `hostname`";
+    const Words script_args = {
+        "--echo-env", "GLOO_SOCKET_IFNAME,TRAIN_NOTE", "two words",     "it's",
+        "$HOME",      "a;b `echo pwned` $(id)",        "--master_port", "1"};
+    Words args = {"-H",      "node1,node2",         "--nproc_per_node",
+                  "2",       "--extra_launch_args", "redirects=1,tee=1,monitor_interval=1",
+                  "train.py"};
+    args.insert(args.end(), script_args.begin(), script_args.end());
+
+    LaunchOptions options;
+    // The launcher's environment goes to the nodes: gloo needs the interface there.
+    options.env =
+        launcher_environment(cluster(), {}, {{"GLOO_SOCKET_IFNAME", "eth0"}, {"TRAIN_NOTE", note}});
+    options.cwd = job;
+    options.timeout = std::chrono::seconds(240);
+    RunResult result = run_launcher(cluster(), args, options);
+    ASSERT_FALSE(result.timed_out) << describe(result);
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+
+    std::string argv_json = "[";
+    for (const std::string& word : script_args) {
+        argv_json += (argv_json.size() > 1 ? ", " : "") + json_string(word);
+    }
+    argv_json += "]";
+    Words expected_out;
+    for (int k = 1; k <= 2; ++k) {
+        for (int local = 0; local < 2; ++local) {
+            int rank = 2 * (k - 1) + local;
+            expected_out.push_back(
+                "node" + std::to_string(k) + ": [default" + std::to_string(local) +
+                "]:{\"argv\": " + argv_json +
+                ", \"env\": {\"GLOO_SOCKET_IFNAME\": \"eth0\", \"TRAIN_NOTE\": " +
+                json_string(note) + "}, \"host\": \"node" + std::to_string(k) +
+                "\", \"local_rank\": " + std::to_string(local) +
+                ", \"rank\": " + std::to_string(rank) + ", \"sum\": 10, \"world_size\": 4}");
+        }
+    }
+    EXPECT_EQ(sorted(lines_of(result.out)), sorted(expected_out)) << describe(result);
+
+    // stderr: the nodes' lines (torchrun's own warnings among them), each prefixed with its
+    // host, then the summary block and nothing else.
+    const std::string summary = summary_block({"node1: success", "node2: success"});
+    ASSERT_GE(result.err.size(), summary.size()) << describe(result);
+    EXPECT_EQ(result.err.substr(result.err.size() - summary.size()), summary) << describe(result);
+    Words node_lines = lines_of(result.err.substr(0, result.err.size() - summary.size()));
+    for (const std::string& line : node_lines) {
+        EXPECT_TRUE(line.rfind("node1: ", 0) == 0 || line.rfind("node2: ", 0) == 0) << line;
+    }
+    for (int rank = 0; rank < 4; ++rank) {
+        std::string host = "node" + std::to_string(rank / 2 + 1) + ": ";
+        EXPECT_TRUE(has_line(result.err,
+                             host + "train: rank " + std::to_string(rank) + " cwd " + job.string()))
+            << describe(result);
+        EXPECT_TRUE(
+            has_line(result.err, host + "train_allreduce: rank " + std::to_string(rank) + " done"))
+            << describe(result);
+    }
+}
+
+} // namespace
+} // namespace colossalai::test

@@ -1,0 +1,168 @@
+// `colossalai run` over SSH: every node's preflight runs in the node wrapper, on the connection
+// that will run the job, before any job starts. A master address the nodes cannot resolve, a
+// working directory they lack, a command not on their PATH, a network interface they do not
+// have: each node says so in one line, nothing starts anywhere, exit status 254. --python makes a
+// node without torchrun on its PATH work; --network-interface alone lets a real gloo all-reduce
+// run on two hosts; a remote exit code above 128 reads as the exit code it is.
+
+#include "launcher.hpp"
+#include "ssh_cluster.hpp"
+#include "support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace colossalai::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class PreflightOverSsh : public SharedSshCluster<2> {
+protected:
+    void SetUp() override {
+        SharedSshCluster<2>::SetUp();
+        m_fake.behave("exit 0\n");
+    }
+
+    RunResult launch(const Words& extra, LaunchOptions options = {}) const {
+        Words args = {"-H", "node1,node2", "--nproc_per_node", "1", "--kill-grace", "2"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        args.push_back("train.py");
+        if (!options.env) {
+            options.env = launcher_environment(cluster(), m_fake.bin());
+        }
+        if (options.cwd.empty()) {
+            options.cwd = m_job.path();
+        }
+        options.timeout = 60s;
+        return run_launcher(cluster(), args, options);
+    }
+
+    // Both nodes failed their preflight with `reason`: exit 254, no job started anywhere.
+    void expect_refused(const RunResult& result, const std::string& reason) const {
+        EXPECT_EQ(result.exit_code, 254) << describe(result);
+        EXPECT_EQ(result.out, "") << describe(result);
+        EXPECT_EQ(result.err, summary_block({"node1: failure (" + reason + ")",
+                                             "node2: failure (" + reason + ")"}))
+            << describe(result);
+        EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{});
+    }
+
+    TempDir m_job;
+    FakeTorchrun m_fake;
+};
+
+TEST_F(PreflightOverSsh, AMasterAddressTheNodesCannotResolve) {
+    // A name that only the launcher's machine might know (an ssh-config alias, say).
+    RunResult result = launch({"--master_addr", "gpu1-alias.invalid"});
+    expect_refused(result, "cannot resolve master address 'gpu1-alias.invalid' (set "
+                           "--master_addr to an address every node can reach)");
+}
+
+TEST_F(PreflightOverSsh, AWorkingDirectoryTheNodesLack) {
+    // /root is the client's home in the launcher's namespace only: the nodes have no such path.
+    // The launcher is started from `cd /root/NAME` there, so that its $PWD names it.
+    const std::string name = "preflight-job-" + std::to_string(::getpid());
+    std::filesystem::create_directories(cluster().home() / name);
+    Words argv = {"/bin/sh",
+                  "-c",
+                  "cd \"$1\" && shift && exec \"$@\"",
+                  "sh",
+                  "/root/" + name,
+                  binary().string(),
+                  "run",
+                  "-H",
+                  "node1,node2",
+                  "--nproc_per_node",
+                  "1",
+                  "train.py"};
+    RunOptions options;
+    options.env = launcher_environment(cluster(), m_fake.bin());
+    options.timeout = 60s;
+    RunResult result = cluster().run_on_client(argv, options);
+    std::filesystem::remove_all(cluster().home() / name);
+    expect_refused(result, "no working directory '/root/" + name +
+                               "' (the launcher's current directory must exist on every node: a "
+                               "shared file system, or cd to a path that does)");
+    EXPECT_EQ(result.err.find("colossalai-node"), std::string::npos);
+}
+
+TEST_F(PreflightOverSsh, TorchrunNotOnThePathThenPython) {
+    // The nodes' PATH (the launcher's, passed on) has every program of /usr/bin and /usr/sbin
+    // but torchrun.
+    TempDir tools;
+    for (const char* dir : {"/usr/bin", "/usr/sbin"}) {
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            std::filesystem::path link = tools.path() / entry.path().filename();
+            if (entry.path().filename() != "torchrun" &&
+                !std::filesystem::exists(std::filesystem::symlink_status(link))) {
+                std::filesystem::create_symlink(entry.path(), link);
+            }
+        }
+    }
+    LaunchOptions options;
+    options.env = launcher_environment(cluster(), {}, {{"PATH", tools.path().string()}});
+    RunResult result = launch({}, options);
+    expect_refused(result, "cannot find 'torchrun' (on the node's PATH; give a Python that has "
+                           "PyTorch with --python PATH, or set the node's PATH with -x PATH=...)");
+
+    // The fake torchrun, named as an interpreter, takes the place of a venv's python.
+    const std::filesystem::path python = m_fake.bin() / "python";
+    std::filesystem::create_symlink(m_fake.bin() / "torchrun", python);
+    RunResult started = launch({"--python", python.string()}, options);
+    EXPECT_EQ(started.exit_code, 0) << describe(started);
+    EXPECT_EQ(m_fake.ranks_started(), (std::vector<int>{0, 1}));
+    Words argv = m_fake.argv(1);
+    ASSERT_GE(argv.size(), 3u);
+    EXPECT_EQ(Words(argv.begin(), argv.begin() + 3),
+              (Words{"-m", "torch.distributed.run", "--nproc_per_node=1"}));
+}
+
+TEST_F(PreflightOverSsh, AnInterfaceANodeDoesNotHave) {
+    RunResult result = launch({"--network-interface", "eth0,ib7"});
+    expect_refused(result, "no network interface 'ib7' (see 'ip -br link' on the node; "
+                           "--network-interface names must exist on every node)");
+}
+
+TEST_F(PreflightOverSsh, ARemoteExitCodeAbove128ReadsAsAnExitCode) {
+    m_fake.behave("exit 130\n", 1);
+    RunResult result = launch({});
+    EXPECT_EQ(result.exit_code, 130) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "node2: failure (exit code 130)")) << describe(result);
+}
+
+TEST_F(PreflightOverSsh, GlooAllReduceOnTwoHostsWithNetworkInterfaceAlone) {
+    // Real torchrun, no GLOO_SOCKET_IFNAME in the launcher's environment: the flag sets it.
+    LaunchOptions options;
+    options.env = launcher_environment(cluster());
+    options.cwd = m_job.path();
+    options.timeout = 240s;
+    Words args = {"-H", "node1,node2", "--nproc_per_node", "2", "--network-interface", "eth0",
+                  // Debian's torchrun (PyTorch 1.13) fails without redirects and tee given.
+                  "--extra_launch_args", "redirects=1,tee=1,monitor_interval=1",
+                  (fixtures_dir() / "train_allreduce.py").string(), "--echo-env",
+                  "GLOO_SOCKET_IFNAME,NCCL_SOCKET_IFNAME"};
+    RunResult result = run_launcher(cluster(), args, options);
+    ASSERT_FALSE(result.timed_out) << describe(result);
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    for (int rank = 0; rank < 4; ++rank) {
+        std::string host = "node" + std::to_string(rank / 2 + 1) + ": ";
+        EXPECT_TRUE(
+            has_line(result.err, host + "train_allreduce: rank " + std::to_string(rank) + " done"))
+            << describe(result);
+    }
+    EXPECT_NE(result.out.find("\"env\": {\"GLOO_SOCKET_IFNAME\": \"eth0\", "
+                              "\"NCCL_SOCKET_IFNAME\": \"eth0\"}"),
+              std::string::npos)
+        << describe(result);
+    EXPECT_NE(result.out.find("\"sum\": 10, \"world_size\": 4"), std::string::npos)
+        << describe(result);
+}
+
+} // namespace
+} // namespace colossalai::test
