@@ -67,9 +67,8 @@ private:
 };
 
 // Settings with round numbers, timed by TestClock: a heartbeat every second, a keepalive every
-// 3 s, lost after 3 unanswered.
-// (connect_session still reads the machine's ssh config: a ServerAliveInterval there would
-// replace the keepalive's; Debian's default config sets none.)
+// 3 s, lost after 3 unanswered; an empty ssh config (the machine's files are never read: a
+// ServerAliveInterval there would replace the keepalive's).
 inline SshSettings test_settings() {
     SshSettings settings;
     settings.connect.timeout = 7000ms;
@@ -78,6 +77,7 @@ inline SshSettings test_settings() {
     settings.keepalive_interval = 3000ms;
     settings.keepalive_count = 3;
     settings.now = TestClock::now;
+    settings.connect.read_config = [](const ConfigTarget&) { return ClientConfig{}; };
     return settings;
 }
 
