@@ -44,7 +44,8 @@ struct StepRun {
 StepRun run_step(const std::string& script, size_t tasks, int signal_before_go = 0) {
     StepRun run;
     run.outputs.resize(tasks);
-    SlurmTransport transport({"/bin/sh", "-c", script}, tasks, "/", std::chrono::milliseconds(500),
+    SlurmTransport transport({"/bin/sh", "-c", script}, tasks, "/", {"PATH=/usr/bin:/bin"},
+                             std::chrono::milliseconds(500),
                              [&run](std::string_view text) { run.notices += text; });
     std::vector<job::NodeCommand> commands(tasks);
     std::vector<std::unique_ptr<job::Process>> processes;
@@ -176,7 +177,8 @@ TEST(SlurmTransport, StoppedBeforeGoNothingStarts) {
 TEST(SlurmTransport, ASrunThatCannotBeStartedFailsEveryNode) {
     StepRun run;
     run.outputs.resize(1);
-    SlurmTransport transport({"/nonexistent/srun"}, 1, "/", std::chrono::milliseconds(100),
+    SlurmTransport transport({"/nonexistent/srun"}, 1, "/", {"PATH=/usr/bin:/bin"},
+                             std::chrono::milliseconds(100),
                              [&run](std::string_view text) { run.notices += text; });
     job::NodeCommand command;
     std::unique_ptr<job::Process> process = transport.start(command, run.outputs[0]);
