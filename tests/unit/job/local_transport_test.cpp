@@ -1,3 +1,5 @@
+#include "../recording_output.hpp"
+
 #include "colossalai/job/local_transport.hpp"
 
 #include <gtest/gtest.h>
@@ -13,22 +15,10 @@
 namespace colossalai::job {
 namespace {
 
-using output::Stream;
-
-class StringOutput : public output::NodeOutput {
-public:
-    bool accepting(Stream) const override { return true; }
-    void write(Stream stream, std::string_view bytes) override {
-        (stream == Stream::out ? out : err).append(bytes);
-    }
-    void close(Stream) override {}
-
-    std::string out;
-    std::string err;
-};
+using colossalai::test::RecordingOutput;
 
 // Starts `command` and drives its process until it has a result, as the loop does.
-Outcome run(LocalTransport& transport, const NodeCommand& command, StringOutput& output) {
+Outcome run(LocalTransport& transport, const NodeCommand& command, RecordingOutput& output) {
     std::unique_ptr<Process> process = transport.start(command, output);
     process->go();
     while (!process->result()) {
@@ -64,7 +54,7 @@ TEST(LocalTransport, TheChildGetsThePlansEnvironmentWithTheNodesChanges) {
     command.environment_changes.set = {{"ADDED", "x", "-x"}, {"CHANGED", "new", "-x"}};
     command.environment_changes.dropped = {"KEPT"}; // --env-exclude: a local node keeps its own
     command.flag_environment = {{"NCCL_SOCKET_IFNAME", "eth0"}};
-    StringOutput output;
+    RecordingOutput output;
     EXPECT_EQ(run(transport, command, output), Outcome::exited(0)) << output.err;
     EXPECT_EQ(
         sorted_lines(output.out),

@@ -1,6 +1,8 @@
 // The srun transport against a stand-in for srun: a shell script that prints what srun prints
 // (`--label`ed lines of several tasks, interleaved, markers included) and exits.
 
+#include "../recording_output.hpp"
+
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/util/quote.hpp"
 
@@ -20,18 +22,7 @@ namespace {
 
 using output::Stream;
 
-// What one node received.
-class RecordingOutput : public output::NodeOutput {
-public:
-    bool accepting(Stream) const override { return true; }
-    void write(Stream stream, std::string_view bytes) override {
-        (stream == Stream::out ? out : err).append(bytes);
-    }
-    void close(Stream stream) override { ++(stream == Stream::out ? out_closed : err_closed); }
-
-    std::string out, err;
-    int out_closed = 0, err_closed = 0;
-};
+using colossalai::test::RecordingOutput; // what one node received
 
 struct StepRun {
     std::vector<RecordingOutput> outputs;
