@@ -77,10 +77,6 @@ run::Options finish_run_command(const RunArguments& arguments) {
 }
 
 int execute_run_command(const run::Options& options, std::ostream& out, std::ostream& err) {
-    // Node output reaches the launcher through a pipe (an SSH channel remotely), where Python
-    // buffers stdout in 8 KiB blocks: training lines would come in bursts, or only at the end.
-    // torchrun on a terminal shows each line at once; so do we, unless the user decided.
-    ::setenv("PYTHONUNBUFFERED", "1", 0);
     // The master address other nodes use is an alias's HostName: the ssh config is read here,
     // above run, which cannot include ssh.
     run::Plan plan = run::prepare(options, ssh::ConfiguredHostNames());
@@ -97,7 +93,7 @@ int execute_run_command(const run::Options& options, std::ostream& out, std::ost
     // The launcher writes to the file descriptors itself, after what the streams hold.
     out.flush();
     err.flush();
-    return launch::execute(plan, options);
+    return launch::execute(plan);
 }
 
 } // namespace colossalai::cli
