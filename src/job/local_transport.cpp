@@ -251,13 +251,15 @@ std::unique_ptr<Process> LocalTransport::start(const NodeCommand& command,
     SpawnRequest request;
     request.argv = command.argv;
     request.working_directory = command.working_directory;
-    // A local job gets the launcher's whole environment, as if torchrun had been typed here:
+    // A local job gets the launcher's whole environment (as the plan read it, with
+    // PYTHONUNBUFFERED=1 unless set), as if torchrun had been typed here:
     // the filtered `command.environment` exists to carry values to other machines, without
     // this machine's HOME, USER, DISPLAY... which are right here. What -x and --env-file set
     // goes on top; --env-exclude drops nothing: the launcher's values are this node's own. The
     // values of the launcher's flags (--network-interface) win over all of these.
     request.environment = with_flag_environment(
-        local_environment(command.environment_changes, false), command.flag_environment);
+        local_environment(m_launcher_environment, command.environment_changes, false),
+        command.flag_environment);
     // A node is ready only when its checks pass; a failed one starts nothing anywhere.
     if (std::optional<PreflightFailure> failure = local_preflight(command, request.environment)) {
         return std::make_unique<FailedProcess>(
