@@ -4,7 +4,7 @@
 #include "../../../src/cli/reference.hpp"
 #include "../../../src/cli/run_arguments.hpp"
 #include "../../../src/cli/run_option_table.hpp"
-#include "../usage_message.hpp"
+#include "usage_message.hpp"
 
 #include "colossalai/cli/app.hpp"
 
