@@ -1,5 +1,6 @@
 #include "colossalai/python/shim.hpp"
 
+#include "colossalai/util/fd.hpp"
 #include "colossalai/util/file.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -59,13 +60,12 @@ std::optional<std::string> non_empty(const Lookup& lookup, const std::string& na
 }
 
 std::optional<std::string> read_head(const fs::path& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    util::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) {
         return std::nullopt;
     }
     std::string head(shim_head_bytes, '\0');
-    ssize_t n = ::read(fd, head.data(), head.size());
-    ::close(fd);
+    ssize_t n = ::read(fd.get(), head.data(), head.size());
     if (n < 0) {
         return std::nullopt;
     }
