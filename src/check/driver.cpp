@@ -156,13 +156,13 @@ DriverFacts DriverProbe::finish(std::chrono::milliseconds timeout) {
         answer.append(buffer, static_cast<size_t>(n));
     }
     m_fd.reset();
-    // A driver that answered may still hang on its way out (its exit handlers): the same
-    // deadline holds for the child's end, and the answer it gave stands.
+    // The child may close the answer's pipe and still hang (a driver that closes descriptors it
+    // does not own): the same deadline holds for its end.
     exec::ChildWait end = timed_out ? exec::ChildWait{} : exec::wait_child(m_pid, deadline);
     if (end.state == exec::ChildWait::State::running) {
+        timed_out = true;
         ::kill(m_pid, SIGKILL);
         exec::wait_child(m_pid, Clock::time_point::max());
-        end.status = 0; // killed here: what it said (or its silence) is the report
     }
     m_pid = -1;
     const int status = end.status;
