@@ -28,9 +28,11 @@ namespace {
 // - `PAUSE` (the launcher is about to be stopped, Ctrl-Z) lifts the silence limit until the
 //   next line: a stopped launcher sends no heartbeat, and its job must not die of that.
 // - Preflight, before the job: the working directory, the command (argv[0]), the master address
-//   (`getent ahosts`: numeric addresses pass without DNS) and the named interfaces. The answer
-//   is one line on stdout (ready, or the failed check); then the wrapper waits for the
-//   launcher's `go` line, and ends without starting anything on anything else (EOF).
+//   (`getent ahosts`, not even started for a numeric address: IPv4 digits and dots, or IPv6
+//   with a `:`) and the named interfaces. The answer is one line on stdout (ready, or the
+//   failed check); then the wrapper waits for the launcher's `go` line, and ends without
+//   starting anything on anything else (EOF). The launcher reads the answer in its loop while
+//   it connects other hosts: the checks cost a launch no round trip of their own.
 // - The job's status is passed on as it is: 128+N means "exit code 128+N" or "killed by
 //   signal N", which sh cannot tell apart; the launcher, which knows the signals it relayed,
 //   decides.
@@ -41,7 +43,7 @@ shift 5
 cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
 cd "$cai_d" 2>/dev/null || cai_f cwd
 command -v "$1" >/dev/null 2>&1 || cai_f command
-[ -z "$cai_m" ] || ! command -v getent >/dev/null 2>&1 || getent ahosts "$cai_m" >/dev/null 2>&1 || cai_f master
+case $cai_m in ""|*:*) ;; *[!0-9.]*) ! command -v getent >/dev/null 2>&1 || getent ahosts "$cai_m" >/dev/null 2>&1 || cai_f master;; esac
 if [ -n "$cai_i" ] && [ -d /sys/class/net ]; then IFS=,; for cai_n in $cai_i; do [ -e "/sys/class/net/$cai_n" ] || cai_f "interface $cai_n"; done; unset IFS; fi
 printf "\036colossalai-ready\n"
 IFS= read -r cai_l && [ "$cai_l" = go ] || exit 125
