@@ -182,6 +182,16 @@ std::string implicit_master(const Options& options, const Context& context,
     const std::string& target = placement.addresses[index];
     if (context.source_towards) {
         if (std::optional<std::string> source = context.source_towards(target)) {
+            if (is_ipv6_link_local(*source)) {
+                // Its scope is an interface of this machine: the other nodes would need their
+                // own, which the launcher cannot know.
+                throw runtime_error("node 0 '{}' is this machine, and its address on the way "
+                                    "to '{}' is the IPv6 link-local '{}', which other nodes "
+                                    "cannot use as it is (its scope is this machine's "
+                                    "interface); set --master_addr to an address every node "
+                                    "can reach",
+                                    hosts.front().name, hosts[index].name, *source);
+            }
             return *source;
         }
     }

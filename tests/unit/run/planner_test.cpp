@@ -172,6 +172,28 @@ TEST(MakePlan, ALocalLoopbackNode0GivesRemoteNodesARoutableMaster) {
     EXPECT_TRUE(plan.warnings.empty());
 }
 
+TEST(MakePlan, ALocalLoopbackNode0WithALinkLocalRouteIsRefused) {
+    // fe80::/10 needs a scope, and the scope is this machine's interface: another node's may
+    // have another name or index.
+    Options options = basic();
+    options.host = "localhost,node1";
+    Context ctx = context();
+    ctx.source_towards = [](const std::string&) {
+        return std::optional<std::string>("fe80::1%eth0");
+    };
+    try {
+        make_plan(options, ctx);
+        FAIL() << "no error";
+    } catch (const Error& error) {
+        EXPECT_EQ(error.kind(), Error::Kind::runtime);
+        EXPECT_EQ(std::string(error.what()),
+                  "node 0 'localhost' is this machine, and its address on the way to 'node1' is "
+                  "the IPv6 link-local 'fe80::1%eth0', which other nodes cannot use as it is "
+                  "(its scope is this machine's interface); set --master_addr to an address "
+                  "every node can reach");
+    }
+}
+
 TEST(MakePlan, ALocalLoopbackNode0WithoutARouteIsRefused) {
     Options options = basic();
     options.host = "127.0.0.1,node1";
