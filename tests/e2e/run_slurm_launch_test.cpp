@@ -199,6 +199,23 @@ TEST_F(SlurmLaunch, EnvironmentFlagsAndLogDirReachTheTasks) {
     }
 }
 
+// Each task runs the preflight before its command: a failed check is the node's one line, exit
+// 254, and that task's command never starts.
+TEST_F(SlurmLaunch, ATaskWhosePreflightFailsStartsNothing) {
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1",
+                      "--network-interface", "lo,cai-nosuch0", "train.py"});
+    EXPECT_EQ(result.exit_code, 254) << describe(result);
+    std::string line = " (no network interface 'cai-nosuch0' (see 'ip -br link' on the node; "
+                       "--network-interface names must exist on every node))";
+    EXPECT_NE(result.err.find(summary({"node1: failure" + line, "node2: failure" + line})),
+              std::string::npos)
+        << describe(result);
+    for (int rank = 0; rank < 2; ++rank) {
+        EXPECT_FALSE(std::filesystem::exists(recorded(rank, "argv"))) << rank;
+    }
+}
+
 TEST_F(SlurmLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
     behave("0", "exec sleep 2718.28\n");
     behave("1", "echo failing >&2; exit 3\n");
