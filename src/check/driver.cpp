@@ -2,6 +2,8 @@
 
 #include "driver_child.hpp"
 
+#include "colossalai/exec/fork.hpp"
+#include "colossalai/exec/wait.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
@@ -9,7 +11,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,19 +91,17 @@ DriverFacts parse_driver_answer(std::string_view answer) {
 }
 
 DriverProbe::DriverProbe(const std::string& library) : m_library(library) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
+    std::optional<util::Pipe> answer = util::open_pipe(O_CLOEXEC);
+    if (!answer) {
         return;
     }
-    const pid_t parent = ::getpid();
-    m_pid = ::fork();
+    // A driver hung in cuInit must not outlive a check that was killed.
+    m_pid = exec::fork_child(SIGKILL);
     if (m_pid == 0) {
-        ::close(fds[0]);
-        // A driver hung in cuInit must not outlive a check that was killed.
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent) {
-            ::_exit(0); // the check died before prctl took effect
-        }
+        // The child never returns (run_driver_probe_child exits), so the owners here are never
+        // destroyed in it: raw close and dup2. Without the read end, a write after the check
+        // stopped reading fails (EPIPE) instead of blocking forever.
+        ::close(answer->read.get());
         // A driver may print or read: keep it off the report's streams.
         int null_fd = ::open("/dev/null", O_RDWR);
         if (null_fd >= 0) {
@@ -110,20 +109,15 @@ DriverProbe::DriverProbe(const std::string& library) : m_library(library) {
             ::dup2(null_fd, STDOUT_FILENO);
             ::dup2(null_fd, STDERR_FILENO);
         }
-        run_driver_probe_child(m_library.c_str(), fds[1]);
+        run_driver_probe_child(m_library.c_str(), answer->write.get());
     }
-    ::close(fds[1]);
-    if (m_pid < 0) {
-        ::close(fds[0]);
-        return;
+    if (m_pid > 0) {
+        m_fd = std::move(answer->read);
     }
-    m_fd = fds[0];
 }
 
 DriverProbe::~DriverProbe() {
-    if (m_fd >= 0) {
-        ::close(m_fd);
-    }
+    m_fd.reset();
     if (m_pid > 0) {
         ::kill(m_pid, SIGKILL);
         while (::waitpid(m_pid, nullptr, 0) < 0 && errno == EINTR) {
@@ -132,7 +126,7 @@ DriverProbe::~DriverProbe() {
 }
 
 DriverFacts DriverProbe::finish(std::chrono::milliseconds timeout) {
-    if (m_pid <= 0 || m_fd < 0) {
+    if (m_pid <= 0 || !m_fd) {
         DriverFacts facts;
         facts.warnings.push_back("CUDA driver: cannot start the driver probe");
         return facts;
@@ -142,7 +136,7 @@ DriverFacts DriverProbe::finish(std::chrono::milliseconds timeout) {
     const Clock::time_point deadline = Clock::now() + timeout;
     while (true) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-        pollfd pfd{m_fd, POLLIN, 0};
+        pollfd pfd{m_fd.get(), POLLIN, 0};
         int ready = ::poll(&pfd, 1, static_cast<int>(std::max<long long>(0, left.count())));
         if (ready < 0 && errno == EINTR) {
             continue;
@@ -152,7 +146,7 @@ DriverFacts DriverProbe::finish(std::chrono::milliseconds timeout) {
             break;
         }
         char buffer[4096];
-        ssize_t n = ::read(m_fd, buffer, sizeof buffer);
+        ssize_t n = ::read(m_fd.get(), buffer, sizeof buffer);
         if (n < 0 && errno == EINTR) {
             continue;
         }
@@ -161,15 +155,17 @@ DriverFacts DriverProbe::finish(std::chrono::milliseconds timeout) {
         }
         answer.append(buffer, static_cast<size_t>(n));
     }
-    ::close(m_fd);
-    m_fd = -1;
-    if (timed_out) {
+    m_fd.reset();
+    // The child may close the answer's pipe and still hang (a driver that closes descriptors it
+    // does not own): the same deadline holds for its end.
+    exec::ChildWait end = timed_out ? exec::ChildWait{} : exec::wait_child(m_pid, deadline);
+    if (end.state == exec::ChildWait::State::running) {
+        timed_out = true;
         ::kill(m_pid, SIGKILL);
-    }
-    int status = 0;
-    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+        exec::wait_child(m_pid, Clock::time_point::max());
     }
     m_pid = -1;
+    const int status = end.status;
 
     DriverFacts facts = parse_driver_answer(answer);
     std::string library = facts.library.value_or(m_library);

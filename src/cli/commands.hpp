@@ -22,7 +22,8 @@ CLI::App* add_check_command(CLI::App& app, check::Options& options);
 check::Options finish_check_command(const CLI::App& command, check::Options options);
 
 // `colossalai run`: the pre-scan parses its words (CLI11 cannot stop at the script and knows
-// no single-dash long names); CLI11 only recognises the subcommand and renders --help.
+// no single-dash long names); CLI11 only recognises the subcommand and renders --help. Both
+// follow run_option_table(), which also converts the values (finish_run_command).
 struct RunArguments {
     RunWords words;
     std::string help_only; // the sink of the options registered for --help
@@ -35,7 +36,7 @@ struct RunArguments {
 std::vector<std::string> split_run_command_line(const std::vector<std::string>& args,
                                                 RunArguments& arguments);
 
-// Registers `run` on `app`, with every option for --help.
+// Registers `run` on `app`, with every option of run_option_table() for --help.
 CLI::App* add_run_command(CLI::App& app, RunArguments& arguments);
 
 // Converts and validates the pre-scanned words (throws a usage error).

@@ -1,55 +1,11 @@
 #include "run_arguments.hpp"
 
-#include "colossalai/run/extra_args.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
-
-#include <algorithm>
-#include <string_view>
 
 namespace colossalai::cli {
 
 namespace {
-
-struct LauncherOption {
-    std::string_view name;
-    bool takes_value;
-};
-
-// Every long option of `colossalai run`, spelled as in --help.
-constexpr LauncherOption launcher_options[] = {
-    {"--host", true},
-    {"--hostfile", true},
-    {"--include", true},
-    {"--exclude", true},
-    {"--num_nodes", true},
-    {"--nproc_per_node", true},
-    {"--master_port", true},
-    {"--master_addr", true},
-    {"--extra_launch_args", true},
-    {"--ssh-port", true},
-    {"--ssh-timeout", true},
-    {"--kill-grace", true},
-    {"--strict-host-key-checking", true},
-    {"--launcher", true},
-    {"--srun-args", true},
-    {"--network-interface", true},
-    {"--python", true},
-    {"--env-file", true},
-    {"--env-exclude", true},
-    {"--log-dir", true},
-    {"--dry-run", false},
-    {"--help", false},
-};
-
-// The option named `--name` (with '-' and '_' alike, as torchrun allows), if any.
-const LauncherOption* find_option(std::string_view name) {
-    auto it = std::find_if(std::begin(launcher_options), std::end(launcher_options),
-                           [&](const LauncherOption& option) {
-                               return run::same_option(name.substr(2), option.name.substr(2));
-                           });
-    return it == std::end(launcher_options) ? nullptr : &*it;
-}
 
 class Scanner {
 public:
@@ -65,79 +21,102 @@ public:
                 }
                 break;
             }
-            if (word == "-m") {
-                m_result.module = value_of("-m");
-                rest_to_script();
-                break;
-            }
-            if (util::starts_with(word, "-m")) {
-                m_result.module = word.substr(2);
-                rest_to_script();
-                break;
-            }
             if (word.size() < 2 || word[0] != '-') {
                 m_result.script = word;
                 rest_to_script();
                 break;
             }
-            launcher_option(word);
+            if (util::starts_with(word, "--")) {
+                long_option(word);
+            } else {
+                single_dash_option(word);
+            }
         }
         return std::move(m_result);
     }
 
 private:
-    void launcher_option(const std::string& word) {
-        if (word == "-h") {
-            m_result.help = true;
-        } else if (word == "-H" || word == "-host") {
-            m_result.values.emplace_back("--host", value_of(word));
-        } else if (util::starts_with(word, "-host=")) {
-            m_result.values.emplace_back("--host", word.substr(6));
-        } else if (util::starts_with(word, "-H")) {
-            m_result.values.emplace_back("--host", word.substr(2));
-        } else if (word == "-x") {
-            m_result.values.emplace_back("-x", value_of(word));
-        } else if (util::starts_with(word, "-x")) {
-            m_result.values.emplace_back("-x", word.substr(2));
-        } else if (util::starts_with(word, "--")) {
-            long_option(word);
-        } else {
-            std::string name = word.substr(0, word.find('='));
-            std::string hint;
-            if (find_option("-" + name) != nullptr) {
-                hint = " (did you mean '-" + name + "'?)";
+    // `-host VALUE`, `-host=VALUE`, `-H VALUE`, `-HVALUE`, `-h`: the single-dash spellings of
+    // the table; a short option that takes a value may have it attached.
+    void single_dash_option(const std::string& word) {
+        for (const RunOption& option : run_option_table()) {
+            const std::string_view alias = option.single_dash_alias;
+            if (alias.empty()) {
+                continue;
             }
-            throw usage_error("unknown option '{}'{}", util::escape_for_message(word), hint);
+            if (word == alias) {
+                given(option, value_of(option, word));
+                return;
+            }
+            if (word.size() > alias.size() && util::starts_with(word, alias) &&
+                word[alias.size()] == '=') {
+                given(option, word.substr(alias.size() + 1));
+                return;
+            }
         }
+        for (const RunOption& option : run_option_table()) {
+            const std::string_view name = option.short_name;
+            if (name.empty()) {
+                continue;
+            }
+            if (word == name) {
+                given(option, option.takes_value() ? value_of(option, word) : std::string());
+                return;
+            }
+            if (option.takes_value() && util::starts_with(word, name)) {
+                given(option, word.substr(name.size()));
+                return;
+            }
+        }
+        std::string name = word.substr(0, word.find('='));
+        std::string hint;
+        if (find_long_option("-" + name) != nullptr) {
+            hint = " (did you mean '-" + name + "'?)";
+        }
+        throw usage_error("unknown option '{}'{}", util::escape_for_message(word), hint);
     }
 
     void long_option(const std::string& word) {
         size_t equals = word.find('=');
         std::string name = word.substr(0, equals);
-        const LauncherOption* option = find_option(name);
+        const RunOption* option = find_long_option(name);
         if (option == nullptr) {
             throw usage_error("unknown option '{}' (options for the script go after the script)",
                               util::escape_for_message(name));
         }
-        std::string canonical(option->name);
-        if (!option->takes_value) {
+        if (!option->takes_value()) {
             if (equals != std::string::npos) {
-                throw usage_error("option '{}' takes no value", canonical);
+                throw usage_error("option '{}' takes no value", option->display_name());
             }
-            (canonical == "--help" ? m_result.help : m_result.dry_run) = true;
+            given(*option, "");
             return;
         }
-        std::string value = equals != std::string::npos ? word.substr(equals + 1) : value_of(name);
-        m_result.values.emplace_back(canonical, std::move(value));
+        given(*option,
+              equals != std::string::npos ? word.substr(equals + 1) : value_of(*option, name));
     }
 
-    // The next word, whatever it looks like, as the value of `option`.
-    std::string value_of(const std::string& option) {
+    void given(const RunOption& option, std::string value) {
+        switch (option.role) {
+        case RunOptionRole::help:
+            m_result.help = true;
+            break;
+        case RunOptionRole::module:
+            m_result.module = std::move(value);
+            rest_to_script();
+            break;
+        case RunOptionRole::option:
+            m_result.options.push_back({&option, std::move(value)});
+            break;
+        }
+    }
+
+    // The next word, whatever it looks like, as the value of `option` (spelled `word`).
+    std::string value_of(const RunOption& option, const std::string& word) {
         if (m_next >= m_words.size()) {
-            if (option == "-m") {
-                throw usage_error("-m needs a module name");
+            if (option.role == RunOptionRole::module) {
+                throw usage_error("{} needs a module name", word);
             }
-            throw usage_error("option '{}' needs a value", util::escape_for_message(option));
+            throw usage_error("option '{}' needs a value", util::escape_for_message(word));
         }
         return m_words[m_next++];
     }

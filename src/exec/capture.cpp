@@ -1,7 +1,8 @@
 #include "colossalai/exec/capture.hpp"
 
 #include "colossalai/exec/signals.hpp"
-#include "colossalai/exec/spawn.hpp"
+#include "colossalai/exec/wait.hpp"
+#include "colossalai/util/fd.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -85,40 +86,21 @@ std::vector<char*> to_c_array(const std::vector<std::string>& words) {
     return array;
 }
 
-// Waits for `pid` until the deadline (in poll() on its pidfd); kills its process group when the
-// deadline passes.
+// Waits for `pid` until the deadline; kills its process group when the deadline passes.
 void reap(pid_t pid, Clock::time_point deadline, CaptureResult& result) {
-    int status = 0;
-    int pidfd = open_pidfd(pid);
-    while (true) {
-        pid_t done = ::waitpid(pid, &status, WNOHANG);
-        if (done == pid) {
-            break;
-        }
-        if (done < 0 && errno != EINTR) {
-            return;
-        }
-        if (Clock::now() >= deadline) {
-            result.timed_out = true;
-            ::kill(-pid, SIGKILL);
-            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-            }
-            break;
-        }
-        if (pidfd >= 0) {
-            pollfd ended{pidfd, POLLIN, 0};
-            ::poll(&ended, 1, remaining_ms(deadline) + 1);
-        } else {
-            std::this_thread::sleep_for(std::chrono::milliseconds(1)); // no pidfd: an old kernel
-        }
+    ChildWait end = wait_child(pid, deadline);
+    if (end.state == ChildWait::State::running) {
+        result.timed_out = true;
+        ::kill(-pid, SIGKILL);
+        end = wait_child(pid, Clock::time_point::max());
     }
-    if (pidfd >= 0) {
-        ::close(pidfd);
+    if (end.state == ChildWait::State::lost) {
+        return;
     }
-    if (WIFEXITED(status)) {
-        result.exit_code = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
-        result.signal = WTERMSIG(status);
+    if (WIFEXITED(end.status)) {
+        result.exit_code = WEXITSTATUS(end.status);
+    } else if (WIFSIGNALED(end.status)) {
+        result.signal = WTERMSIG(end.status);
     }
     // Whatever the program left behind in its group must not outlive the probe.
     ::kill(-pid, SIGKILL);
@@ -133,15 +115,15 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
         result.error = "empty command";
         return result;
     }
-    int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    std::optional<util::Pipe> output = util::open_pipe(O_CLOEXEC);
+    if (!output) {
         result.error = std::strerror(errno);
         return result;
     }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, output->write.get(), STDOUT_FILENO);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
@@ -170,9 +152,8 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     tracking.unlock();
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
-    ::close(pipe_fds[1]);
+    output->write.reset();
     if (rc != 0) {
-        ::close(pipe_fds[0]);
         result.error = std::strerror(rc);
         return result;
     }
@@ -181,7 +162,7 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     const Clock::time_point deadline = Clock::now() + timeout;
     char buffer[8192];
     while (true) {
-        pollfd pfd{pipe_fds[0], POLLIN, 0};
+        pollfd pfd{output->read.get(), POLLIN, 0};
         int ready = ::poll(&pfd, 1, remaining_ms(deadline));
         if (ready < 0 && errno == EINTR) {
             continue;
@@ -189,7 +170,7 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
         if (ready <= 0) {
             break; // deadline: reap() kills the group
         }
-        ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+        ssize_t n = ::read(output->read.get(), buffer, sizeof buffer);
         if (n < 0 && errno == EINTR) {
             continue;
         }
@@ -199,7 +180,7 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
         size_t room = max_output - std::min(max_output, result.output.size());
         result.output.append(buffer, std::min(room, static_cast<size_t>(n)));
     }
-    ::close(pipe_fds[0]);
+    output->read.reset();
     reap(pid, deadline, result);
     untrack(pid);
     return result;

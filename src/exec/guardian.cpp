@@ -1,5 +1,6 @@
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/fd.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,8 +16,9 @@ namespace colossalai::exec {
 namespace {
 
 // Whether /proc/NAME/stat (NAME read from the open /proc directory `proc`) describes a live
-// process, not a zombie, of group `pgid`. Raw system calls (getdents64, openat, read) and hand
-// parsing only: the guardian is a fork of a possibly threaded process and never execs.
+// process, not a zombie, of group `pgid`. Raw system calls (getdents64, openat, read, close) and
+// hand parsing only: the guardian is a fork of a possibly threaded process and never execs (an
+// util::Fd would do, but raw calls keep what runs here visibly async-signal-safe).
 bool live_member(int proc, const char* name, pid_t pgid) {
     char path[64];
     size_t length = 0;
@@ -111,17 +113,14 @@ bool group_alive(pid_t pgid) {
 
 } // namespace
 
-std::pair<pid_t, int> spawn_guardian(pid_t pgid, std::chrono::milliseconds grace) {
-    int watch[2];
-    if (::pipe2(watch, O_CLOEXEC) != 0) {
+Guardian spawn_guardian(pid_t pgid, std::chrono::milliseconds grace) {
+    std::optional<util::Pipe> watch = util::open_pipe(O_CLOEXEC);
+    if (!watch) {
         throw runtime_error("pipe: {}", std::strerror(errno));
     }
-    pid_t pid = ::fork();
+    pid_t pid = ::fork(); // no PR_SET_PDEATHSIG: its work starts when the launcher is gone
     if (pid < 0) {
-        int error = errno;
-        ::close(watch[0]);
-        ::close(watch[1]);
-        throw runtime_error("fork: {}", std::strerror(error));
+        throw runtime_error("fork: {}", std::strerror(errno));
     }
     if (pid == 0) {
         // Its own group: a signal to the launcher's group (Ctrl-C, kill -- -PGID) must not take
@@ -134,9 +133,10 @@ std::pair<pid_t, int> spawn_guardian(pid_t pgid, std::chrono::milliseconds grace
         sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
         // Hold nothing but the watch pipe: another guardian's pipe or a job's output pipe kept
-        // open here would hide the EOF they wait for.
-        if (watch[0] != 3) {
-            ::dup2(watch[0], 3);
+        // open here would hide the EOF they wait for. Raw dup2 and closefrom: this child never
+        // returns, so the owners above are never destroyed here.
+        if (watch->read.get() != 3) {
+            ::dup2(watch->read.get(), 3);
         }
         int null_fd = ::open("/dev/null", O_RDWR);
         ::dup2(null_fd, 0);
@@ -145,8 +145,7 @@ std::pair<pid_t, int> spawn_guardian(pid_t pgid, std::chrono::milliseconds grace
         ::closefrom(4);
         guard(3, pgid, static_cast<long>(grace.count()));
     }
-    ::close(watch[0]);
-    return {pid, watch[1]};
+    return Guardian{pid, std::move(watch->write)};
 }
 
 } // namespace colossalai::exec

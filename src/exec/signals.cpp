@@ -49,15 +49,15 @@ SignalChannel::SignalChannel(bool job_control) {
     if (::sigprocmask(SIG_BLOCK, &set, nullptr) != 0) {
         throw runtime_error("cannot block signals: {}", std::strerror(errno));
     }
-    m_fd = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (m_fd < 0) {
+    m_fd.reset(::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
+    if (!m_fd) {
         throw runtime_error("signalfd: {}", std::strerror(errno));
     }
     ::signal(SIGPIPE, SIG_IGN);
 }
 
 SignalChannel::~SignalChannel() {
-    ::close(m_fd);
+    m_fd.reset();
     ::signal(SIGPIPE, SIG_DFL);
     ::sigprocmask(SIG_UNBLOCK, &m_set, nullptr);
 }
@@ -66,7 +66,7 @@ std::vector<int> SignalChannel::take() {
     std::vector<int> signals;
     signalfd_siginfo info{};
     while (true) {
-        ssize_t n = ::read(m_fd, &info, sizeof info);
+        ssize_t n = ::read(m_fd.get(), &info, sizeof info);
         if (n == static_cast<ssize_t>(sizeof info)) {
             signals.push_back(static_cast<int>(info.ssi_signo));
             continue;

@@ -1,12 +1,12 @@
 #include "colossalai/exec/spawn.hpp"
 
+#include "colossalai/exec/fork.hpp"
 #include "colossalai/exec/signals.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/file.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,9 +29,12 @@ std::vector<char*> c_array(std::vector<std::string>& words) {
     return array;
 }
 
-void close_pair(int fds[2]) {
-    ::close(fds[0]);
-    ::close(fds[1]);
+util::Pipe pipe_or_throw() {
+    std::optional<util::Pipe> pipe = util::open_pipe(O_CLOEXEC);
+    if (!pipe) {
+        throw runtime_error("pipe: {}", std::strerror(errno));
+    }
+    return std::move(*pipe);
 }
 
 // Makes `fd` the child's descriptor `target`, inherited by the program it execs. dup2 clears
@@ -72,10 +75,10 @@ std::string resolve_executable(const std::string& name,
     return found ? found->string() : std::string();
 }
 
-int open_pidfd(pid_t pid) {
+util::Fd open_pidfd(pid_t pid) {
     // glibc 2.36 declares pidfd_open() without C linkage for C++: call the kernel directly.
     // A pidfd is close-on-exec from its creation.
-    return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    return util::Fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
 }
 
 SpawnedJob spawn_job(const SpawnRequest& request) {
@@ -94,62 +97,41 @@ SpawnedJob spawn_job(const SpawnRequest& request) {
     std::vector<char*> envp = c_array(env_words);
     const char* directory = request.working_directory.c_str();
 
-    int out_pipe[2], err_pipe[2], report_pipe[2];
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-        throw runtime_error("pipe: {}", std::strerror(errno));
-    }
-    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-        close_pair(out_pipe);
-        throw runtime_error("pipe: {}", std::strerror(errno));
-    }
-    if (::pipe2(report_pipe, O_CLOEXEC) != 0) {
-        close_pair(out_pipe);
-        close_pair(err_pipe);
-        throw runtime_error("pipe: {}", std::strerror(errno));
-    }
-    const pid_t parent = ::getpid();
-    pid_t pid = ::fork();
+    util::Pipe out_pipe = pipe_or_throw();
+    util::Pipe err_pipe = pipe_or_throw();
+    util::Pipe report_pipe = pipe_or_throw();
+    pid_t pid = fork_child(SIGTERM); // told to stop when the launcher dies
     if (pid < 0) {
-        int error = errno;
-        close_pair(out_pipe);
-        close_pair(err_pipe);
-        close_pair(report_pipe);
-        throw runtime_error("fork: {}", std::strerror(error));
+        throw runtime_error("fork: {}", std::strerror(errno));
     }
     if (pid == 0) {
+        // The child owns nothing: it execs or _exits, so no destructor runs here, and its raw
+        // dup2 calls place the pipes on the program's standard streams.
         ::setpgid(0, 0);
-        // Told to stop when the launcher dies; if it already died, stop now.
-        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (::getppid() != parent) {
-            ::_exit(128 + SIGTERM);
-        }
         reset_signals_for_exec();
         // Close-on-exec like the pipes: only the copies on 0, 1 and 2 reach the program (the
         // descriptor itself used to leak into every node).
         int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
         become(null_fd, STDIN_FILENO);
-        become(out_pipe[1], STDOUT_FILENO);
-        become(err_pipe[1], STDERR_FILENO);
+        become(out_pipe.write.get(), STDOUT_FILENO);
+        become(err_pipe.write.get(), STDERR_FILENO);
         if (::chdir(directory) != 0) {
-            child_fail(report_pipe[1], 0);
+            child_fail(report_pipe.write.get(), 0);
         }
         ::execve(program.c_str(), argv.data(), envp.data());
-        child_fail(report_pipe[1], 1);
+        child_fail(report_pipe.write.get(), 1);
     }
     // Also from the parent, so that signalling the group can never race the child's setpgid.
     ::setpgid(pid, pid);
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    ::close(report_pipe[1]);
+    out_pipe.write.reset();
+    err_pipe.write.reset();
+    report_pipe.write.reset();
     ChildFailure failure{};
     ssize_t n;
     do {
-        n = ::read(report_pipe[0], &failure, sizeof failure);
+        n = ::read(report_pipe.read.get(), &failure, sizeof failure);
     } while (n < 0 && errno == EINTR);
-    ::close(report_pipe[0]);
     if (n == static_cast<ssize_t>(sizeof failure)) {
-        ::close(out_pipe[0]);
-        ::close(err_pipe[0]);
         // The child exits 127 at once; reap it so no zombie is left.
         while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
         }
@@ -159,9 +141,9 @@ SpawnedJob spawn_job(const SpawnRequest& request) {
         }
         throw runtime_error("cannot execute {}: {}", program, std::strerror(failure.error));
     }
-    ::fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
-    ::fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
-    return SpawnedJob{pid, out_pipe[0], err_pipe[0]};
+    ::fcntl(out_pipe.read.get(), F_SETFL, O_NONBLOCK);
+    ::fcntl(err_pipe.read.get(), F_SETFL, O_NONBLOCK);
+    return SpawnedJob{pid, std::move(out_pipe.read), std::move(err_pipe.read)};
 }
 
 } // namespace colossalai::exec

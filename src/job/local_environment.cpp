@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <string_view>
 
-extern char** environ;
-
 namespace colossalai::job {
 
 std::vector<std::string> local_environment(const std::vector<std::string>& entries,
@@ -41,14 +39,6 @@ std::vector<std::string> with_flag_environment(std::vector<std::string> entries,
         entries.push_back(name + "=" + value);
     }
     return entries;
-}
-
-std::vector<std::string> local_environment(const EnvironmentChanges& changes, bool drop) {
-    std::vector<std::string> entries;
-    for (char** entry = environ; *entry != nullptr; ++entry) {
-        entries.emplace_back(*entry);
-    }
-    return local_environment(entries, changes, drop);
 }
 
 } // namespace colossalai::job

@@ -39,12 +39,10 @@ private:
 class LocalProcess : public Process {
 public:
     LocalProcess(SpawnedJob job, output::NodeOutput& output, std::chrono::milliseconds grace)
-        : m_job(job), m_output(output), m_grace(grace) {
+        : m_job(std::move(job)), m_output(output), m_grace(grace) {
         m_pidfd = exec::open_pidfd(m_job.pid);
         try {
-            auto [guardian, watch_fd] = exec::spawn_guardian(m_job.pid, grace);
-            m_guardian = guardian;
-            m_watch_fd = watch_fd;
+            m_guardian = exec::spawn_guardian(m_job.pid, grace);
         } catch (...) {
             abandon(); // an unguarded job must not run
             throw;
@@ -53,20 +51,20 @@ public:
 
     ~LocalProcess() override {
         abandon();
-        if (m_guardian > 0) {
-            ::waitpid(m_guardian, nullptr, WNOHANG);
+        if (m_guardian.pid > 0) {
+            ::waitpid(m_guardian.pid, nullptr, WNOHANG);
         }
     }
 
     void collect_fds(std::vector<pollfd>& fds) override {
-        if (m_job.out_fd >= 0 && m_output.accepting(Stream::out)) {
-            fds.push_back({m_job.out_fd, POLLIN, 0});
+        if (m_job.out_fd && m_output.accepting(Stream::out)) {
+            fds.push_back({m_job.out_fd.get(), POLLIN, 0});
         }
-        if (m_job.err_fd >= 0 && m_output.accepting(Stream::err)) {
-            fds.push_back({m_job.err_fd, POLLIN, 0});
+        if (m_job.err_fd && m_output.accepting(Stream::err)) {
+            fds.push_back({m_job.err_fd.get(), POLLIN, 0});
         }
-        if (!m_exit && m_pidfd >= 0) {
-            fds.push_back({m_pidfd, POLLIN, 0});
+        if (!m_exit && m_pidfd) {
+            fds.push_back({m_pidfd.get(), POLLIN, 0});
         }
     }
 
@@ -75,15 +73,15 @@ public:
             if (entry.revents == 0) {
                 continue;
             }
-            if (entry.fd == m_job.out_fd) {
+            if (m_job.out_fd && entry.fd == m_job.out_fd.get()) {
                 drain(m_job.out_fd, Stream::out);
-            } else if (entry.fd == m_job.err_fd) {
+            } else if (m_job.err_fd && entry.fd == m_job.err_fd.get()) {
                 drain(m_job.err_fd, Stream::err);
-            } else if (entry.fd == m_pidfd) {
+            } else if (m_pidfd && entry.fd == m_pidfd.get()) {
                 reap(false);
             }
         }
-        if (!m_exit && m_pidfd < 0) {
+        if (!m_exit && !m_pidfd) {
             reap(false); // no pidfd (old kernel): poll the status
         }
         if (m_exit && m_streams_deadline && Clock::now() >= *m_streams_deadline) {
@@ -94,11 +92,10 @@ public:
     }
 
     std::optional<Clock::time_point> deadline() const override {
-        if (!m_exit && m_pidfd < 0) {
+        if (!m_exit && !m_pidfd) {
             return Clock::now() + std::chrono::milliseconds(50);
         }
-        return m_exit && (m_job.out_fd >= 0 || m_job.err_fd >= 0) ? m_streams_deadline
-                                                                  : std::nullopt;
+        return m_exit && (m_job.out_fd || m_job.err_fd) ? m_streams_deadline : std::nullopt;
     }
 
     void signal(int signo) override {
@@ -117,17 +114,17 @@ public:
     }
 
     std::optional<Outcome> result() const override {
-        if (m_exit && m_job.out_fd < 0 && m_job.err_fd < 0) {
+        if (m_exit && !m_job.out_fd && !m_job.err_fd) {
             return m_exit;
         }
         return std::nullopt;
     }
 
 private:
-    void drain(int& fd, Stream stream) {
+    void drain(util::Fd& fd, Stream stream) {
         char buffer[16384];
-        while (fd >= 0 && m_output.accepting(stream)) {
-            ssize_t n = ::read(fd, buffer, sizeof buffer);
+        while (fd && m_output.accepting(stream)) {
+            ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
             if (n > 0) {
                 m_output.write(stream, std::string_view(buffer, static_cast<size_t>(n)));
                 continue;
@@ -142,10 +139,9 @@ private:
         }
     }
 
-    void close_stream(int& fd, Stream stream) {
-        if (fd >= 0) {
-            ::close(fd);
-            fd = -1;
+    void close_stream(util::Fd& fd, Stream stream) {
+        if (fd) {
+            fd.reset();
             m_output.close(stream);
         }
     }
@@ -161,24 +157,16 @@ private:
         }
         m_exit = WIFSIGNALED(status) ? Outcome::killed(WTERMSIG(status))
                                      : Outcome::exited(WEXITSTATUS(status));
-        if (m_pidfd >= 0) {
-            ::close(m_pidfd);
-            m_pidfd = -1;
-        }
-        // The guardian now stops whatever the job left in its group.
-        if (m_watch_fd >= 0) {
-            ::close(m_watch_fd);
-            m_watch_fd = -1;
-        }
+        m_pidfd.reset();
+        m_guardian.watch_fd.reset(); // the guardian now stops what the job left in its group
         m_streams_deadline = Clock::now() + m_grace + std::chrono::seconds(1);
     }
 
     SpawnedJob m_job;
     output::NodeOutput& m_output;
     std::chrono::milliseconds m_grace;
-    int m_pidfd = -1;
-    pid_t m_guardian = -1;
-    int m_watch_fd = -1;
+    util::Fd m_pidfd; // none on kernels before 5.3: waitpid() is polled then
+    exec::Guardian m_guardian;
     std::optional<Outcome> m_exit;
     std::optional<Clock::time_point> m_streams_deadline;
 };
@@ -251,13 +239,15 @@ std::unique_ptr<Process> LocalTransport::start(const NodeCommand& command,
     SpawnRequest request;
     request.argv = command.argv;
     request.working_directory = command.working_directory;
-    // A local job gets the launcher's whole environment, as if torchrun had been typed here:
+    // A local job gets the launcher's whole environment (as the plan read it, with
+    // PYTHONUNBUFFERED=1 unless set), as if torchrun had been typed here:
     // the filtered `command.environment` exists to carry values to other machines, without
     // this machine's HOME, USER, DISPLAY... which are right here. What -x and --env-file set
     // goes on top; --env-exclude drops nothing: the launcher's values are this node's own. The
     // values of the launcher's flags (--network-interface) win over all of these.
     request.environment = with_flag_environment(
-        local_environment(command.environment_changes, false), command.flag_environment);
+        local_environment(m_launcher_environment, command.environment_changes, false),
+        command.flag_environment);
     // A node is ready only when its checks pass; a failed one starts nothing anywhere.
     if (std::optional<PreflightFailure> failure = local_preflight(command, request.environment)) {
         return std::make_unique<FailedProcess>(

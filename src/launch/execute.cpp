@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -54,7 +53,7 @@ void report_resources(output::Multiplexer& output, const std::string& ssh_timing
 
 } // namespace
 
-int execute(const run::Plan& plan, const run::Options& options) {
+int execute(const run::Plan& plan) {
     auto remote_nodes = static_cast<std::size_t>(
         std::count_if(plan.nodes.begin(), plan.nodes.end(),
                       [](const job::NodeCommand& node) { return !node.local; }));
@@ -65,15 +64,16 @@ int execute(const run::Plan& plan, const run::Options& options) {
     // Blocked before any thread exists, so that every thread inherits the mask.
     exec::SignalChannel signals(true);
     Settings settings;
-    settings.kill_grace = options.kill_grace;
+    settings.kill_grace = plan.timings.kill_grace;
     settings.log_dir = plan.log_dir;
-    job::LocalTransport local(settings.kill_grace);
+    job::LocalTransport local(plan.launcher_environment, settings.kill_grace);
     std::optional<ssh::SshTransport> ssh;
     if (remote) {
-        ssh::SshSettings ssh_settings = ssh::ssh_settings(options.ssh_timeout, settings.kill_grace);
-        if (options.strict_host_key_checking) {
+        ssh::SshSettings ssh_settings =
+            ssh::ssh_settings(plan.timings.ssh_timeout, settings.kill_grace);
+        if (plan.strict_host_key_checking) {
             ssh_settings.connect.host_key_policy =
-                ssh::parse_host_key_policy(*options.strict_host_key_checking);
+                ssh::parse_host_key_policy(*plan.strict_host_key_checking);
         }
         ssh.emplace(ssh_settings);
     }
@@ -95,8 +95,8 @@ int execute(const run::Plan& plan, const run::Options& options) {
         }
         srun.emplace(
             plan.srun_command, plan.nodes.size(), plan.nodes.front().working_directory,
-            settings.kill_grace, [&output](std::string_view text) { output.write_notice(text); },
-            named);
+            plan.launcher_environment, settings.kill_grace,
+            [&output](std::string_view text) { output.write_notice(text); }, named);
     }
     auto transport_for = [&](const job::NodeCommand& node) -> job::Transport& {
         if (srun) {
@@ -111,7 +111,7 @@ int execute(const run::Plan& plan, const run::Options& options) {
         output.write_notice(
             fmt::format("colossalai: the nodes' output is also in {}/\n", *plan.log_dir));
     }
-    if (const char* timing = std::getenv("COLOSSALAI_TIMING"); timing != nullptr && *timing != 0) {
+    if (plan.report_resources) {
         report_resources(output, ssh ? ssh->timing_report() : std::string());
     }
     // What the outputs have not taken yet (a paused pager) is written now, the jobs being over;

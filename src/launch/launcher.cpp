@@ -166,10 +166,11 @@ private:
         if (work) {
             timeout = 0;
         } else if (wake) {
-            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*wake - Clock::now());
+            auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(*wake - m_settings.now());
             timeout = static_cast<int>(std::clamp<long long>(left.count() + 1, 0, 60000));
         }
-        int ready = ::poll(m_fds.data(), m_fds.size(), timeout);
+        int ready = m_settings.wait(m_fds.data(), m_fds.size(), timeout);
         if (ready < 0 && errno != EINTR) {
             throw runtime_error("poll: {}", std::strerror(errno));
         }
@@ -224,7 +225,7 @@ private:
     }
 
     void check_timers() {
-        Clock::time_point now = Clock::now();
+        Clock::time_point now = m_settings.now();
         if (m_kill_deadline && now >= *m_kill_deadline) {
             if (any_running()) {
                 notice("nodes still running {} ms after {}; sending SIGKILL",
@@ -247,7 +248,7 @@ private:
     // The grace period after `signo` was sent to the nodes: SIGKILL when it ends.
     void arm_grace(int signo) {
         m_grace_signal = signo;
-        m_kill_deadline = Clock::now() + m_settings.kill_grace;
+        m_kill_deadline = m_settings.now() + m_settings.kill_grace;
     }
 
     void kill_all() {
@@ -255,7 +256,7 @@ private:
         // The grace timer is spent: left armed, its past deadline would make every poll()
         // return at once until the abandon timer fires (a busy loop).
         m_kill_deadline.reset();
-        m_abandon_deadline = Clock::now() + m_settings.abandon_after;
+        m_abandon_deadline = m_settings.now() + m_settings.abandon_after;
     }
 
     void signal_all(int signo) {

@@ -16,17 +16,10 @@ NodeLog::NodeLog(NodeOutput& inner, const std::string& dir, const std::string& s
     for (Stream stream : {Stream::out, Stream::err}) {
         File& target = file(stream);
         target.path = fmt::format("{}/{}.{}", dir, stem, stream == Stream::out ? "out" : "err");
-        target.fd = ::open(target.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (target.fd < 0) {
+        target.fd.reset(
+            ::open(target.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+        if (!target.fd) {
             fail(target, errno);
-        }
-    }
-}
-
-NodeLog::~NodeLog() {
-    for (File& each : m_files) {
-        if (each.fd >= 0) {
-            ::close(each.fd);
         }
     }
 }
@@ -38,8 +31,8 @@ bool NodeLog::accepting(Stream stream) const {
 void NodeLog::write(Stream stream, std::string_view bytes) {
     File& target = file(stream);
     std::string_view rest = bytes;
-    while (target.fd >= 0 && !rest.empty()) {
-        ssize_t written = ::write(target.fd, rest.data(), rest.size());
+    while (target.fd && !rest.empty()) {
+        ssize_t written = ::write(target.fd.get(), rest.data(), rest.size());
         if (written < 0 && errno == EINTR) {
             continue;
         }
@@ -54,18 +47,15 @@ void NodeLog::write(Stream stream, std::string_view bytes) {
 
 void NodeLog::close(Stream stream) {
     File& target = file(stream);
-    if (target.fd >= 0) {
-        ::close(target.fd);
-        target.fd = -1;
+    // The last chance to hear of a write that failed late (a full or lost network file system).
+    if (!target.fd.close()) {
+        fail(target, errno);
     }
     m_inner.close(stream);
 }
 
 void NodeLog::fail(File& target, int error) {
-    if (target.fd >= 0) {
-        ::close(target.fd);
-        target.fd = -1;
-    }
+    target.fd.reset();
     if (m_report) {
         m_report(fmt::format("colossalai: warning: cannot write the log {}: {}; it stops here\n",
                              target.path, std::strerror(error)));

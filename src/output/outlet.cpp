@@ -32,19 +32,12 @@ Outlet::Outlet(int fd, std::size_t high_water)
         return;
     }
     std::string path = "/proc/self/fd/" + std::to_string(fd);
-    int reopened = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (reopened >= 0) {
-        m_write_fd = reopened;
-        m_own_fd = true;
+    m_reopened.reset(::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (m_reopened) {
+        m_write_fd = m_reopened.get();
         m_mode = Mode::nonblocking;
     } else if (errno == ENXIO) {
         m_broken = true; // a FIFO without a reader left
-    }
-}
-
-Outlet::~Outlet() {
-    if (m_own_fd) {
-        ::close(m_write_fd);
     }
 }
 

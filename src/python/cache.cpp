@@ -1,5 +1,6 @@
 #include "colossalai/python/cache.hpp"
 
+#include "colossalai/util/fd.hpp"
 #include "colossalai/util/file.hpp"
 
 #include <fmt/core.h>
@@ -28,15 +29,13 @@ constexpr const char* relevant_variables[] = {
 // shim that resolve_shim() could not resolve) picks its interpreter from files whose changes no
 // cheap check would see.
 bool is_binary(const fs::path& interpreter) {
-    int fd = ::open(interpreter.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    util::Fd fd(::open(interpreter.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) {
         return false;
     }
     char magic[4] = {};
-    bool elf = ::read(fd, magic, sizeof magic) == sizeof magic && magic[0] == 0x7f &&
-               magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
-    ::close(fd);
-    return elf;
+    return ::read(fd.get(), magic, sizeof magic) == sizeof magic && magic[0] == 0x7f &&
+           magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
 }
 
 // A file's identity and age: changes when the file is replaced or modified. "-" if missing.

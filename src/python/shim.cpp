@@ -2,6 +2,7 @@
 
 #include "shim_resolvers.hpp"
 
+#include "colossalai/util/fd.hpp"
 #include "colossalai/util/file.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -89,13 +90,12 @@ using namespace shim_detail;
 constexpr std::size_t shim_head_bytes = 4096;
 
 std::optional<std::string> read_head(const fs::path& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    util::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) {
         return std::nullopt;
     }
     std::string head(shim_head_bytes, '\0');
-    ssize_t n = ::read(fd, head.data(), head.size());
-    ::close(fd);
+    ssize_t n = ::read(fd.get(), head.data(), head.size());
     if (n < 0) {
         return std::nullopt;
     }

@@ -1,5 +1,6 @@
 #include "colossalai/run/env_control.hpp"
 
+#include "colossalai/run/environment.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -108,13 +109,9 @@ EnvSetting parse_export(std::string_view word,
         check_env_value(name, value, "-x: ");
         return {std::string(name), std::string(value), "-x"};
     }
-    for (const std::string& entry : launcher_environment) {
-        if (entry.size() > name.size() && entry[name.size()] == '=' &&
-            util::starts_with(entry, name)) {
-            std::string_view value = std::string_view(entry).substr(name.size() + 1);
-            check_env_value(name, value, "-x: ");
-            return {std::string(name), std::string(value), "-x"};
-        }
+    if (std::optional<std::string> value = find_variable(launcher_environment, name)) {
+        check_env_value(name, *value, "-x: ");
+        return {std::string(name), std::move(*value), "-x"};
     }
     throw usage_error("-x: '{}' is not set in the launcher's environment (use -x {}=VALUE)",
                       shown(name), shown(name));

@@ -42,6 +42,27 @@ bool is_session_variable(std::string_view name) {
            std::binary_search(std::begin(names), std::end(names), name);
 }
 
+std::optional<std::string> find_variable(const std::vector<std::string>& entries,
+                                         std::string_view name) {
+    for (const std::string& entry : entries) {
+        if (entry.size() > name.size() && entry[name.size()] == '=' &&
+            util::starts_with(entry, name)) {
+            return entry.substr(name.size() + 1);
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> with_launcher_defaults(std::vector<std::string> entries) {
+    static const EnvVar defaults[] = {{"PYTHONUNBUFFERED", "1"}};
+    for (const auto& [name, value] : defaults) {
+        if (!find_variable(entries, name)) {
+            entries.push_back(name + "=" + value);
+        }
+    }
+    return entries;
+}
+
 std::vector<EnvVar> filter_environment(const std::vector<std::string>& entries) {
     std::vector<EnvVar> kept;
     for (const std::string& entry : entries) {

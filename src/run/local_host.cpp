@@ -1,5 +1,7 @@
 #include "colossalai/run/local_host.hpp"
 
+#include "colossalai/util/fd.hpp"
+
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -209,8 +211,8 @@ std::optional<std::string> route_source(const std::string& address) {
     if (!target) {
         return std::nullopt;
     }
-    int fd = socket(target->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
+    util::Fd fd(socket(target->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!fd) {
         return std::nullopt;
     }
     sockaddr_storage destination{};
@@ -224,8 +226,9 @@ std::optional<std::string> route_source(const std::string& address) {
     sockaddr_storage source{};
     socklen_t length = sizeof source;
     std::optional<std::string> result;
-    if (connect(fd, reinterpret_cast<const sockaddr*>(&destination), target->ai_addrlen) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&source), &length) == 0) {
+    if (connect(fd.get(), reinterpret_cast<const sockaddr*>(&destination), target->ai_addrlen) ==
+            0 &&
+        getsockname(fd.get(), reinterpret_cast<sockaddr*>(&source), &length) == 0) {
         result = numeric(reinterpret_cast<const sockaddr*>(&source));
         const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&source);
         char name[IF_NAMESIZE] = {};
@@ -234,7 +237,6 @@ std::optional<std::string> route_source(const std::string& address) {
             *result += "%" + std::string(name);
         }
     }
-    close(fd);
     return result;
 }
 

@@ -282,10 +282,11 @@ Plan make_plan(const Options& options, const Context& context) {
     spec.script = options.script;
     spec.script_args = options.script_args;
 
-    std::vector<EnvVar> launcher_environment = filter_environment(context.environment);
+    plan.launcher_environment = with_launcher_defaults(context.environment);
+    std::vector<EnvVar> launcher_environment = filter_environment(plan.launcher_environment);
     EnvironmentChanges changes =
         plan_environment({context.env_files, options.exports, options.env_exclude},
-                         context.environment, launcher_environment);
+                         plan.launcher_environment, launcher_environment);
     std::vector<EnvVar> environment = remote_environment(launcher_environment, changes);
     job::Preflight preflight{spec.master_addr, {}};
     std::vector<EnvVar> flag_environment;
@@ -319,6 +320,10 @@ Plan make_plan(const Options& options, const Context& context) {
         plan_srun(options, source.allocated, plan);
     }
     plan.log_dir = context.log_dir;
+    plan.timings = {options.kill_grace, options.ssh_timeout};
+    plan.strict_host_key_checking = options.strict_host_key_checking;
+    plan.report_resources =
+        !find_variable(context.environment, "COLOSSALAI_TIMING").value_or("").empty();
     if (master_given) {
         check_master_address(spec.master_addr,
                              extra_addr ? "--extra_launch_args master_addr" : "--master_addr",

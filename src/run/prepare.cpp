@@ -2,6 +2,7 @@
 
 #include "colossalai/python/cache.hpp"
 #include "colossalai/python/package_info.hpp"
+#include "colossalai/run/environment.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/local_host.hpp"
 #include "colossalai/run/planner.hpp"
@@ -14,7 +15,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -26,10 +26,12 @@ namespace colossalai::run {
 
 namespace {
 
-std::map<std::string, std::string> environment_map() {
+// The launcher's environment as prepare() read it (Context::environment), as a map; the first of
+// a name given twice wins, as getenv's.
+std::map<std::string, std::string> environment_map(const std::vector<std::string>& entries) {
     std::map<std::string, std::string> variables;
-    for (char** entry = environ; *entry != nullptr; ++entry) {
-        std::string_view text(*entry);
+    for (const std::string& entry : entries) {
+        std::string_view text(entry);
         size_t equals = text.find('=');
         if (equals != std::string_view::npos) {
             variables.emplace(text.substr(0, equals), text.substr(equals + 1));
@@ -44,9 +46,8 @@ void find_given_python(const std::string& interpreter, Context& context) {
     if (interpreter.find('/') == std::string::npos || ::access(interpreter.c_str(), X_OK) != 0) {
         return;
     }
-    const char* path = std::getenv("PATH");
-    python::Lookup lookup{path != nullptr ? path : "", context.working_directory,
-                          environment_map()};
+    python::Lookup lookup{find_variable(context.environment, "PATH").value_or(""),
+                          context.working_directory, environment_map(context.environment)};
     python::Discovery discovery = python::discover(interpreter, lookup);
     if (discovery.environment) {
         if (std::optional<std::filesystem::path> torch =
@@ -57,12 +58,11 @@ void find_given_python(const std::string& interpreter, Context& context) {
 }
 
 void find_python(Context& context) {
-    const char* path = std::getenv("PATH");
     // The launcher runs often: the search path is cached (and checked) instead of asking the
     // interpreter every time, and a pyenv or asdf shim is resolved instead of run; see
     // python/cache.hpp and python/shim.hpp.
-    python::Lookup lookup{path != nullptr ? path : "", context.working_directory,
-                          environment_map()};
+    python::Lookup lookup{find_variable(context.environment, "PATH").value_or(""),
+                          context.working_directory, environment_map(context.environment)};
     python::Discovery discovery =
         python::discover_cached(lookup, python::default_cache_dir(lookup.variables));
     if (discovery.warning) {
@@ -123,7 +123,7 @@ void read_env_files(const Options& options, Context& context) {
     }
     std::vector<std::filesystem::path> candidates{std::filesystem::path(context.working_directory) /
                                                   ".colossalai_env"};
-    if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0) {
+    if (std::string home = find_variable(context.environment, "HOME").value_or(""); !home.empty()) {
         candidates.push_back(std::filesystem::path(home) / ".colossalai_env");
     }
     for (const std::filesystem::path& candidate : candidates) {
@@ -171,6 +171,8 @@ Plan prepare(const Options& options, std::function<std::string(const std::string
     if (options.hostfile) {
         context.hostfile_text = read_hostfile(*options.hostfile);
     }
+    // The one snapshot of the launcher's environment: everything below, the plan and the
+    // launch read it, never environ again.
     for (char** entry = environ; *entry != nullptr; ++entry) {
         context.environment.emplace_back(*entry);
     }
@@ -180,10 +182,8 @@ Plan prepare(const Options& options, std::function<std::string(const std::string
             context.nodefile_text = read_hostfile(variable->value, variable->name);
         }
     }
-    const char* pwd = std::getenv("PWD");
     context.working_directory =
-        util::current_directory(pwd != nullptr ? std::optional<std::string>(pwd) : std::nullopt)
-            .string();
+        util::current_directory(find_variable(context.environment, "PWD")).string();
     read_env_files(options, context);
     if (options.log_dir) {
         context.log_dir = check_log_dir(*options.log_dir, context.working_directory);

@@ -1,5 +1,6 @@
 #include "colossalai/run/scheduler_hosts.hpp"
 
+#include "colossalai/run/environment.hpp"
 #include "colossalai/run/host_pattern.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
@@ -9,21 +10,6 @@
 #include <map>
 
 namespace colossalai::run {
-
-namespace {
-
-std::optional<std::string> find_variable(const std::vector<std::string>& environment,
-                                         std::string_view name) {
-    for (const std::string& entry : environment) {
-        if (entry.size() > name.size() && entry[name.size()] == '=' &&
-            std::string_view(entry).substr(0, name.size()) == name) {
-            return entry.substr(name.size() + 1);
-        }
-    }
-    return std::nullopt;
-}
-
-} // namespace
 
 std::optional<SchedulerVariable>
 find_scheduler_variable(const std::vector<std::string>& environment) {

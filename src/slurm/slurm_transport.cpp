@@ -42,10 +42,12 @@ Outcome exit_info(int status) {
 class Step : public output::NodeOutput {
 public:
     Step(std::vector<std::string> argv, std::size_t tasks, std::string working_directory,
-         std::chrono::milliseconds grace, std::function<void(std::string_view)> notice,
+         std::vector<std::string> launcher_environment, std::chrono::milliseconds grace,
+         std::function<void(std::string_view)> notice,
          std::function<void(std::size_t, const std::string&)> named)
         : m_argv(std::move(argv)), m_working_directory(std::move(working_directory)),
-          m_grace(grace), m_notice(std::move(notice)), m_named(std::move(named)), m_tasks(tasks) {}
+          m_launcher_environment(std::move(launcher_environment)), m_grace(grace),
+          m_notice(std::move(notice)), m_named(std::move(named)), m_tasks(tasks) {}
 
     // Every node's command has the same environment changes and flag variables: srun's
     // environment gets them.
@@ -68,7 +70,8 @@ public:
         // srun passes its whole environment to the tasks (--export=ALL): the variables of -x,
         // --env-file and --network-interface go into it, those of --env-exclude stay out of it.
         request.environment = job::with_flag_environment(
-            job::local_environment(m_environment, true), m_flag_environment);
+            job::local_environment(m_launcher_environment, m_environment, true),
+            m_flag_environment);
         m_srun = job::start_local_job(request, *this, m_grace);
         update();
     }
@@ -339,6 +342,7 @@ private:
     job::EnvironmentChanges m_environment;
     std::vector<job::EnvVar> m_flag_environment;
     std::string m_working_directory;
+    std::vector<std::string> m_launcher_environment;
     std::chrono::milliseconds m_grace;
     std::function<void(std::string_view)> m_notice;
     std::function<void(std::size_t, const std::string&)> m_named;
@@ -380,11 +384,14 @@ private:
 } // namespace
 
 SlurmTransport::SlurmTransport(std::vector<std::string> srun_argv, std::size_t tasks,
-                               std::string working_directory, std::chrono::milliseconds kill_grace,
+                               std::string working_directory,
+                               std::vector<std::string> launcher_environment,
+                               std::chrono::milliseconds kill_grace,
                                std::function<void(std::string_view)> notice,
                                std::function<void(std::size_t, const std::string&)> named)
     : m_step(std::make_shared<Step>(std::move(srun_argv), tasks, std::move(working_directory),
-                                    kill_grace, std::move(notice), std::move(named))) {}
+                                    std::move(launcher_environment), kill_grace, std::move(notice),
+                                    std::move(named))) {}
 
 SlurmTransport::~SlurmTransport() = default;
 

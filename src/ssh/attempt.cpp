@@ -16,13 +16,9 @@ constexpr const char* not_started = "not started";
 } // namespace
 
 Attempt::Attempt() : m_event_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-    if (m_event_fd < 0) {
+    if (!m_event_fd) {
         throw runtime_error("eventfd: {}", std::strerror(errno));
     }
-}
-
-Attempt::~Attempt() {
-    ::close(m_event_fd);
 }
 
 void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& settings,
@@ -51,7 +47,7 @@ void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& setti
 
 std::optional<Attempt::Outcome> Attempt::take() {
     uint64_t count = 0;
-    if (::read(m_event_fd, &count, sizeof count) != sizeof count) {
+    if (::read(m_event_fd.get(), &count, sizeof count) != sizeof count) {
         return std::nullopt;
     }
     std::lock_guard lock(m_mutex);
@@ -65,7 +61,7 @@ void Attempt::post(SessionPtr session, std::string error) {
         m_error = std::move(error);
     }
     uint64_t one = 1;
-    ssize_t ignored = ::write(m_event_fd, &one, sizeof one);
+    ssize_t ignored = ::write(m_event_fd.get(), &one, sizeof one);
     (void)ignored;
 }
 

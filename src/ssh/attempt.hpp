@@ -7,6 +7,7 @@
 
 #include "colossalai/job/node_command.hpp"
 #include "colossalai/ssh/connect.hpp"
+#include "colossalai/util/fd.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -20,7 +21,6 @@ namespace colossalai::ssh {
 class Attempt {
 public:
     Attempt();
-    ~Attempt();
     Attempt(const Attempt&) = delete;
     Attempt& operator=(const Attempt&) = delete;
 
@@ -38,7 +38,7 @@ public:
     };
     std::optional<Outcome> take();
 
-    int event_fd() const { return m_event_fd; }
+    int event_fd() const { return m_event_fd.get(); }
     void cancel() { m_cancelled = true; }
 
 private:
@@ -48,7 +48,7 @@ private:
     SessionPtr m_session;
     std::string m_error;
     std::atomic<bool> m_cancelled{false};
-    int m_event_fd;
+    util::Fd m_event_fd;
     TimingClock::time_point m_created = TimingClock::now(); // when the connection was queued
 };
 

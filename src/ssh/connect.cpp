@@ -281,7 +281,7 @@ SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& 
     Target target = target_of(session);
     // What libssh leaves out of the ssh config (StrictHostKeyChecking accept-new,
     // HashKnownHosts, ServerAlive*, CertificateFile) is read by us, for the same host.
-    owned->config = read_client_config({address, target.host});
+    owned->config = settings.read_config({address, target.host});
     // libssh itself would take an unknown host as known under `StrictHostKeyChecking no`;
     // verify_host_key() decides instead, from the true answer.
     int strict = 1;

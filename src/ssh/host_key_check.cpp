@@ -6,6 +6,7 @@
 #include "colossalai/ssh/host_key_advice.hpp"
 #include "colossalai/ssh/known_hosts_line.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/fd.hpp"
 #include "colossalai/util/file.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -138,22 +139,6 @@ std::string offending_keys(const std::vector<KnownKey>& known, ssh_key server) {
     return result.empty() ? "another key" : result;
 }
 
-class FileDescriptor {
-public:
-    explicit FileDescriptor(int fd) : m_fd(fd) {}
-    ~FileDescriptor() {
-        if (m_fd >= 0) {
-            ::close(m_fd);
-        }
-    }
-    FileDescriptor(const FileDescriptor&) = delete;
-    FileDescriptor& operator=(const FileDescriptor&) = delete;
-    int get() const { return m_fd; }
-
-private:
-    int m_fd;
-};
-
 // Appends the host's key to the user known_hosts file, under an exclusive lock, unless the
 // file (read again under the lock) knows the host by now: then returns the check's result and
 // `path` stays empty. Returns OK with `path` set to the file it wrote.
@@ -169,8 +154,8 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
         std::filesystem::create_directories(parent, ignored);
         std::filesystem::permissions(parent, std::filesystem::perms::owner_all, ignored);
     }
-    FileDescriptor file(::open(file_name.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
-    if (file.get() < 0 || ::flock(file.get(), LOCK_EX) != 0) {
+    util::Fd file(::open(file_name.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
+    if (!file || ::flock(file.get(), LOCK_EX) != 0) {
         throw runtime_error("cannot learn the host key into {}: {}", file_name,
                             std::strerror(errno));
     }
@@ -197,7 +182,9 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
     if (size > 0 && ::pread(file.get(), &last, 1, size - 1) == 1 && last != '\n') {
         line.insert(0, "\n");
     }
-    if (::write(file.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    // close() is where a network file system reports a write that failed late.
+    if (::write(file.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
+        !file.close()) {
         throw runtime_error("cannot learn the host key into {}: {}", file_name,
                             std::strerror(errno));
     }

@@ -1,6 +1,7 @@
 #include "colossalai/util/file.hpp"
 
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/fd.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fcntl.h>
@@ -26,27 +27,25 @@ void set_error(int* error, int number) {
 
 std::optional<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes,
                                      int* error) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) {
         set_error(error, errno);
         return std::nullopt;
     }
     struct stat info {};
-    if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
-        ::close(fd);
+    if (::fstat(fd.get(), &info) == 0 && S_ISDIR(info.st_mode)) {
         set_error(error, EISDIR);
         return std::nullopt;
     }
     std::string content;
     char buffer[65536];
     while (true) {
-        ssize_t n = ::read(fd, buffer, sizeof buffer);
+        ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
         if (n < 0) {
             if (errno == EINTR) {
                 continue;
             }
             set_error(error, errno);
-            ::close(fd);
             return std::nullopt;
         }
         if (n == 0) {
@@ -54,12 +53,10 @@ std::optional<std::string> read_file(const std::filesystem::path& path, std::siz
         }
         if (content.size() + static_cast<std::size_t>(n) > max_bytes) {
             set_error(error, EFBIG);
-            ::close(fd);
             return std::nullopt;
         }
         content.append(buffer, static_cast<std::size_t>(n));
     }
-    ::close(fd);
     return content;
 }
 
@@ -110,8 +107,8 @@ void open_missing_standard_streams() {
         if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
             // open() returns the lowest free descriptor: this one, since the lower ones are open.
             int opened = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-            if (opened >= 0 && opened != fd) {
-                ::close(opened);
+            if (opened != fd) {
+                Fd stray(opened); // another descriptor (closed at once), or none
             }
         }
     }

@@ -132,24 +132,31 @@ TEST_F(CheckDriver, InitFailureKeepsTheVersionAndWarns) {
               (std::vector<std::string>{"Driver CUDA version: 12.4", "GPUs: N/A"}));
 }
 
+// FAKE_CUDA_CLOSE_HANG: the probe's pipe reaches EOF but the child does not end; waiting for it
+// without the deadline would hang the check for good.
 TEST_F(CheckDriver, HangingDriverIsKilledAtTheTimeout) {
-    m_env["FAKE_CUDA_HANG"] = "1";
     m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "300";
     // Through a link in the scratch directory, so that the forked probe's command line names it
     // and TearDown would find it alive.
     fs::path python = scratch() / "python3";
     fs::create_symlink(venv().python, python);
+    for (const char* hang : {"FAKE_CUDA_HANG", "FAKE_CUDA_CLOSE_HANG"}) {
+        SCOPED_TRACE(hang);
+        m_env.erase("FAKE_CUDA_HANG");
+        m_env.erase("FAKE_CUDA_CLOSE_HANG");
+        m_env[hang] = "1";
 
-    RunResult result = check({"-i", "--python", python.string()});
-    EXPECT_FALSE(result.timed_out);
-    EXPECT_EQ(result.exit_code, 0);
-    std::string library = (scratch() / "driver" / "libcuda.so.1").string();
-    EXPECT_EQ(lines_of(result.err),
-              std::vector<std::string>{"colossalai: warning: CUDA driver " + library +
-                                       ": no answer within 0.3 s, probe killed; GPUs are N/A"});
-    DriverLines lines = driver_lines(result);
-    EXPECT_EQ(lines.environment,
-              (std::vector<std::string>{"Driver CUDA version: 12.4", "GPUs: N/A"}));
+        RunResult result = check({"-i", "--python", python.string()});
+        EXPECT_FALSE(result.timed_out);
+        EXPECT_EQ(result.exit_code, 0);
+        std::string library = (scratch() / "driver" / "libcuda.so.1").string();
+        EXPECT_EQ(lines_of(result.err),
+                  std::vector<std::string>{"colossalai: warning: CUDA driver " + library +
+                                           ": no answer within 0.3 s, probe killed; GPUs are N/A"});
+        DriverLines lines = driver_lines(result);
+        EXPECT_EQ(lines.environment,
+                  (std::vector<std::string>{"Driver CUDA version: 12.4", "GPUs: N/A"}));
+    }
 }
 
 TEST_F(CheckDriver, CrashingDriverDoesNotTakeTheReportDown) {

@@ -1,7 +1,8 @@
 // Environment control and log files over SSH: what -x, --env-file and the default
 // .colossalai_env set reaches the remote nodes (recorded by the fake torchrun); a node's own
 // NCCL_SOCKET_IFNAME (set by its sshd) is overwritten by the launcher's unless --env-exclude
-// keeps it (Colossal-AI issue #4688); --log-dir holds each remote node's bytes exactly.
+// keeps it (Colossal-AI issue #4688); PYTHONUNBUFFERED=1 unless the launcher's environment sets
+// it; --log-dir holds each remote node's bytes exactly.
 
 #include "run_ssh_cluster.hpp"
 #include "run_ssh_launch_support.hpp"
@@ -70,6 +71,9 @@ TEST_F(LaunchEnvironmentOverSsh, DashXAndTheDefaultEnvFileReachEveryNode) {
         EXPECT_EQ(variable(rank, "FROM_DEFAULT"), "it's \"$HOME\"") << rank; // nothing expanded
         EXPECT_EQ(variable(rank, "SET_BY_X"), "from -x") << rank;            // -x wins
         EXPECT_EQ(variable(rank, "FORWARDED"), "launcher's") << rank;
+        // Not in the launcher's environment: the launcher's default, so that Python's output
+        // streams through the SSH channel line by line.
+        EXPECT_EQ(variable(rank, "PYTHONUNBUFFERED"), "1") << rank;
     }
 }
 
@@ -101,6 +105,14 @@ TEST_F(LaunchEnvironmentOverSsh, EnvExcludeKeepsANodesOwnValue) {
     EXPECT_EQ(variable(1, "NCCL_SOCKET_IFNAME"), "node2-own");
     for (int rank : {0, 1}) {
         EXPECT_EQ(variable(rank, "NCCL_DEBUG"), "WARN") << rank;
+    }
+
+    // The user's own PYTHONUNBUFFERED reaches the nodes as it is.
+    launcher["PYTHONUNBUFFERED"] = "0";
+    result = launch({}, launcher);
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    for (int rank : {0, 1}) {
+        EXPECT_EQ(variable(rank, "PYTHONUNBUFFERED"), "0") << rank;
     }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "colossalai/check/facts.hpp"
+#include "colossalai/util/fd.hpp"
 
 #include <sys/types.h>
 
@@ -50,7 +51,7 @@ public:
 
 private:
     pid_t m_pid = -1;
-    int m_fd = -1;
+    util::Fd m_fd; // the read end of the child's answer
     std::string m_library;
 };
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colossalai/util/fd.hpp"
+
 #include <signal.h>
 
 #include <vector>
@@ -21,12 +23,12 @@ public:
     SignalChannel(const SignalChannel&) = delete;
     SignalChannel& operator=(const SignalChannel&) = delete;
 
-    int fd() const { return m_fd; }
+    int fd() const { return m_fd.get(); }
     // The signals that arrived since the last call, in order (non-blocking).
     std::vector<int> take();
 
 private:
-    int m_fd = -1;
+    util::Fd m_fd;
     sigset_t m_set{};
 };
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colossalai/util/fd.hpp"
+
 #include <sys/types.h>
 
 #include <chrono>
@@ -11,8 +13,8 @@ namespace colossalai::exec {
 // A job started as the leader of its own process group.
 struct SpawnedJob {
     pid_t pid = -1;  // == its process group id
-    int out_fd = -1; // read end of its stdout (non-blocking, close-on-exec)
-    int err_fd = -1; // read end of its stderr
+    util::Fd out_fd; // read end of its stdout (non-blocking, close-on-exec)
+    util::Fd err_fd; // read end of its stderr
 };
 
 // What a job is started with: `argv[0]` is resolved in the PATH of `environment` (as execvp
@@ -23,14 +25,14 @@ struct SpawnRequest {
     std::string working_directory;
 };
 
-// Forks and execs the job in its own process group, with PR_SET_PDEATHSIG = SIGTERM so that
-// it is told to stop even when the launcher dies by SIGKILL. Throws colossalai::Error with a
-// one-line reason when it cannot be executed (not found, not executable, bad directory).
+// Forks (fork_child) and execs the job in its own process group, with PR_SET_PDEATHSIG = SIGTERM
+// so that it is told to stop even when the launcher dies by SIGKILL. Throws colossalai::Error with
+// a one-line reason when it cannot be executed (not found, not executable, bad directory).
 SpawnedJob spawn_job(const SpawnRequest& request);
 
 // A descriptor that poll() reports readable once the child `pid` has ended (pidfd_open, close
-// on exec), or -1 where the kernel has none (before 5.3): the caller then polls waitpid().
-int open_pidfd(pid_t pid);
+// on exec), or none where the kernel has none (before 5.3): the caller then polls waitpid().
+util::Fd open_pidfd(pid_t pid);
 
 // Resolves `name` like execvp in the PATH found in `environment` (or the default PATH).
 // Returns an empty string when nothing executable is found.
@@ -42,7 +44,12 @@ std::string resolve_executable(const std::string& name,
 // the launcher dies, even by SIGKILL — then sends SIGTERM to the group, waits up to `grace`
 // for it to empty (zombies, which a non-reaping init keeps forever, do not count), and SIGKILLs
 // what is left. It ignores the terminal's signals so that a
-// Ctrl-C meant for the launcher does not stop it. Returns {guardian pid, pipe write end}.
-std::pair<pid_t, int> spawn_guardian(pid_t pgid, std::chrono::milliseconds grace);
+// Ctrl-C meant for the launcher does not stop it. It is forked without PR_SET_PDEATHSIG: its work
+// starts when the launcher is gone.
+struct Guardian {
+    pid_t pid = -1;
+    util::Fd watch_fd; // the pipe's write end: close it to start the guardian's work
+};
+Guardian spawn_guardian(pid_t pgid, std::chrono::milliseconds grace);
 
 } // namespace colossalai::exec

@@ -9,13 +9,11 @@ namespace colossalai::job {
 
 // The environment of a process started on this machine (a local node; with `drop`, srun,
 // whose tasks get no more than it has), from the launcher's `entries` (`NAME=value`, as in
-// environ): the values of -x and --env-file replace or join them; with `drop`, the variables of
-// --env-exclude are left out. The entries keep their order, the set values follow.
+// environ: the plan's snapshot, run::Plan::launcher_environment): the values of -x and
+// --env-file replace or join them; with `drop`, the variables of --env-exclude are left out.
+// The entries keep their order, the set values follow.
 std::vector<std::string> local_environment(const std::vector<std::string>& entries,
                                            const EnvironmentChanges& changes, bool drop);
-
-// local_environment() of this process's environ.
-std::vector<std::string> local_environment(const EnvironmentChanges& changes, bool drop);
 
 // `entries` with the variables of the launcher's own flags (`flag_environment`:
 // --network-interface) replacing or joining them: those win over everything else.

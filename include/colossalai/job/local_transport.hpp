@@ -4,20 +4,27 @@
 #include "colossalai/job/process.hpp"
 
 #include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace colossalai::job {
 
 // Runs a node's job as a child process of the launcher — no shell, no SSH — in its own process
-// group, with the launcher's environment, the node's working directory, stdin from /dev/null.
-// Signals go to the whole group. A guardian process stops the group if the launcher dies (see
-// spawn.hpp), and stops what the job leaves behind in its group when it ends.
+// group, with `launcher_environment` (`NAME=value`: the plan's snapshot of the launcher's, see
+// run::Plan) changed as the node's command says, the node's working directory, stdin from
+// /dev/null. Signals go to the whole group. A guardian process stops the group if the launcher
+// dies (see spawn.hpp), and stops what the job leaves behind in its group when it ends.
 class LocalTransport : public Transport {
 public:
-    explicit LocalTransport(std::chrono::milliseconds kill_grace) : m_kill_grace(kill_grace) {}
+    LocalTransport(std::vector<std::string> launcher_environment,
+                   std::chrono::milliseconds kill_grace)
+        : m_launcher_environment(std::move(launcher_environment)), m_kill_grace(kill_grace) {}
 
     std::unique_ptr<Process> start(const NodeCommand& command, output::NodeOutput& output) override;
 
 private:
+    std::vector<std::string> m_launcher_environment;
     std::chrono::milliseconds m_kill_grace;
 };
 

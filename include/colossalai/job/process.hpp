@@ -19,6 +19,13 @@ namespace colossalai::job {
 
 using Clock = std::chrono::steady_clock;
 
+// Where the launcher's loop and the processes read the time: the steady clock; unit tests move
+// a clock of their own by hand (a plain function, so that it costs a call, not an allocation).
+using Now = Clock::time_point (*)();
+inline Clock::time_point steady_now() {
+    return Clock::now();
+}
+
 // One node's job. Passive: the launcher's event loop asks for fds to wait on and calls back
 // when they are ready. All methods are called from the launcher's thread only.
 class Process {

@@ -4,6 +4,8 @@
 #include "colossalai/launch/summary.hpp"
 #include "colossalai/output/multiplexer.hpp"
 
+#include <poll.h>
+
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -19,6 +21,14 @@ struct Settings {
     std::chrono::milliseconds abandon_after{5000};
     // --log-dir: each node's output also goes to files there (output/node_log.hpp).
     std::optional<std::string> log_dir;
+    // Where the loop's deadlines (the grace period, giving up) read the time, and how it waits
+    // for its fds until the next one: the steady clock and poll(2). Unit tests pass a clock of
+    // their own and a wait that moves it by the timeout instead of sleeping.
+    job::Now now = job::steady_now;
+    using Wait = int (*)(pollfd* fds, nfds_t count, int timeout_ms);
+    Wait wait = [](pollfd* fds, nfds_t count, int timeout_ms) {
+        return ::poll(fds, count, timeout_ms);
+    };
 };
 
 // Where the launcher's own signals come from: a pollable fd and a way to read what arrived.

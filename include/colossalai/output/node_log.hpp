@@ -1,6 +1,7 @@
 #pragma once
 
 #include "colossalai/output/sink.hpp"
+#include "colossalai/util/fd.hpp"
 
 #include <array>
 #include <functional>
@@ -22,7 +23,6 @@ class NodeLog : public NodeOutput {
 public:
     NodeLog(NodeOutput& inner, const std::string& dir, const std::string& stem,
             std::function<void(std::string_view)> report);
-    ~NodeLog() override;
     NodeLog(const NodeLog&) = delete;
     NodeLog& operator=(const NodeLog&) = delete;
 
@@ -33,7 +33,7 @@ public:
 private:
     struct File {
         std::string path;
-        int fd = -1;
+        util::Fd fd;
     };
 
     File& file(Stream stream) { return m_files[stream == Stream::out ? 0 : 1]; }

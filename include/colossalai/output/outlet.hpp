@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colossalai/util/fd.hpp"
+
 #include <poll.h>
 
 #include <cstddef>
@@ -26,7 +28,6 @@ class Outlet {
 public:
     // `high_water`: past this many queued bytes, full() tells the nodes' readers to pause.
     explicit Outlet(int fd, std::size_t high_water = 256 * 1024);
-    ~Outlet();
     Outlet(const Outlet&) = delete;
     Outlet& operator=(const Outlet&) = delete;
 
@@ -53,8 +54,8 @@ private:
 
     Mode m_mode = Mode::plain;
     int m_fd;
-    int m_write_fd;
-    bool m_own_fd = false;
+    int m_write_fd;      // m_fd, or m_reopened's descriptor
+    util::Fd m_reopened; // the non-blocking copy of m_fd's file, when it was opened here
     bool m_terminal = false;
     bool m_broken = false;
     std::size_t m_high_water;

@@ -50,6 +50,8 @@ struct Options {
     std::optional<std::string> module;    // -m MODULE
     std::optional<std::string> script;    // SCRIPT.py
     std::vector<std::string> script_args; // everything after the script / module
+
+    bool operator==(const Options&) const = default;
 };
 
 } // namespace colossalai::run

@@ -2,6 +2,7 @@
 
 #include "colossalai/job/node_command.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,8 +15,20 @@ using job::EnvSetting;
 using job::EnvVar;
 using job::NodeCommand;
 
+// How long the launcher waits, from --kill-grace and --ssh-timeout.
+struct Timings {
+    // After SIGTERM (fail-fast) or a signal passed on to the nodes: how long they get before
+    // SIGKILL; also the grace of the remote wrapper and of srun.
+    std::chrono::milliseconds kill_grace{10000};
+    // Connecting to one SSH host; the liveness limits of a running connection follow from it
+    // (ssh::ssh_settings).
+    std::chrono::milliseconds ssh_timeout{30000};
+    friend bool operator==(const Timings&, const Timings&) = default;
+};
+
 // What `colossalai run` will do: the node commands in rank order, plus warnings to print
-// (one line each) before anything starts.
+// (one line each) before anything starts. Everything launch::execute needs: it reads neither
+// the options nor the launcher's environment again.
 struct Plan {
     std::vector<job::NodeCommand> nodes;
     std::vector<std::string> warnings;
@@ -33,6 +46,17 @@ struct Plan {
     // --log-dir, absolute: each node's stdout and stderr are also written to
     // `<rank>-<host>.out` / `.err` there.
     std::optional<std::string> log_dir;
+    // The launcher's environment (`NAME=value`) as prepare() read it, once, with the variables
+    // the launcher adds unless the user set them (run::with_launcher_defaults:
+    // PYTHONUNBUFFERED=1). A local node's environment and srun's are this one with the node's
+    // changes (job/local_environment.hpp); the remote nodes' `environment` is filtered from it.
+    std::vector<std::string> launcher_environment;
+    Timings timings;
+    // --strict-host-key-checking as given (checked by the cli): replaces the ssh config's.
+    std::optional<std::string> strict_host_key_checking;
+    // COLOSSALAI_TIMING set and not empty in the launcher's environment: the end reports where
+    // the time went (SSH hosts) and the launcher's peak resources.
+    bool report_resources = false;
 };
 
 } // namespace colossalai::run

@@ -26,11 +26,13 @@ class Step;
 class SlurmTransport : public job::Transport {
 public:
     // `srun_argv` from run::build_srun_command for `tasks` nodes; srun runs in
-    // `working_directory` with the launcher's environment. With `named` (srun allocates, the
+    // `working_directory` with `launcher_environment` (`NAME=value`: the plan's snapshot of the
+    // launcher's, run::Plan) changed as the nodes' commands say. With `named` (srun allocates, the
     // plan's hosts are placeholders), each node's name comes from its task's start marker: its
     // output's prefix becomes `name: ` and `named(rank, name)` is called, once per node.
     SlurmTransport(std::vector<std::string> srun_argv, std::size_t tasks,
-                   std::string working_directory, std::chrono::milliseconds kill_grace,
+                   std::string working_directory, std::vector<std::string> launcher_environment,
+                   std::chrono::milliseconds kill_grace,
                    std::function<void(std::string_view)> notice,
                    std::function<void(std::size_t, const std::string&)> named = {});
     ~SlurmTransport() override;

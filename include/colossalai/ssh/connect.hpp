@@ -5,6 +5,7 @@
 #include "colossalai/util/duration.hpp"
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,10 @@ struct ConnectSettings {
     std::chrono::milliseconds timeout{30000}; // connect timeout, per host
     // StrictHostKeyChecking from the command line; unset: the ssh config's, else `yes`.
     std::optional<HostKeyPolicy> host_key_policy;
+    // The part of the ssh config libssh skips, for one host: read from the user's and the
+    // system's files. Unit tests with a fake libssh answer it themselves, so that the machine's
+    // ~/.ssh/config never reaches them.
+    std::function<ClientConfig(const ConfigTarget&)> read_config = read_client_config;
 };
 
 // A connected, authenticated session with the node's job started on one channel.

@@ -10,11 +10,9 @@
 
 namespace colossalai::ssh {
 
-// The time the running nodes' heartbeats and keepalives are measured in.
-using Now = job::Clock::time_point (*)();
-inline job::Clock::time_point steady_now() {
-    return job::Clock::now();
-}
+// The time the running nodes' heartbeats and keepalives are measured in (job/process.hpp).
+using job::Now;
+using job::steady_now;
 
 struct SshSettings {
     ConnectSettings connect;

@@ -13,14 +13,13 @@ namespace {
 
 using Words = std::vector<std::string>;
 
-// The launcher part as words: `--name=value` for each value, then the flags.
+// The launcher part as words, in order: `--name=value` for each value, `--name` for each flag,
+// then --help.
 Words launcher(const RunWords& words) {
     Words result;
-    for (const auto& [name, value] : words.values) {
-        result.push_back(name + "=" + value);
-    }
-    if (words.dry_run) {
-        result.emplace_back("--dry-run");
+    for (const GivenOption& given : words.options) {
+        std::string name(given.option->display_name());
+        result.push_back(given.option->takes_value() ? name + "=" + given.value : name);
     }
     if (words.help) {
         result.emplace_back("--help");
@@ -89,7 +88,7 @@ TEST(SplitRunArguments, ReadsEveryOptionForm) {
         {{"--nproc-per-node", "8"}, {"--nproc_per_node=8"}},
         {{"--master-addr=x", "--master-port=1"}, {"--master_addr=x", "--master_port=1"}},
         {{"--dry_run", "--ssh_port", "22", "--ssh_timeout=5", "--kill_grace", "0"},
-         {"--ssh-port=22", "--ssh-timeout=5", "--kill-grace=0", "--dry-run"}},
+         {"--dry-run", "--ssh-port=22", "--ssh-timeout=5", "--kill-grace=0"}},
         {{"--host", "", "--host", "a", "-h"}, {"--host=", "--host=a", "--help"}},
         {{"--hostfile", "", "--include="}, {"--hostfile=", "--include="}},
         {{"-h"}, {"--help"}},

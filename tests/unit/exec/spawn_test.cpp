@@ -72,12 +72,10 @@ TEST(SpawnJob, RunsWithTheGivenEnvironmentDirectoryAndNoStdin) {
     request.environment.push_back("GREETING=hello world");
     request.working_directory = "/tmp";
     SpawnedJob job = spawn_job(request);
-    EXPECT_EQ(read_to_end(job.out_fd), "hello world\n/tmp\n");
-    EXPECT_EQ(read_to_end(job.err_fd), "err\n");
+    EXPECT_EQ(read_to_end(job.out_fd.get()), "hello world\n/tmp\n");
+    EXPECT_EQ(read_to_end(job.err_fd.get()), "err\n");
     int status = wait_status(job.pid);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    ::close(job.out_fd);
-    ::close(job.err_fd);
 }
 
 // The descriptors of this process that a child inherits (no close-on-exec flag), but 0, 1 and 2.
@@ -98,11 +96,9 @@ std::set<int> inheritable_fds() {
 TEST(SpawnJob, HandsTheProgramOnlyItsStandardStreams) {
     const std::set<int> allowed = inheritable_fds();
     SpawnedJob job = spawn_job(shell("exec ls -l /proc/self/fd"));
-    std::string listing = read_to_end(job.out_fd);
+    std::string listing = read_to_end(job.out_fd.get());
     int status = wait_status(job.pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_to_end(job.err_fd);
-    ::close(job.out_fd);
-    ::close(job.err_fd);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_to_end(job.err_fd.get());
     std::istringstream lines(listing);
     std::string line;
     int standard = 0;
@@ -129,8 +125,6 @@ TEST(SpawnJob, LeadsItsOwnProcessGroup) {
     EXPECT_NE(::getpgid(job.pid), ::getpgrp());
     ::kill(-job.pid, SIGKILL);
     wait_status(job.pid);
-    ::close(job.out_fd);
-    ::close(job.err_fd);
 }
 
 TEST(SpawnJob, StartsWithDefaultSignalHandling) {
@@ -141,13 +135,11 @@ TEST(SpawnJob, StartsWithDefaultSignalHandling) {
     sigaddset(&blocked, SIGINT);
     ::sigprocmask(SIG_BLOCK, &blocked, nullptr);
     SpawnedJob job = spawn_job(shell("grep -E '^Sig(Blk|Ign)' /proc/self/status"));
-    std::string status = read_to_end(job.out_fd);
+    std::string status = read_to_end(job.out_fd.get());
     ::sigprocmask(SIG_UNBLOCK, &blocked, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
     EXPECT_EQ(status, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
     wait_status(job.pid);
-    ::close(job.out_fd);
-    ::close(job.err_fd);
 }
 
 TEST(SpawnJob, ReportsACommandThatIsNotFound) {
@@ -184,30 +176,26 @@ TEST(Guardian, StopsTheWholeGroupWhenItsPipeCloses) {
     SpawnedJob job = spawn_job(shell("sleep 30 & wait"));
     auto [guardian, watch_fd] = spawn_guardian(job.pid, 5000ms);
     ASSERT_TRUE(eventually([&] { return group_exists(job.pid); }, 1000ms));
-    ::close(watch_fd);
+    watch_fd.reset();
     int status = wait_status(job.pid);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
     EXPECT_TRUE(eventually([&] { return !group_exists(job.pid); }, 3000ms));
     wait_status(guardian);
-    ::close(job.out_fd);
-    ::close(job.err_fd);
 }
 
 TEST(Guardian, KillsAGroupThatIgnoresSigtermAfterTheGrace) {
     SpawnedJob job = spawn_job(shell("trap '' TERM; echo ready; sleep 30; sleep 30"));
     char buffer[16];
-    pollfd pfd{job.out_fd, POLLIN, 0};
+    pollfd pfd{job.out_fd.get(), POLLIN, 0};
     ASSERT_EQ(::poll(&pfd, 1, 5000), 1);
-    ASSERT_GT(::read(job.out_fd, buffer, sizeof buffer), 0);
+    ASSERT_GT(::read(job.out_fd.get(), buffer, sizeof buffer), 0);
     auto [guardian, watch_fd] = spawn_guardian(job.pid, 200ms);
-    ::close(watch_fd);
+    watch_fd.reset();
     int status = wait_status(job.pid);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     wait_status(guardian);
     // The orphaned `sleep` is reaped by init a moment after its death.
     EXPECT_TRUE(eventually([&] { return !group_exists(job.pid); }, 3000ms));
-    ::close(job.out_fd);
-    ::close(job.err_fd);
 }
 
 TEST(Guardian, LeavesWhenOnlyZombiesAreLeftInTheGroup) {
@@ -215,13 +203,13 @@ TEST(Guardian, LeavesWhenOnlyZombiesAreLeftInTheGroup) {
     // never reaps, as in many containers. kill(-pgid, 0) still finds the group then.
     ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
     SpawnedJob job = spawn_job(shell("sleep 30 & echo $!; wait"));
-    pollfd pfd{job.out_fd, POLLIN, 0};
+    pollfd pfd{job.out_fd.get(), POLLIN, 0};
     ASSERT_EQ(::poll(&pfd, 1, 5000), 1);
     char buffer[32] = {};
-    ASSERT_GT(::read(job.out_fd, buffer, sizeof buffer - 1), 0);
+    ASSERT_GT(::read(job.out_fd.get(), buffer, sizeof buffer - 1), 0);
     pid_t child = std::atoi(buffer);
     auto [guardian, watch_fd] = spawn_guardian(job.pid, 60000ms);
-    ::close(watch_fd);
+    watch_fd.reset();
     int status = wait_status(job.pid);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
     // The `sleep` dies of the SIGTERM and stays a zombie: the guardian must not wait the grace.
@@ -232,8 +220,6 @@ TEST(Guardian, LeavesWhenOnlyZombiesAreLeftInTheGroup) {
     ::waitpid(guardian, nullptr, 0);
     wait_status(child);
     ::prctl(PR_SET_CHILD_SUBREAPER, 0);
-    ::close(job.out_fd);
-    ::close(job.err_fd);
 }
 
 TEST(Guardian, IgnoresTheTerminalsSignals) {
@@ -246,11 +232,9 @@ TEST(Guardian, IgnoresTheTerminalsSignals) {
     std::this_thread::sleep_for(50ms);
     EXPECT_EQ(::waitpid(guardian, nullptr, WNOHANG), 0); // still there
     EXPECT_TRUE(group_exists(job.pid));
-    ::close(watch_fd);
+    watch_fd.reset();
     wait_status(job.pid);
     wait_status(guardian);
-    ::close(job.out_fd);
-    ::close(job.err_fd);
 }
 
 } // namespace

@@ -1,7 +1,10 @@
 #pragma once
 
 // The launcher tests' scripted transport: each node follows a Script (connect, print, exit,
-// ignore signals...) and the fixture runs the real loop over them.
+// ignore signals...) and the fixture runs the real loop over them, in the time of a TestClock:
+// where the loop would sleep until a deadline, the clock moves instead (fake_wait).
+
+#include "../test_clock.hpp"
 
 #include "colossalai/launch/launcher.hpp"
 
@@ -10,13 +13,37 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <set>
 
 namespace colossalai::launch::test {
 
+using colossalai::test::TestClock;
 using job::Process;
 using job::Transport;
+
+// The longest step fake_wait moves the clock by: a loop that waits for a later deadline wakes
+// up on the way, and must not act before its time.
+constexpr std::chrono::milliseconds max_clock_step{1000};
+
+// The loop's wait (Settings::wait): what is ready now is returned at once; otherwise, instead
+// of sleeping, the clock moves on by the timeout (at most max_clock_step). A loop that would
+// wait forever with nothing ready would hang the test: it fails instead.
+inline int fake_wait(pollfd* fds, nfds_t count, int timeout_ms) {
+    int ready = ::poll(fds, count, 0);
+    if (ready != 0 || timeout_ms == 0) {
+        return ready;
+    }
+    if (timeout_ms < 0) {
+        ADD_FAILURE() << "the loop waits with no deadline and nothing ready";
+        errno = EINVAL;
+        return -1;
+    }
+    TestClock::advance(std::min(std::chrono::milliseconds(timeout_ms), max_clock_step));
+    return 0;
+}
 
 // What a scripted node does.
 struct Script {
@@ -31,9 +58,11 @@ struct Script {
 
 struct Shared {
     int signal_pipe = -1;
-    std::vector<std::vector<int>> received; // signals each node got, in order
-    std::vector<size_t> steps;              // process_events() calls each node got
-    std::vector<bool> went;                 // go() was called
+    std::vector<std::vector<int>> received;                       // signals each node got, in order
+    std::vector<std::vector<job::Clock::time_point>> received_at; // when (TestClock)
+    std::vector<std::optional<job::Clock::time_point>> abandoned_at; // abandon() called
+    std::vector<size_t> steps; // process_events() calls each node got
+    std::vector<bool> went;    // go() was called
     size_t went_while_others_connecting = 0;
 };
 
@@ -90,6 +119,7 @@ public:
     }
     void signal(int signo) override {
         m_shared.received[m_index].push_back(signo);
+        m_shared.received_at[m_index].push_back(TestClock::now());
         if (!m_result && !m_going) {
             finish(job::Outcome::not_started());
             return;
@@ -103,6 +133,7 @@ public:
         finish(job::Outcome::killed(signo));
     }
     void abandon() override {
+        m_shared.abandoned_at[m_index] = TestClock::now();
         if (!m_result) {
             finish(job::Outcome::abandoned("abandoned"));
         }
@@ -132,6 +163,8 @@ public:
     FakeTransport(std::vector<Script> scripts, Shared& shared)
         : m_scripts(std::move(scripts)), m_shared(shared) {
         m_shared.received.resize(m_scripts.size());
+        m_shared.received_at.resize(m_scripts.size());
+        m_shared.abandoned_at.resize(m_scripts.size());
         m_shared.steps.resize(m_scripts.size());
         m_shared.went.resize(m_scripts.size());
     }
@@ -153,6 +186,7 @@ protected:
         m_out = ::memfd_create("out", 0);
         m_err = ::memfd_create("err", 0);
         m_shared.signal_pipe = m_signal_pipe[1];
+        TestClock::reset();
     }
     void TearDown() override {
         ::close(m_signal_pipe[0]);
@@ -170,11 +204,14 @@ protected:
             nodes.push_back(node);
         }
         FakeTransport transport(std::move(scripts), m_shared);
+        settings.now = TestClock::now;
+        settings.wait = fake_wait;
         output::Multiplexer::Options options;
         options.out_fd = m_out;
         options.err_fd = m_err;
         options.prefixed = nodes.size() > 1;
         options.buffer_limit = 1024;
+        options.clock = TestClock::now;
         output::Multiplexer output(options);
         int read_end = m_signal_pipe[0];
         SignalSource signals{read_end, [read_end] {

@@ -79,6 +79,40 @@ TEST_F(LauncherTest, TheKillNoticeNamesTheSignalThatWasNotEnough) {
               "colossalai: nodes still running 10 ms after SIGINT; sending SIGKILL\n");
 }
 
+// The grace period in the loop's own time (the fixture's TestClock): the loop wakes up on the
+// way (every max_clock_step) but sends SIGKILL only once the whole grace has passed.
+TEST_F(LauncherTest, SigkillComesWhenTheGracePeriodEndsNotBefore) {
+    using namespace std::chrono_literals;
+    Settings settings;
+    settings.kill_grace = 10s;
+    LaunchResult result = launch({runs({SIGTERM}), exits(5)}, settings);
+    EXPECT_EQ(result.exit_code, 5);
+    ASSERT_EQ(m_shared.received[0], (std::vector<int>{SIGTERM, SIGKILL}));
+    job::Clock::duration waited = m_shared.received_at[0][1] - m_shared.received_at[0][0];
+    EXPECT_GE(waited, 10s);
+    EXPECT_LE(waited, 10s + 1ms);      // the wait rounds up to the next millisecond
+    EXPECT_GE(m_shared.steps[0], 10u); // it did wake up before the end of the grace
+    EXPECT_EQ(result.outcomes[0].exit.signal(), SIGKILL);
+    EXPECT_NE(read_all(m_err).find("nodes still running 10000 ms after SIGTERM; sending SIGKILL"),
+              std::string::npos);
+}
+
+TEST_F(LauncherTest, GivesUpOnlyOnceTheAbandonTimeHasPassedAfterSigkill) {
+    using namespace std::chrono_literals;
+    Settings settings;
+    settings.kill_grace = 2s;
+    settings.abandon_after = 5s;
+    Script hung = runs({SIGTERM});
+    hung.hangs_after_kill = true;
+    LaunchResult result = launch({hung, exits(2)}, settings);
+    EXPECT_EQ(result.outcomes[0].exit, job::Outcome::abandoned("abandoned"));
+    ASSERT_EQ(m_shared.received[0], (std::vector<int>{SIGTERM, SIGKILL}));
+    ASSERT_TRUE(m_shared.abandoned_at[0].has_value());
+    job::Clock::duration waited = *m_shared.abandoned_at[0] - m_shared.received_at[0][1];
+    EXPECT_GE(waited, 5s);
+    EXPECT_LE(waited, 5s + 1ms);
+}
+
 TEST_F(LauncherTest, ForwardsTheLaunchersSignalAndExits128PlusIt) {
     Script waits = runs();
     Script interrupts = runs();

@@ -8,6 +8,27 @@
 namespace colossalai::run {
 namespace {
 
+TEST(FindVariable, TheFirstValueOfTheNameAsGetenvFindsIt) {
+    std::vector<std::string> entries = {"PATHS=no", "PATH=/bin", "EMPTY=", "PATH=/usr/bin", "BARE"};
+    EXPECT_EQ(find_variable(entries, "PATH"), "/bin");
+    EXPECT_EQ(find_variable(entries, "EMPTY"), "");
+    EXPECT_EQ(find_variable(entries, "BARE"), std::nullopt);
+    EXPECT_EQ(find_variable(entries, "PAT"), std::nullopt);
+}
+
+TEST(WithLauncherDefaults, AddsPythonUnbufferedOnlyWhenTheUserDidNotSetIt) {
+    EXPECT_EQ(with_launcher_defaults({"PATH=/bin"}),
+              (std::vector<std::string>{"PATH=/bin", "PYTHONUNBUFFERED=1"}));
+    // Set to anything, even empty or 0, it is the user's decision (setenv(..., 0) did the same).
+    for (std::string entry : {"PYTHONUNBUFFERED=0", "PYTHONUNBUFFERED="}) {
+        std::vector<std::string> entries = {entry, "PATH=/bin"};
+        EXPECT_EQ(with_launcher_defaults(entries), entries) << entry;
+    }
+    // A name that merely starts the same does not count.
+    EXPECT_EQ(with_launcher_defaults({"PYTHONUNBUFFERED_X=0"}),
+              (std::vector<std::string>{"PYTHONUNBUFFERED_X=0", "PYTHONUNBUFFERED=1"}));
+}
+
 TEST(FilterEnvironment, KeepsOneLineVariablesWithIdentifierNamesSorted) {
     std::vector<std::string> entries = {
         "PATH=/usr/bin:/bin",

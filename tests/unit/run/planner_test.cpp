@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,7 +50,9 @@ TEST(MakePlan, WithoutHostsRunsOneLocalNode) {
     EXPECT_EQ(node.argv, (Words{"torchrun", "--nproc_per_node=4", "--nnodes=1", "--node_rank=0",
                                 "--master_addr=127.0.0.1", "--master_port=29500", "train.py",
                                 "--epochs", "3"}));
-    EXPECT_EQ(node.environment, (std::vector<EnvVar>{{"NCCL_DEBUG", "INFO"}, {"PATH", "/bin"}}));
+    EXPECT_EQ(
+        node.environment,
+        (std::vector<EnvVar>{{"NCCL_DEBUG", "INFO"}, {"PATH", "/bin"}, {"PYTHONUNBUFFERED", "1"}}));
     EXPECT_EQ(node.working_directory, "/work/job");
     EXPECT_EQ(node.ssh_port, std::nullopt);
     EXPECT_TRUE(plan.warnings.empty());
@@ -473,8 +476,10 @@ TEST(MakePlan, EnvironmentFlagsChangeEveryNodesEnvironment) {
     Plan plan = make_plan(options, ctx);
     ASSERT_EQ(plan.nodes.size(), 2u);
     for (const NodeCommand& node : plan.nodes) {
-        EXPECT_EQ(node.environment,
-                  (std::vector<EnvVar>{{"A", "1"}, {"FROM_FILE", "yes"}, {"PATH", "/bin"}}));
+        EXPECT_EQ(
+            node.environment,
+            (std::vector<EnvVar>{
+                {"A", "1"}, {"FROM_FILE", "yes"}, {"PATH", "/bin"}, {"PYTHONUNBUFFERED", "1"}}));
         EXPECT_EQ(node.environment_changes.set,
                   (std::vector<EnvSetting>{{"A", "1", "-x"},
                                            {"FROM_FILE", "yes", "/work/job/.colossalai_env:1"}}));
@@ -496,6 +501,59 @@ TEST(MakePlan, ABadEnvironmentFlagIsAUsageError) {
     Context ctx = context();
     ctx.env_files = {{"e", "ok=1\nnot ok\n"}};
     EXPECT_EQ(usage_message(options, ctx), "e:2: expected NAME=VALUE, found 'not ok'");
+}
+
+// PYTHONUNBUFFERED=1 on every node (so that output streams line by line through the pipes),
+// decided from the launcher's environment as prepare() read it: a value of the user's, even
+// an empty one, is kept, as is what -x and --env-exclude say about it.
+TEST(MakePlan, PythonUnbufferedIsOneUnlessTheUserSetIt) {
+    Plan plan = make_plan(basic(), context());
+    EXPECT_EQ(plan.launcher_environment,
+              (Words{"PATH=/bin", "PWD=/elsewhere", "NCCL_DEBUG=INFO", "PYTHONUNBUFFERED=1"}));
+
+    for (std::string value : {"0", ""}) {
+        Context ctx = context();
+        ctx.environment.push_back("PYTHONUNBUFFERED=" + value);
+        plan = make_plan(basic(), ctx);
+        EXPECT_EQ(plan.launcher_environment, ctx.environment) << value;
+        ASSERT_EQ(plan.nodes.size(), 1u);
+        EXPECT_EQ(plan.nodes[0].environment.back(), (EnvVar{"PYTHONUNBUFFERED", value})) << value;
+    }
+
+    Options options = basic();
+    options.host = "me,node2";
+    options.exports = {"PYTHONUNBUFFERED=0"};
+    plan = make_plan(options, context());
+    for (const NodeCommand& node : plan.nodes) {
+        EXPECT_EQ(node.environment.back(), (EnvVar{"PYTHONUNBUFFERED", "0"})); // -x wins
+    }
+    options.exports = {};
+    options.env_exclude = {"PYTHON*"};
+    plan = make_plan(options, context());
+    for (const NodeCommand& node : plan.nodes) {
+        EXPECT_EQ(node.environment.back(), (EnvVar{"PATH", "/bin"})); // a node keeps its own
+        EXPECT_EQ(node.environment_changes.dropped, (Words{"PYTHONUNBUFFERED"}));
+    }
+}
+
+// The launcher's timings and SSH policy travel in the plan: launch::execute reads nothing else.
+TEST(MakePlan, CarriesTheTimingsAndTheHostKeyPolicy) {
+    Options options = basic();
+    options.kill_grace = std::chrono::milliseconds(2500);
+    options.ssh_timeout = std::chrono::milliseconds(7000);
+    options.strict_host_key_checking = "accept-new";
+    Plan plan = make_plan(options, context());
+    EXPECT_EQ(plan.timings,
+              (Timings{std::chrono::milliseconds(2500), std::chrono::milliseconds(7000)}));
+    EXPECT_EQ(plan.strict_host_key_checking, "accept-new");
+    EXPECT_FALSE(plan.report_resources);
+    EXPECT_EQ(make_plan(basic(), context()).timings, Timings{});
+
+    Context ctx = context();
+    ctx.environment.push_back("COLOSSALAI_TIMING=1");
+    EXPECT_TRUE(make_plan(basic(), ctx).report_resources);
+    ctx.environment.back() = "COLOSSALAI_TIMING=";
+    EXPECT_FALSE(make_plan(basic(), ctx).report_resources);
 }
 
 TEST(MakePlan, KeepsTheLogDirectory) {

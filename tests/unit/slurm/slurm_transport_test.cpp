@@ -1,6 +1,8 @@
 // The srun transport against a stand-in for srun: a shell script that prints what srun prints
 // (`--label`ed lines of several tasks, interleaved, markers included) and exits.
 
+#include "../recording_output.hpp"
+
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/util/quote.hpp"
 
@@ -20,18 +22,7 @@ namespace {
 
 using output::Stream;
 
-// What one node received.
-class RecordingOutput : public output::NodeOutput {
-public:
-    bool accepting(Stream) const override { return true; }
-    void write(Stream stream, std::string_view bytes) override {
-        (stream == Stream::out ? out : err).append(bytes);
-    }
-    void close(Stream stream) override { ++(stream == Stream::out ? out_closed : err_closed); }
-
-    std::string out, err;
-    int out_closed = 0, err_closed = 0;
-};
+using colossalai::test::RecordingOutput; // what one node received
 
 struct StepRun {
     std::vector<RecordingOutput> outputs;
@@ -44,7 +35,8 @@ struct StepRun {
 StepRun run_step(const std::string& script, size_t tasks, int signal_before_go = 0) {
     StepRun run;
     run.outputs.resize(tasks);
-    SlurmTransport transport({"/bin/sh", "-c", script}, tasks, "/", std::chrono::milliseconds(500),
+    SlurmTransport transport({"/bin/sh", "-c", script}, tasks, "/", {"PATH=/usr/bin:/bin"},
+                             std::chrono::milliseconds(500),
                              [&run](std::string_view text) { run.notices += text; });
     std::vector<job::NodeCommand> commands(tasks);
     std::vector<std::unique_ptr<job::Process>> processes;
@@ -176,7 +168,8 @@ TEST(SlurmTransport, StoppedBeforeGoNothingStarts) {
 TEST(SlurmTransport, ASrunThatCannotBeStartedFailsEveryNode) {
     StepRun run;
     run.outputs.resize(1);
-    SlurmTransport transport({"/nonexistent/srun"}, 1, "/", std::chrono::milliseconds(100),
+    SlurmTransport transport({"/nonexistent/srun"}, 1, "/", {"PATH=/usr/bin:/bin"},
+                             std::chrono::milliseconds(100),
                              [&run](std::string_view text) { run.notices += text; });
     job::NodeCommand command;
     std::unique_ptr<job::Process> process = transport.start(command, run.outputs[0]);

@@ -3,6 +3,7 @@
 // One node's SshProcess over the fake libssh, driven the way the launcher's loop drives it,
 // with a clock the test moves by hand.
 
+#include "../test_clock.hpp"
 #include "attempt.hpp"
 #include "fake_libssh.hpp"
 #include "ssh_process.hpp"
@@ -18,7 +19,6 @@
 
 #include <poll.h>
 
-#include <atomic>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -31,18 +31,7 @@ namespace colossalai::ssh::fake {
 
 using namespace std::chrono_literals;
 
-// The time SshProcess reads: moved only by advance(). Read on the test's thread alone.
-class TestClock {
-public:
-    static job::Clock::time_point now() {
-        return job::Clock::time_point(std::chrono::milliseconds(s_ms.load()));
-    }
-    static void reset() { s_ms = 1'000'000; }
-    static void advance(std::chrono::milliseconds by) { s_ms += by.count(); }
-
-private:
-    static inline std::atomic<long long> s_ms{1'000'000};
-};
+using colossalai::test::TestClock; // the time SshProcess reads
 
 // A node's output as the launcher's sink sees it, with backpressure switched by the test.
 class RecordingOutput : public output::NodeOutput {
@@ -67,9 +56,8 @@ private:
 };
 
 // Settings with round numbers, timed by TestClock: a heartbeat every second, a keepalive every
-// 3 s, lost after 3 unanswered.
-// (connect_session still reads the machine's ssh config: a ServerAliveInterval there would
-// replace the keepalive's; Debian's default config sets none.)
+// 3 s, lost after 3 unanswered; an empty ssh config (the machine's files are never read: a
+// ServerAliveInterval there would replace the keepalive's).
 inline SshSettings test_settings() {
     SshSettings settings;
     settings.connect.timeout = 7000ms;
@@ -78,6 +66,7 @@ inline SshSettings test_settings() {
     settings.keepalive_interval = 3000ms;
     settings.keepalive_count = 3;
     settings.now = TestClock::now;
+    settings.connect.read_config = [](const ConfigTarget&) { return ClientConfig{}; };
     return settings;
 }
 

@@ -53,6 +53,33 @@ TEST(SshKeepalive, SentEveryIntervalAndLostAfterCountUnanswered) {
     EXPECT_TRUE(node.output.closed(Stream::out));
 }
 
+// The host's ServerAliveInterval / ServerAliveCountMax (read for it by the connection's config
+// reader) replace both settings.
+TEST(SshKeepalive, TheHostsServerAliveSettingsReplaceTheDefaults) {
+    SshSettings settings = test_settings();
+    std::vector<ConfigTarget> read_for;
+    settings.connect.read_config = [&read_for](const ConfigTarget& target) {
+        read_for.push_back(target);
+        ClientConfig config;
+        config.server_alive_interval = 2;
+        config.server_alive_count_max = 2;
+        return config;
+    };
+    FakeNode node({}, settings);
+    node.start_running();
+    ASSERT_EQ(read_for.size(), 1u);
+    EXPECT_EQ(read_for[0].original, "node1");
+    TestClock::advance(2000ms);
+    node.tick();
+    EXPECT_EQ(node.libssh.keepalives_sent(), 1);
+    EXPECT_FALSE(node.ended());
+    TestClock::advance(2000ms);
+    node.tick();
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome(), job::Outcome::connection_lost(
+                                  "connection lost: no answer from its sshd for 4 s (keepalive)"));
+}
+
 TEST(SshKeepalive, AnyPacketFromTheNodeIsAnAnswer) {
     FakeNode node;
     node.start_running();

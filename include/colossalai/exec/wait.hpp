@@ -1,0 +1,25 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+
+namespace colossalai::exec {
+
+// What wait_child() found out about a child.
+struct ChildWait {
+    enum class State {
+        ended,   // it ended and was reaped: `status` is its wait status
+        running, // the deadline came first
+        lost,    // it cannot be waited for (not a child of this process, reaped elsewhere)
+    };
+    State state = State::running;
+    int status = 0;
+};
+
+// Waits until the child `pid` ends or `deadline` passes, in poll() on its pidfd (open_pidfd);
+// where the kernel has no pidfds (before 5.3) it polls waitpid() every millisecond instead.
+// Reaps the child when it ended. std::chrono::steady_clock::time_point::max() waits for good.
+ChildWait wait_child(pid_t pid, std::chrono::steady_clock::time_point deadline);
+
+} // namespace colossalai::exec

@@ -1,0 +1,242 @@
+#include "run_option_table.hpp"
+
+#include "colossalai/run/extra_args.hpp"
+#include "colossalai/ssh/client_config.hpp"
+#include "colossalai/ssh/connect.hpp"
+#include "colossalai/util/duration.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
+namespace colossalai::cli {
+
+namespace {
+
+using run::Options;
+
+std::optional<int> to_int(std::string_view text) {
+    int value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+// The range (1..65535) is checked with the other options (run::validate_options).
+int to_port(const std::string& text, std::string_view option) {
+    std::optional<int> port = to_int(text);
+    if (!port) {
+        throw usage_error("{} '{}': not a port number (1..65535)", option,
+                          util::escape_for_message(text));
+    }
+    return *port;
+}
+
+// An option whose value is kept as given (checked later, with the other options).
+template <std::optional<std::string> Options::*field>
+void keep(Options& options, std::string_view, const std::string& value) {
+    options.*field = value;
+}
+
+// A repeatable option: every value, in order.
+template <std::vector<std::string> Options::*field>
+void append(Options& options, std::string_view, const std::string& value) {
+    (options.*field).push_back(value);
+}
+
+void set_num_nodes(Options& options, std::string_view name, const std::string& value) {
+    options.num_nodes = to_int(value);
+    if (!options.num_nodes) {
+        throw usage_error("{} '{}': not a positive number of nodes (or -1 for all)", name,
+                          util::escape_for_message(value));
+    }
+}
+
+void set_master_port(Options& options, std::string_view name, const std::string& value) {
+    options.master_port = to_port(value, name);
+    options.master_port_given = true;
+}
+
+void set_master_addr(Options& options, std::string_view, const std::string& value) {
+    options.master_addr = value;
+    options.master_addr_given = true;
+}
+
+void set_ssh_port(Options& options, std::string_view name, const std::string& value) {
+    options.ssh_port = to_port(value, name);
+}
+
+void set_ssh_timeout(Options& options, std::string_view name, const std::string& value) {
+    options.ssh_timeout = util::parse_seconds(value, name, ssh::connect_timeout_range);
+}
+
+void set_kill_grace(Options& options, std::string_view name, const std::string& value) {
+    options.kill_grace = util::parse_seconds(value, name, run::kill_grace_range);
+}
+
+void set_host_key_checking(Options& options, std::string_view name, const std::string& value) {
+    if (!ssh::parse_host_key_policy(value)) {
+        throw usage_error("{} '{}': use yes, accept-new, no or ask", name,
+                          util::escape_for_message(value));
+    }
+    options.strict_host_key_checking = value;
+}
+
+void set_launcher(Options& options, std::string_view name, const std::string& value) {
+    if (value != "ssh" && value != "slurm") {
+        throw usage_error("{} '{}': expected ssh or slurm", name, util::escape_for_message(value));
+    }
+    options.launcher = value == "ssh" ? run::Launcher::ssh : run::Launcher::slurm;
+}
+
+void set_dry_run(Options& options, std::string_view, const std::string&) {
+    options.dry_run = true;
+}
+
+constexpr RunOption table[] = {
+    // First, as CLI11 lists its own help flag.
+    {.short_name = "-h",
+     .long_name = "--help",
+     .help = "Print this help message and exit",
+     .role = RunOptionRole::help},
+    {.short_name = "-H",
+     .long_name = "--host",
+     .single_dash_alias = "-host",
+     .value_name = "HOSTS",
+     .help = "Comma-separated hosts: h1,h2 (also -host)",
+     .apply = keep<&Options::host>},
+    {.long_name = "--hostfile",
+     .value_name = "FILE",
+     .help = "File with one host per line (# comments)",
+     .apply = keep<&Options::hostfile>},
+    {.long_name = "--include",
+     .value_name = "HOSTS",
+     .help = "Use only these hosts of the hostfile, in order",
+     .apply = keep<&Options::include>},
+    {.long_name = "--exclude",
+     .value_name = "HOSTS",
+     .help = "Use every host of the hostfile but these",
+     .apply = keep<&Options::exclude>},
+    {.long_name = "--num_nodes",
+     .value_name = "N",
+     .default_shown = "-1",
+     .help = "Use only the first N hosts (after --include/--exclude); -1: all",
+     .apply = set_num_nodes},
+    {.long_name = "--nproc_per_node",
+     .value_name = "N",
+     .help = "Processes per node: a number (usually of GPUs), or auto/cpu/gpu for torchrun; "
+             "default: the hosts' slots",
+     .apply = keep<&Options::nproc_per_node>},
+    {.long_name = "--master_port",
+     .value_name = "PORT",
+     .default_shown = "29500",
+     .help = "Port of the rendezvous on node 0",
+     .apply = set_master_port},
+    {.long_name = "--master_addr",
+     .value_name = "ADDR",
+     .default_shown = "127.0.0.1",
+     .help = "Address of node 0 (with several nodes: the first host)",
+     .apply = set_master_addr},
+    {.long_name = "--extra_launch_args",
+     .value_name = "ARGS",
+     .help = "More launcher options: a=1,b,c=2 -> --a=1 --b --c=2",
+     .apply = keep<&Options::extra_launch_args>},
+    {.long_name = "--ssh-port",
+     .value_name = "PORT",
+     .help = "SSH port for every host (else ~/.ssh/config, else 22)",
+     .apply = set_ssh_port},
+    {.long_name = "--ssh-timeout",
+     .value_name = "SECONDS",
+     .default_shown = "30",
+     .help = "SSH connect timeout per host",
+     .apply = set_ssh_timeout},
+    {.long_name = "--strict-host-key-checking",
+     .value_name = "MODE",
+     .help = "Unknown or changed SSH host keys: yes (refuse), accept-new (learn new keys), no "
+             "(learn new keys, warn of changed ones), ask (= yes); else ~/.ssh/config, else yes",
+     .apply = set_host_key_checking},
+    {.long_name = "--kill-grace",
+     .value_name = "SECONDS",
+     .default_shown = "10",
+     .help = "Time between TERM and KILL when stopping a node",
+     .apply = set_kill_grace},
+    {.long_name = "--launcher",
+     .value_name = "ssh|slurm",
+     .default_shown = "ssh",
+     .help = "How the nodes are started: ssh (local children and SSH), or slurm (one srun step)",
+     .apply = set_launcher},
+    {.long_name = "--srun-args",
+     .value_name = "ARGS",
+     .help = "With --launcher slurm: more srun options, as a shell would split them "
+             "(\"--partition gpu --time 1:00:00\")",
+     .apply = keep<&Options::srun_args>},
+    {.long_name = "--network-interface",
+     .value_name = "IFACE[,IFACE...]",
+     .help = "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "
+             "GLOO_SOCKET_IFNAME; ^ and = as NCCL reads them); each node checks they exist",
+     .apply = keep<&Options::network_interface>},
+    {.long_name = "--python",
+     .value_name = "PATH",
+     .help = "Nodes run PATH -m torch.distributed.run instead of torchrun (a conda or venv "
+             "Python)",
+     .apply = keep<&Options::python>},
+    {.short_name = "-x",
+     .value_name = "NAME[=VALUE]",
+     .help = "Set a variable on every node, or pass on the launcher's value of NAME (repeatable; "
+             "wins over --env-file and --env-exclude)",
+     .apply = append<&Options::exports>},
+    {.long_name = "--env-file",
+     .value_name = "FILE",
+     .help = "NAME=VALUE lines (# comments) to set on every node (repeatable); default: "
+             "./.colossalai_env, else ~/.colossalai_env, when present",
+     .apply = append<&Options::env_files>},
+    {.long_name = "--env-exclude",
+     .value_name = "PATTERNS",
+     .help = "Do not pass these of the launcher's variables: NAME or PREFIX*, comma-separated; a "
+             "node keeps its own value",
+     .apply = append<&Options::env_exclude>},
+    {.long_name = "--log-dir",
+     .value_name = "DIR",
+     .help = "Also write each node's stdout and stderr to DIR/RANK-HOST.out and .err on this "
+             "machine",
+     .apply = keep<&Options::log_dir>},
+    {.long_name = "--dry-run",
+     .help = "Print each node's host, rank, command and the variables that -x, --env-file and "
+             "--env-exclude set or drop; start nothing",
+     .apply = set_dry_run},
+    {.short_name = "-m",
+     .value_name = "MODULE",
+     .help = "Run a module (python -m) instead of a script",
+     .role = RunOptionRole::module},
+};
+
+} // namespace
+
+std::string RunOption::cli11_names() const {
+    std::string names(short_name);
+    if (!long_name.empty()) {
+        names += (names.empty() ? "" : ",") + std::string(long_name);
+    }
+    return names;
+}
+
+std::span<const RunOption> run_option_table() {
+    return table;
+}
+
+const RunOption* find_long_option(std::string_view name) {
+    if (!util::starts_with(name, "--")) {
+        return nullptr;
+    }
+    auto it = std::find_if(std::begin(table), std::end(table), [&](const RunOption& option) {
+        return !option.long_name.empty() &&
+               run::same_option(name.substr(2), option.long_name.substr(2));
+    });
+    return it == std::end(table) ? nullptr : &*it;
+}
+
+} // namespace colossalai::cli

@@ -1,0 +1,49 @@
+#include "colossalai/exec/wait.hpp"
+
+#include "colossalai/exec/spawn.hpp"
+
+#include <poll.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <thread>
+
+namespace colossalai::exec {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int remaining_ms(Clock::time_point deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    return static_cast<int>(std::clamp<long long>(left.count(), 0, INT_MAX - 1));
+}
+
+} // namespace
+
+ChildWait wait_child(pid_t pid, Clock::time_point deadline) {
+    util::Fd pidfd = open_pidfd(pid);
+    while (true) {
+        int status = 0;
+        pid_t done = ::waitpid(pid, &status, WNOHANG);
+        if (done == pid) {
+            return {ChildWait::State::ended, status};
+        }
+        if (done < 0 && errno != EINTR) {
+            return {ChildWait::State::lost, 0};
+        }
+        if (Clock::now() >= deadline) {
+            return {ChildWait::State::running, 0};
+        }
+        if (pidfd) {
+            pollfd ended{pidfd.get(), POLLIN, 0};
+            ::poll(&ended, 1, remaining_ms(deadline) + 1);
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1)); // no pidfd: an old kernel
+        }
+    }
+}
+
+} // namespace colossalai::exec

@@ -1,0 +1,327 @@
+// The option table and what it drives are private to the cli module: their headers live beside
+// the sources.
+#include "../../../src/cli/commands.hpp"
+#include "../../../src/cli/reference.hpp"
+#include "../../../src/cli/run_arguments.hpp"
+#include "../../../src/cli/run_option_table.hpp"
+#include "../usage_message.hpp"
+
+#include "colossalai/cli/app.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+// `colossalai run` has one list of options: the scanner, --help (and so the man page and the
+// completions) and the conversion into run::Options all follow it.
+namespace colossalai::cli {
+namespace {
+
+using Words = std::vector<std::string>;
+
+// `name` with '-' and '_' swapped after the leading dashes.
+std::string swapped(std::string_view name) {
+    std::string result(name);
+    for (size_t i = 2; i < result.size(); ++i) {
+        result[i] = result[i] == '-' ? '_' : result[i] == '_' ? '-' : result[i];
+    }
+    return result;
+}
+
+// Every spelling of `option` that stands alone as a word: the short name, the long name as
+// listed and with '-' and '_' swapped, the single-dash alias.
+Words spellings(const RunOption& option) {
+    Words result;
+    for (std::string_view name : {option.short_name, option.long_name, option.single_dash_alias}) {
+        if (!name.empty()) {
+            result.emplace_back(name);
+        }
+    }
+    if (!option.long_name.empty() && swapped(option.long_name) != option.long_name) {
+        result.push_back(swapped(option.long_name));
+    }
+    return result;
+}
+
+// The same spellings with the value in the word: `--name=v`, `-Xv`, `-alias=v`.
+Words attached_spellings(const RunOption& option, const std::string& value) {
+    Words result;
+    if (!option.short_name.empty()) {
+        result.push_back(std::string(option.short_name) + value);
+    }
+    for (std::string_view name : {option.long_name, option.single_dash_alias}) {
+        if (!name.empty()) {
+            result.push_back(std::string(name) + "=" + value);
+        }
+    }
+    return result;
+}
+
+std::string help_of_run() {
+    std::ostringstream out;
+    Command command = parse({"colossalai", "run", "--help"}, out);
+    EXPECT_TRUE(std::holds_alternative<Done>(command));
+    return out.str();
+}
+
+std::string generated(const std::string& name) {
+    std::ostringstream out;
+    Command command = parse({"colossalai", "--generate=" + name}, out);
+    EXPECT_TRUE(std::holds_alternative<Done>(command));
+    return out.str();
+}
+
+TEST(RunOptionTable, IsWellFormed) {
+    std::set<std::string> names; // '-' and '_' alike, as the scanner reads them
+    for (const RunOption& option : run_option_table()) {
+        SCOPED_TRACE(option.cli11_names());
+        EXPECT_FALSE(option.short_name.empty() && option.long_name.empty());
+        if (!option.short_name.empty()) {
+            EXPECT_EQ(option.short_name.size(), 2u);
+            EXPECT_EQ(option.short_name[0], '-');
+            EXPECT_NE(option.short_name[1], '-');
+        }
+        if (!option.long_name.empty()) {
+            EXPECT_GT(option.long_name.size(), 3u);
+            EXPECT_EQ(option.long_name.substr(0, 2), "--");
+        }
+        if (!option.single_dash_alias.empty()) {
+            EXPECT_EQ(option.single_dash_alias[0], '-');
+            EXPECT_NE(option.single_dash_alias[1], '-');
+        }
+        for (std::string_view name :
+             {option.short_name, option.long_name, option.single_dash_alias}) {
+            if (!name.empty()) {
+                std::string key(name);
+                std::replace(key.begin(), key.end(), '-', '_');
+                EXPECT_TRUE(names.insert(key).second) << "two options spelled " << name;
+            }
+        }
+        EXPECT_FALSE(option.help.empty());
+        // Only what lands in run::Options converts a value; --help and -m are the scanner's.
+        EXPECT_EQ(option.apply != nullptr, option.role == RunOptionRole::option);
+        if (option.role == RunOptionRole::module) {
+            EXPECT_TRUE(option.takes_value());
+        }
+        if (option.role == RunOptionRole::help) {
+            EXPECT_FALSE(option.takes_value());
+        }
+    }
+}
+
+// What the scanner made of `option` given with `value`, before the script `t.py`: a recorded
+// option, --help, or -m (which ends option parsing, so t.py is the module's argument).
+void expect_scanned(const RunWords& words, const RunOption& option, const std::string& value) {
+    switch (option.role) {
+    case RunOptionRole::help:
+        EXPECT_TRUE(words.help);
+        EXPECT_TRUE(words.options.empty());
+        EXPECT_EQ(words.script, "t.py");
+        break;
+    case RunOptionRole::module:
+        EXPECT_EQ(words.module, value);
+        EXPECT_EQ(words.script, std::nullopt);
+        EXPECT_EQ(words.script_args, Words{"t.py"});
+        EXPECT_TRUE(words.options.empty());
+        break;
+    case RunOptionRole::option:
+        EXPECT_EQ(words.script, "t.py");
+        ASSERT_EQ(words.options.size(), 1u);
+        EXPECT_EQ(words.options[0].option, &option);
+        EXPECT_EQ(words.options[0].value, value);
+        break;
+    }
+}
+
+TEST(RunOptionTable, TheScannerTakesEverySpellingOfEveryEntry) {
+    for (const RunOption& option : run_option_table()) {
+        for (const std::string& spelling : spellings(option)) {
+            SCOPED_TRACE(spelling);
+            if (option.takes_value()) {
+                // An option that takes a value swallows the next word, whatever it looks like.
+                expect_scanned(split_run_arguments({spelling, "--dry-run", "t.py"}), option,
+                               "--dry-run");
+            } else {
+                expect_scanned(split_run_arguments({spelling, "t.py"}), option, "");
+            }
+        }
+    }
+}
+
+TEST(RunOptionTable, TheScannerTakesAValueInTheWord) {
+    for (const RunOption& option : run_option_table()) {
+        if (!option.takes_value()) {
+            continue;
+        }
+        for (const std::string& word : attached_spellings(option, "v=1")) {
+            SCOPED_TRACE(word);
+            expect_scanned(split_run_arguments({word, "t.py"}), option, "v=1");
+        }
+    }
+}
+
+TEST(RunOptionTable, AValueIsRequiredWhereTheTableSaysSoAndRefusedElsewhere) {
+    for (const RunOption& option : run_option_table()) {
+        for (const std::string& spelling : spellings(option)) {
+            SCOPED_TRACE(spelling);
+            if (option.takes_value()) {
+                std::string expected = option.role == RunOptionRole::module
+                                           ? spelling + " needs a module name"
+                                           : "option '" + spelling + "' needs a value";
+                EXPECT_EQ(test::usage_message([&] { split_run_arguments({spelling}); }), expected);
+            } else if (spelling.substr(0, 2) == "--") {
+                EXPECT_EQ(test::usage_message([&] { split_run_arguments({spelling + "=1"}); }),
+                          "option '" + std::string(option.display_name()) + "' takes no value");
+            }
+        }
+    }
+}
+
+TEST(RunOptionTable, AnOptionNotInTheTableIsRefused) {
+    for (const RunOption& option : run_option_table()) {
+        if (option.long_name.empty()) {
+            continue;
+        }
+        std::string longer = std::string(option.long_name) + "x";
+        ASSERT_EQ(find_long_option(longer), nullptr);
+        EXPECT_EQ(test::usage_message([&] {
+                      split_run_arguments({longer, "1", "t.py"});
+                  }),
+                  "unknown option '" + longer + "' (options for the script go after the script)");
+        // A long name with one dash is refused too, with the hint; unless it reads as a short
+        // option with its value attached (`-master_port` is `-m aster_port`, as before).
+        std::string one_dash = std::string(option.long_name.substr(1));
+        const auto table = run_option_table();
+        bool attached = std::any_of(table.begin(), table.end(), [&](const RunOption& other) {
+            return other.takes_value() && !other.short_name.empty() &&
+                   one_dash.substr(0, 2) == other.short_name;
+        });
+        if (one_dash != option.single_dash_alias && !attached) {
+            EXPECT_EQ(test::usage_message([&] {
+                          split_run_arguments({one_dash, "t.py"});
+                      }),
+                      "unknown option '" + one_dash + "' (did you mean '-" + one_dash + "'?)");
+        }
+    }
+    EXPECT_EQ(test::usage_message([] {
+                  split_run_arguments({"-q", "t.py"});
+              }),
+              "unknown option '-q'");
+}
+
+TEST(RunOptionTable, HelpShowsEveryEntryInTableOrder) {
+    std::string help = help_of_run();
+    size_t previous = 0;
+    for (const RunOption& option : run_option_table()) {
+        std::string shown = "  " + option.cli11_names();
+        if (option.takes_value()) {
+            shown += " " + std::string(option.value_name);
+        }
+        if (!option.default_shown.empty()) {
+            shown += "=" + std::string(option.default_shown);
+        }
+        size_t at = help.find(shown + " ");
+        if (at == std::string::npos) {
+            at = help.find(shown + "\n"); // a long name: the help text goes on the next line
+        }
+        ASSERT_NE(at, std::string::npos) << shown << "\n" << help;
+        EXPECT_GT(at, previous) << shown;
+        EXPECT_NE(help.find(std::string(option.help), at), std::string::npos) << option.help;
+        previous = at;
+    }
+}
+
+TEST(RunOptionTable, TheManPageAndTheCompletionsListEveryEntry) {
+    std::string table = generated("completion-table");
+    std::string page = generated("colossalai-run.1");
+    for (const RunOption& option : run_option_table()) {
+        SCOPED_TRACE(option.cli11_names());
+        // The completion row names every spelling that stands alone, the alias aside (its help
+        // text mentions it).
+        std::string row_start = "option\trun\t" + option.cli11_names();
+        size_t row = table.find(row_start);
+        ASSERT_NE(row, std::string::npos) << table;
+        std::string line = table.substr(row, table.find('\n', row) - row);
+        for (const std::string& spelling : spellings(option)) {
+            if (spelling != option.single_dash_alias) {
+                EXPECT_NE(line.find(spelling), std::string::npos) << spelling << " in " << line;
+            }
+        }
+        std::string kind = !option.takes_value() ? "flag" : "";
+        if (!kind.empty()) {
+            EXPECT_NE(line.find("\t" + kind + "\t"), std::string::npos) << line;
+        }
+        // The man page: each name in bold, with '-' escaped as roff wants.
+        for (std::string_view name : {option.short_name, option.long_name}) {
+            if (name.empty()) {
+                continue;
+            }
+            std::string bold = "\\fB";
+            for (char c : name) {
+                bold += c == '-' ? std::string("\\-") : std::string(1, c);
+            }
+            EXPECT_NE(page.find(bold + "\\fR"), std::string::npos) << bold;
+        }
+    }
+}
+
+// A value each option converts (the test fails for an entry added without one here).
+const std::map<std::string, std::string, std::less<>> samples = {
+    {"--host", "a,b"},
+    {"--hostfile", "hosts"},
+    {"--include", "a"},
+    {"--exclude", "b"},
+    {"--num_nodes", "3"},
+    {"--nproc_per_node", "4"},
+    {"--master_port", "1234"},
+    {"--master_addr", "10.0.0.1"},
+    {"--extra_launch_args", "tee=1"},
+    {"--ssh-port", "2222"},
+    {"--ssh-timeout", "2.5"},
+    {"--strict-host-key-checking", "accept-new"},
+    {"--kill-grace", "1"},
+    {"--launcher", "slurm"},
+    {"--srun-args", "-p gpu"},
+    {"--network-interface", "eth0"},
+    {"--python", "/usr/bin/python3"},
+    {"-x", "A=1"},
+    {"--env-file", "env"},
+    {"--env-exclude", "N*"},
+    {"--log-dir", "logs"},
+    {"--dry-run", ""},
+};
+
+TEST(RunOptionTable, EveryRecordedEntryLandsInTheOptions) {
+    for (const RunOption& option : run_option_table()) {
+        if (option.role != RunOptionRole::option) {
+            continue;
+        }
+        SCOPED_TRACE(option.display_name());
+        auto sample = samples.find(option.display_name());
+        ASSERT_NE(sample, samples.end()) << "no sample value for " << option.display_name();
+        run::Options options;
+        option.apply(options, option.display_name(), sample->second);
+        EXPECT_NE(options, run::Options{});
+        // Through the whole command line, as the user gives it.
+        Words words = {"colossalai", "run", "--nproc_per_node=1"};
+        if (option.takes_value()) {
+            words.push_back(std::string(option.display_name()) +
+                            (option.long_name.empty() ? "" : "=") + sample->second);
+        } else {
+            words.emplace_back(option.display_name());
+        }
+        RunArguments arguments;
+        split_run_command_line(words, arguments);
+        ASSERT_EQ(arguments.words.options.size(), 2u);
+        EXPECT_EQ(arguments.words.options[1].option, &option);
+        EXPECT_EQ(arguments.words.options[1].value, sample->second);
+    }
+}
+
+} // namespace
+} // namespace colossalai::cli
