@@ -139,7 +139,8 @@ constexpr RunOption table[] = {
     {.long_name = "--master_addr",
      .value_name = "ADDR",
      .default_shown = "127.0.0.1",
-     .help = "Address of node 0 (with several nodes: the first host)",
+     .help = "Address of node 0 as every node reaches it (several nodes: the first host's "
+             "HostName)",
      .apply = set_master_addr},
     {.long_name = "--extra_launch_args",
      .value_name = "ARGS",
