@@ -33,7 +33,7 @@ struct HostSource {
 
 HostSource final_hosts(const Options& options, const Context& context) {
     if (options.host) {
-        return {parse_host_list(*options.host, "--host"), "--host", std::nullopt};
+        return {*options.host, "--host", std::nullopt};
     }
     if (options.hostfile) {
         if (!context.hostfile_text) {
@@ -256,7 +256,7 @@ Plan make_plan(const Options& options, const Context& context) {
                                                  spec.form, plan.torch_version);
     spec.nnodes = static_cast<int>(hosts.size());
     if (options.extra_launch_args) {
-        spec.extra = parse_extra_launch_args(*options.extra_launch_args);
+        spec.extra = *options.extra_launch_args;
     }
     std::optional<std::string> extra_addr = take_value(spec.extra, "master_addr");
     std::optional<std::string> extra_port = take_value(spec.extra, "master_port");
@@ -281,7 +281,7 @@ Plan make_plan(const Options& options, const Context& context) {
     job::Preflight preflight{spec.master_addr, {}};
     std::vector<EnvVar> flag_environment;
     if (options.network_interface) {
-        NetworkInterfaces interfaces = parse_network_interfaces(*options.network_interface);
+        const NetworkInterfaces& interfaces = *options.network_interface;
         preflight.interfaces = interfaces.required;
         flag_environment.emplace_back("NCCL_SOCKET_IFNAME", interfaces.nccl);
         if (interfaces.gloo) {
