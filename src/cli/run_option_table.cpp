@@ -4,6 +4,7 @@
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
+#include "colossalai/run/srun_command.hpp"
 #include "colossalai/ssh/client_config.hpp"
 #include "colossalai/ssh/connect.hpp"
 #include "colossalai/util/duration.hpp"
@@ -72,6 +73,10 @@ void set_extra_launch_args(Options& options, std::string_view, const std::string
 
 void set_network_interface(Options& options, std::string_view, const std::string& value) {
     options.network_interface = run::parse_network_interfaces(value);
+}
+
+void set_srun_args(Options& options, std::string_view, const std::string& value) {
+    options.srun_args = run::parse_srun_args(value);
 }
 
 void set_num_nodes(Options& options, std::string_view name, const std::string& value) {
@@ -200,7 +205,7 @@ constexpr RunOption table[] = {
      .value_name = "ARGS",
      .help = "With --launcher slurm: more srun options, as a shell would split them "
              "(\"--partition gpu --time 1:00:00\")",
-     .apply = keep<&Options::srun_args>},
+     .apply = set_srun_args},
     {.long_name = "--network-interface",
      .value_name = "IFACE[,IFACE...]",
      .help = "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "

@@ -214,10 +214,8 @@ void plan_srun(const Options& options, bool allocated, Plan& plan) {
         }
         node.local = false;
     }
-    plan.srun_command = build_srun_command(plan.nodes,
-                                           options.srun_args ? parse_srun_args(*options.srun_args)
-                                                             : std::vector<std::string>{},
-                                           allocated);
+    plan.srun_command = build_srun_command(
+        plan.nodes, options.srun_args.value_or(std::vector<std::string>{}), allocated);
     plan.srun_allocates = allocated;
 }
 

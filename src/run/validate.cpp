@@ -2,7 +2,6 @@
 
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/hosts.hpp"
-#include "colossalai/run/srun_command.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -159,9 +158,6 @@ void check_launcher_options(const Options& options) {
     if (options.launcher == Launcher::slurm) {
         if (options.ssh_port) {
             throw usage_error("--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
-        }
-        if (options.srun_args) {
-            parse_srun_args(*options.srun_args);
         }
     } else if (options.srun_args) {
         throw usage_error("--srun-args needs --launcher slurm");

@@ -42,9 +42,10 @@ struct Options {
     std::chrono::milliseconds kill_grace{10000};  // --kill-grace SECONDS (TERM -> KILL)
     // --strict-host-key-checking MODE, checked by ssh::parse_host_key_policy when parsed
     std::optional<std::string> strict_host_key_checking;
-    bool dry_run = false;                 // --dry-run
-    Launcher launcher = Launcher::ssh;    // --launcher ssh|slurm
-    std::optional<std::string> srun_args; // --srun-args "--partition gpu --time 1:00:00"
+    bool dry_run = false;              // --dry-run
+    Launcher launcher = Launcher::ssh; // --launcher ssh|slurm
+    // --srun-args "--partition gpu --time 1:00:00", split into words (parse_srun_args)
+    std::optional<std::vector<std::string>> srun_args;
     // --network-interface "eth0,eth1" (NCCL's syntax)
     std::optional<NetworkInterfaces> network_interface;
     // --python PATH: nodes run `PATH -m torch.distributed.run` instead of torchrun

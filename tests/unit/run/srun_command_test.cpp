@@ -216,7 +216,7 @@ Context slurm_context() {
 TEST(PlanSrun, EveryNodeIsATaskOfOneSrun) {
     Options options = slurm_options();
     options.host = test::hosts("node[1-2]");
-    options.srun_args = "-p gpu";
+    options.srun_args = parse_srun_args("-p gpu");
     Plan plan = make_plan(options, slurm_context());
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_FALSE(plan.nodes[0].local); // even a host that is this machine
@@ -266,7 +266,7 @@ TEST(PlanSrun, RefusesWhatSrunCannotDo) {
               "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
     Options ssh = slurm_options();
     ssh.launcher = Launcher::ssh;
-    ssh.srun_args = "-p gpu";
+    ssh.srun_args = parse_srun_args("-p gpu");
     EXPECT_EQ(test::usage_message([&] { validate_options(ssh); }),
               "--srun-args needs --launcher slurm");
 }
