@@ -33,7 +33,7 @@ struct HostSource {
 
 HostSource final_hosts(const Options& options, const Context& context) {
     if (options.host) {
-        return {parse_host_list(*options.host, "--host"), "--host", std::nullopt};
+        return {*options.host, "--host", std::nullopt};
     }
     if (options.hostfile) {
         if (!context.hostfile_text) {
@@ -224,10 +224,8 @@ void plan_srun(const Options& options, bool allocated, Plan& plan) {
         }
         node.local = false;
     }
-    plan.srun_command = build_srun_command(plan.nodes,
-                                           options.srun_args ? parse_srun_args(*options.srun_args)
-                                                             : std::vector<std::string>{},
-                                           allocated);
+    plan.srun_command = build_srun_command(
+        plan.nodes, options.srun_args.value_or(std::vector<std::string>{}), allocated);
     plan.srun_allocates = allocated;
 }
 
@@ -266,7 +264,7 @@ Plan make_plan(const Options& options, const Context& context) {
                                                  spec.form, plan.torch_version);
     spec.nnodes = static_cast<int>(hosts.size());
     if (options.extra_launch_args) {
-        spec.extra = parse_extra_launch_args(*options.extra_launch_args);
+        spec.extra = *options.extra_launch_args;
     }
     std::optional<std::string> extra_addr = take_value(spec.extra, "master_addr");
     std::optional<std::string> extra_port = take_value(spec.extra, "master_port");
@@ -291,7 +289,7 @@ Plan make_plan(const Options& options, const Context& context) {
     job::Preflight preflight{spec.master_addr, {}};
     std::vector<EnvVar> flag_environment;
     if (options.network_interface) {
-        NetworkInterfaces interfaces = parse_network_interfaces(*options.network_interface);
+        const NetworkInterfaces& interfaces = *options.network_interface;
         preflight.interfaces = interfaces.required;
         flag_environment.emplace_back("NCCL_SOCKET_IFNAME", interfaces.nccl);
         if (interfaces.gloo) {

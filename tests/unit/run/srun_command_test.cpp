@@ -1,6 +1,7 @@
 #include "../temp_dir.hpp"
 #include "../usage_message.hpp"
 #include "find_local.hpp"
+#include "typed_options.hpp"
 
 #include "colossalai/run/planner.hpp"
 #include "colossalai/run/srun_command.hpp"
@@ -232,7 +233,7 @@ TEST(ParseMarker, ReadsTheNumberAfterTheMarker) {
 Options slurm_options() {
     Options options;
     options.launcher = Launcher::slurm;
-    options.nproc_per_node = "1";
+    options.nproc_per_node = test::nproc("1");
     options.script = "train.py";
     return options;
 }
@@ -247,8 +248,8 @@ Context slurm_context() {
 
 TEST(PlanSrun, EveryNodeIsATaskOfOneSrun) {
     Options options = slurm_options();
-    options.host = "node[1-2]";
-    options.srun_args = "-p gpu";
+    options.host = test::hosts("node[1-2]");
+    options.srun_args = parse_srun_args("-p gpu");
     Plan plan = make_plan(options, slurm_context());
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_FALSE(plan.nodes[0].local); // even a host that is this machine
@@ -282,23 +283,23 @@ TEST(PlanSrun, RefusesWhatSrunCannotDo) {
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
               "--num_nodes '100001': more than 100000 nodes");
     options.num_nodes = 2;
-    options.exclude = "node1";
+    options.exclude = test::hosts("node1");
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
               "--exclude needs --hostfile (or the hosts of a Slurm or PBS job)");
     options.exclude.reset();
     options.num_nodes.reset();
-    options.host = "me@node1";
+    options.host = test::hosts("me@node1");
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
               "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "
               "who starts srun");
     // Checked with the other options, before any plan (the cli validates once).
-    options.host = "node1";
+    options.host = test::hosts("node1");
     options.ssh_port = 22;
     EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
               "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
     Options ssh = slurm_options();
     ssh.launcher = Launcher::ssh;
-    ssh.srun_args = "-p gpu";
+    ssh.srun_args = parse_srun_args("-p gpu");
     EXPECT_EQ(test::usage_message([&] { validate_options(ssh); }),
               "--srun-args needs --launcher slurm");
 }
