@@ -180,7 +180,7 @@ TEST(MakePlan, ALocalLoopbackNode0WithALinkLocalRouteIsRefused) {
     // fe80::/10 needs a scope, and the scope is this machine's interface: another node's may
     // have another name or index.
     Options options = basic();
-    options.host = "localhost,node1";
+    options.host = test::hosts("localhost,node1");
     Context ctx = context();
     ctx.source_towards = [](const std::string&) {
         return std::optional<std::string>("fe80::1%eth0");
