@@ -1,6 +1,10 @@
 #include "run_option_table.hpp"
 
 #include "colossalai/run/extra_args.hpp"
+#include "colossalai/run/hosts.hpp"
+#include "colossalai/run/network_interfaces.hpp"
+#include "colossalai/run/nproc.hpp"
+#include "colossalai/run/srun_command.hpp"
 #include "colossalai/ssh/client_config.hpp"
 #include "colossalai/ssh/connect.hpp"
 #include "colossalai/util/duration.hpp"
@@ -46,6 +50,33 @@ void keep(Options& options, std::string_view, const std::string& value) {
 template <std::vector<std::string> Options::*field>
 void append(Options& options, std::string_view, const std::string& value) {
     (options.*field).push_back(value);
+}
+
+// A host list: --host, --include, --exclude.
+template <std::optional<std::vector<run::Host>> Options::*field>
+void set_hosts(Options& options, std::string_view name, const std::string& value) {
+    options.*field = run::parse_host_list(value, name);
+}
+
+void set_nproc_per_node(Options& options, std::string_view name, const std::string& value) {
+    // Missing is decided by the planner: hostfile slots may give it.
+    options.nproc_per_node = run::parse_nproc_per_node(value);
+    if (!options.nproc_per_node) {
+        throw usage_error("{} '{}': not a positive integer (or auto, cpu, gpu)", name,
+                          util::escape_for_message(value));
+    }
+}
+
+void set_extra_launch_args(Options& options, std::string_view, const std::string& value) {
+    options.extra_launch_args = run::parse_extra_launch_args(value);
+}
+
+void set_network_interface(Options& options, std::string_view, const std::string& value) {
+    options.network_interface = run::parse_network_interfaces(value);
+}
+
+void set_srun_args(Options& options, std::string_view, const std::string& value) {
+    options.srun_args = run::parse_srun_args(value);
 }
 
 void set_num_nodes(Options& options, std::string_view name, const std::string& value) {
@@ -108,7 +139,7 @@ constexpr RunOption table[] = {
      .single_dash_alias = "-host",
      .value_name = "HOSTS",
      .help = "Comma-separated hosts: h1,h2 (also -host)",
-     .apply = keep<&Options::host>},
+     .apply = set_hosts<&Options::host>},
     {.long_name = "--hostfile",
      .value_name = "FILE",
      .help = "File with one host per line (# comments)",
@@ -116,11 +147,11 @@ constexpr RunOption table[] = {
     {.long_name = "--include",
      .value_name = "HOSTS",
      .help = "Use only these hosts of the hostfile, in order",
-     .apply = keep<&Options::include>},
+     .apply = set_hosts<&Options::include>},
     {.long_name = "--exclude",
      .value_name = "HOSTS",
      .help = "Use every host of the hostfile but these",
-     .apply = keep<&Options::exclude>},
+     .apply = set_hosts<&Options::exclude>},
     {.long_name = "--num_nodes",
      .value_name = "N",
      .default_shown = "-1",
@@ -130,7 +161,7 @@ constexpr RunOption table[] = {
      .value_name = "N",
      .help = "Processes per node: a number (usually of GPUs), or auto/cpu/gpu for torchrun; "
              "default: the hosts' slots",
-     .apply = keep<&Options::nproc_per_node>},
+     .apply = set_nproc_per_node},
     {.long_name = "--master_port",
      .value_name = "PORT",
      .default_shown = "29500",
@@ -139,12 +170,13 @@ constexpr RunOption table[] = {
     {.long_name = "--master_addr",
      .value_name = "ADDR",
      .default_shown = "127.0.0.1",
-     .help = "Address of node 0 (with several nodes: the first host)",
+     .help = "Address of node 0 as every node reaches it (several nodes: the first host's "
+             "HostName)",
      .apply = set_master_addr},
     {.long_name = "--extra_launch_args",
      .value_name = "ARGS",
      .help = "More launcher options: a=1,b,c=2 -> --a=1 --b --c=2",
-     .apply = keep<&Options::extra_launch_args>},
+     .apply = set_extra_launch_args},
     {.long_name = "--ssh-port",
      .value_name = "PORT",
      .help = "SSH port for every host (else ~/.ssh/config, else 22)",
@@ -173,12 +205,12 @@ constexpr RunOption table[] = {
      .value_name = "ARGS",
      .help = "With --launcher slurm: more srun options, as a shell would split them "
              "(\"--partition gpu --time 1:00:00\")",
-     .apply = keep<&Options::srun_args>},
+     .apply = set_srun_args},
     {.long_name = "--network-interface",
      .value_name = "IFACE[,IFACE...]",
      .help = "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "
              "GLOO_SOCKET_IFNAME; ^ and = as NCCL reads them); each node checks they exist",
-     .apply = keep<&Options::network_interface>},
+     .apply = set_network_interface},
     {.long_name = "--python",
      .value_name = "PATH",
      .help = "Nodes run PATH -m torch.distributed.run instead of torchrun (a conda or venv "

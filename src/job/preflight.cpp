@@ -1,5 +1,6 @@
 #include "colossalai/job/preflight.hpp"
 
+#include "colossalai/job/node_command.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
@@ -28,6 +29,39 @@ std::string describe(const PreflightFailure& failure) {
                            subject);
     }
     return subject;
+}
+
+std::optional<PreflightFailure> parse_failed_check(std::string_view what,
+                                                   const NodeCommand& command) {
+    if (what == "cwd") {
+        return PreflightFailure{PreflightCheck::working_directory, command.working_directory};
+    }
+    if (what == "command") {
+        return PreflightFailure{PreflightCheck::command,
+                                command.argv.empty() ? "" : command.argv[0]};
+    }
+    if (what == "master") {
+        return PreflightFailure{PreflightCheck::master_address, command.preflight.master_address};
+    }
+    constexpr std::string_view interface = "interface ";
+    if (what.substr(0, interface.size()) == interface) {
+        return PreflightFailure{PreflightCheck::network_interface,
+                                std::string(what.substr(interface.size()))};
+    }
+    return std::nullopt;
+}
+
+std::string preflight_shell(std::string_view fail, std::string_view directory,
+                            std::string_view command, std::string_view master,
+                            std::string_view interfaces) {
+    return fmt::format(
+        "cd \"${{{1}}}\" 2>/dev/null || {0} cwd\n"
+        "command -v \"${{{2}}}\" >/dev/null 2>&1 || {0} command\n"
+        "case ${{{3}}} in \"\"|*:*) ;; *[!0-9.]*) ! command -v getent >/dev/null 2>&1 || getent "
+        "ahosts \"${{{3}}}\" >/dev/null 2>&1 || {0} master;; esac\n"
+        "if [ -n \"${{{4}}}\" ] && [ -d /sys/class/net ]; then IFS=,; for cai_n in ${{{4}}}; do "
+        "[ -e \"/sys/class/net/$cai_n\" ] || {0} \"interface $cai_n\"; done; unset IFS; fi\n",
+        fail, directory, command, master, interfaces);
 }
 
 } // namespace colossalai::job

@@ -4,18 +4,35 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 namespace colossalai::run {
 
 namespace {
 
 // What the environment flags change on one node: `env NAME=VALUE  (source)` per variable set,
 // then the launcher's variables not passed (a local node keeps the launcher's own: none).
+// The variables of the launcher's own flags (`flag_environment`: --network-interface's) win
+// over -x and the env files: such a variable is listed once, with the source it won over.
 std::string render_environment(const NodeCommand& node, bool local) {
     const EnvironmentChanges& changes = node.environment_changes;
     std::string text;
+    auto overridden = [&](const std::string& name) {
+        return std::any_of(node.flag_environment.begin(), node.flag_environment.end(),
+                           [&](const EnvVar& variable) { return variable.first == name; });
+    };
     for (const EnvSetting& setting : changes.set) {
-        text += fmt::format("    env {}={}  ({})\n", setting.name, util::shell_quote(setting.value),
-                            setting.source);
+        if (!overridden(setting.name)) {
+            text += fmt::format("    env {}={}  ({})\n", setting.name,
+                                util::shell_quote(setting.value), setting.source);
+        }
+    }
+    for (const auto& [name, value] : node.flag_environment) {
+        auto over = std::find_if(changes.set.begin(), changes.set.end(),
+                                 [&](const EnvSetting& setting) { return setting.name == name; });
+        text +=
+            fmt::format("    env {}={}  (--network-interface{})\n", name, util::shell_quote(value),
+                        over == changes.set.end() ? "" : ", over " + over->source);
     }
     if (changes.patterns.empty()) {
         return text;

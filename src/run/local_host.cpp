@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -144,6 +145,13 @@ AddressKind classify_address(std::string_view text) {
     return AddressKind::name;
 }
 
+bool is_ipv6_link_local(std::string_view address) {
+    std::string copy(address.substr(0, address.find('%')));
+    in6_addr v6{};
+    return inet_pton(AF_INET6, copy.c_str(), &v6) == 1 && v6.s6_addr[0] == 0xfe &&
+           (v6.s6_addr[1] & 0xc0) == 0x80;
+}
+
 bool is_loopback(std::string_view address) {
     return lower(address) == "localhost" || classify_address(address) == AddressKind::loopback;
 }
@@ -222,6 +230,12 @@ std::optional<std::string> route_source(const std::string& address) {
             0 &&
         getsockname(fd.get(), reinterpret_cast<sockaddr*>(&source), &length) == 0) {
         result = numeric(reinterpret_cast<const sockaddr*>(&source));
+        const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&source);
+        char name[IF_NAMESIZE] = {};
+        if (result && source.ss_family == AF_INET6 && v6->sin6_scope_id != 0 &&
+            if_indextoname(v6->sin6_scope_id, name) != nullptr) {
+            *result += "%" + std::string(name);
+        }
     }
     return result;
 }

@@ -18,33 +18,52 @@ const Host* first_with_slots(const std::vector<Host>& hosts) {
 
 } // namespace
 
-bool is_symbolic_nproc(std::string_view value) {
-    return value == "auto" || value == "cpu" || value == "gpu";
+std::optional<NprocPerNode> parse_nproc_per_node(std::string_view text) {
+    if (std::optional<int> count = parse_positive_int(text)) {
+        return *count;
+    }
+    for (auto symbolic : {SymbolicNproc::automatic, SymbolicNproc::cpu, SymbolicNproc::gpu}) {
+        if (text == to_string(symbolic)) {
+            return symbolic;
+        }
+    }
+    return std::nullopt;
 }
 
-std::string resolve_nproc_per_node(const std::optional<std::string>& option,
+std::string to_string(const NprocPerNode& nproc) {
+    if (const int* count = std::get_if<int>(&nproc)) {
+        return std::to_string(*count);
+    }
+    switch (std::get<SymbolicNproc>(nproc)) {
+    case SymbolicNproc::automatic:
+        return "auto";
+    case SymbolicNproc::cpu:
+        return "cpu";
+    case SymbolicNproc::gpu:
+        return "gpu";
+    }
+    return "auto";
+}
+
+std::string resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
                                    const std::vector<Host>& hosts, std::string_view source,
                                    LauncherForm form, const std::optional<std::string>& torch) {
     const Host* with_slots = first_with_slots(hosts);
-    if (option && is_symbolic_nproc(*option)) {
+    if (option && std::holds_alternative<SymbolicNproc>(*option)) {
+        std::string shown = to_string(*option);
         if (form != LauncherForm::torchrun) {
             throw usage_error("--nproc_per_node {} needs torchrun (PyTorch 1.10 or newer; found "
                               "{})",
-                              *option, torch.value_or("an older one"));
+                              shown, torch.value_or("an older one"));
         }
         if (with_slots != nullptr) {
-            throw usage_error("--nproc_per_node {} and slots={} for '{}' in {}: keep one", *option,
+            throw usage_error("--nproc_per_node {} and slots={} for '{}' in {}: keep one", shown,
                               *with_slots->slots, with_slots->name, source);
         }
-        return *option;
+        return shown;
     }
     if (option) {
-        std::optional<int> parsed = parse_positive_int(*option);
-        if (!parsed) { // validate_options refuses it first; a direct caller gets the same
-            throw usage_error("--nproc_per_node '{}': not a positive integer (or auto, cpu, gpu)",
-                              util::escape_for_message(*option));
-        }
-        int wanted = *parsed;
+        int wanted = std::get<int>(*option);
         for (const Host& host : hosts) {
             if (host.slots && *host.slots != wanted) {
                 throw usage_error("slots={} for '{}' in {} contradicts --nproc_per_node {} "

@@ -33,7 +33,7 @@ struct HostSource {
 
 HostSource final_hosts(const Options& options, const Context& context) {
     if (options.host) {
-        return {parse_host_list(*options.host, "--host"), "--host", std::nullopt};
+        return {*options.host, "--host", std::nullopt};
     }
     if (options.hostfile) {
         if (!context.hostfile_text) {
@@ -182,6 +182,16 @@ std::string implicit_master(const Options& options, const Context& context,
     const std::string& target = placement.addresses[index];
     if (context.source_towards) {
         if (std::optional<std::string> source = context.source_towards(target)) {
+            if (is_ipv6_link_local(*source)) {
+                // Its scope is an interface of this machine: the other nodes would need their
+                // own, which the launcher cannot know.
+                throw runtime_error("node 0 '{}' is this machine, and its address on the way "
+                                    "to '{}' is the IPv6 link-local '{}', which other nodes "
+                                    "cannot use as it is (its scope is this machine's "
+                                    "interface); set --master_addr to an address every node "
+                                    "can reach",
+                                    hosts.front().name, hosts[index].name, *source);
+            }
             return *source;
         }
     }
@@ -214,10 +224,8 @@ void plan_srun(const Options& options, bool allocated, Plan& plan) {
         }
         node.local = false;
     }
-    plan.srun_command = build_srun_command(plan.nodes,
-                                           options.srun_args ? parse_srun_args(*options.srun_args)
-                                                             : std::vector<std::string>{},
-                                           allocated);
+    plan.srun_command = build_srun_command(
+        plan.nodes, options.srun_args.value_or(std::vector<std::string>{}), allocated);
     plan.srun_allocates = allocated;
 }
 
@@ -256,7 +264,7 @@ Plan make_plan(const Options& options, const Context& context) {
                                                  spec.form, plan.torch_version);
     spec.nnodes = static_cast<int>(hosts.size());
     if (options.extra_launch_args) {
-        spec.extra = parse_extra_launch_args(*options.extra_launch_args);
+        spec.extra = *options.extra_launch_args;
     }
     std::optional<std::string> extra_addr = take_value(spec.extra, "master_addr");
     std::optional<std::string> extra_port = take_value(spec.extra, "master_port");
@@ -281,7 +289,7 @@ Plan make_plan(const Options& options, const Context& context) {
     job::Preflight preflight{spec.master_addr, {}};
     std::vector<EnvVar> flag_environment;
     if (options.network_interface) {
-        NetworkInterfaces interfaces = parse_network_interfaces(*options.network_interface);
+        const NetworkInterfaces& interfaces = *options.network_interface;
         preflight.interfaces = interfaces.required;
         flag_environment.emplace_back("NCCL_SOCKET_IFNAME", interfaces.nccl);
         if (interfaces.gloo) {

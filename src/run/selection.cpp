@@ -17,10 +17,10 @@ const Host* find(const std::vector<Host>& hosts, const Host& host) {
 }
 
 // The hosts named by `list`, each as the hostfile has it (its spelling, its slots).
-std::vector<Host> named_hosts(const std::vector<Host>& pool, const std::string& list,
+std::vector<Host> named_hosts(const std::vector<Host>& pool, const std::vector<Host>& list,
                               std::string_view option, std::string_view source) {
     std::vector<Host> named;
-    for (const Host& host : parse_host_list(list, option)) {
+    for (const Host& host : list) {
         const Host* entry = find(pool, host);
         if (entry == nullptr) {
             throw usage_error("{}: host '{}' is not in {}", option, host.name, source);

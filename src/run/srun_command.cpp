@@ -1,5 +1,6 @@
 #include "colossalai/run/srun_command.hpp"
 
+#include "colossalai/job/preflight.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/strings.hpp"
@@ -145,6 +146,24 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     }
     script += "printf '\\036colossalai-task-start %s %s\\n' \"$r\" \"${SLURMD_NODENAME-}\"\n"
               "printf '\\036colossalai-task-start %s %s\\n' \"$r\" \"${SLURMD_NODENAME-}\" >&2\n";
+    // The preflight, as in ssh's node wrapper: a failed check is named on stdout, then the task
+    // ends with the preflight's status, its command not started.
+    const NodeCommand& first = nodes.front();
+    std::string interfaces;
+    for (const std::string& name : first.preflight.interfaces) {
+        interfaces += (interfaces.empty() ? "" : ",") + name;
+    }
+    // (The markers' first byte, RS, written as printf's \036.)
+    script += fmt::format("cai_f() {{ printf '\\036colossalai-failed %s\\n' \"$1\"; printf "
+                          "'\\036colossalai-task-exit {0}\\n'; printf "
+                          "'\\036colossalai-task-exit {0}\\n' >&2; exit {0}; }}\n",
+                          job::preflight_exit_status);
+    script +=
+        fmt::format("cai_d={} cai_c={} cai_i={}\n", util::shell_quote(first.working_directory),
+                    util::shell_quote(argv.front()), util::shell_quote(interfaces));
+    script += master ? "cai_m=$m\n"
+                     : fmt::format("cai_m={}\n", util::shell_quote(first.preflight.master_address));
+    script += job::preflight_shell("cai_f", "cai_d", "cai_c", "cai_m", "cai_i");
     std::optional<size_t> rank = rank_word(nodes);
     for (size_t i = 0; i < argv.size(); ++i) {
         if (i > 0) {

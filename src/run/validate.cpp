@@ -2,9 +2,6 @@
 
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/hosts.hpp"
-#include "colossalai/run/network_interfaces.hpp"
-#include "colossalai/run/nproc.hpp"
-#include "colossalai/run/srun_command.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -98,15 +95,6 @@ void check_host_options(const Options& options) {
         throw usage_error("--num_nodes '{}': not a positive number of nodes (or -1 for all)",
                           *options.num_nodes);
     }
-    if (options.host) {
-        parse_host_list(*options.host, "--host");
-    }
-    if (options.include) {
-        parse_host_list(*options.include, "--include");
-    }
-    if (options.exclude) {
-        parse_host_list(*options.exclude, "--exclude");
-    }
 }
 
 } // namespace
@@ -125,7 +113,7 @@ void check_extra_launch_args(const Options& options) {
     if (!options.extra_launch_args) {
         return;
     }
-    std::vector<LaunchArg> args = parse_extra_launch_args(*options.extra_launch_args);
+    const std::vector<LaunchArg>& args = *options.extra_launch_args;
     auto find = [&](std::string_view name) {
         return std::find_if(args.begin(), args.end(),
                             [&](const LaunchArg& arg) { return same_option(arg.name, name); });
@@ -171,21 +159,12 @@ void check_launcher_options(const Options& options) {
         if (options.ssh_port) {
             throw usage_error("--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
         }
-        if (options.srun_args) {
-            parse_srun_args(*options.srun_args);
-        }
     } else if (options.srun_args) {
         throw usage_error("--srun-args needs --launcher slurm");
     }
 }
 
 void validate_options(const Options& options) {
-    // Missing is decided by the planner: hostfile slots may give it.
-    if (options.nproc_per_node && !parse_positive_int(*options.nproc_per_node) &&
-        !is_symbolic_nproc(*options.nproc_per_node)) {
-        throw usage_error("--nproc_per_node '{}': not a positive integer (or auto, cpu, gpu)",
-                          util::escape_for_message(*options.nproc_per_node));
-    }
     check_target(options);
     check_port(options.master_port, "--master_port");
     if (options.ssh_port) {
@@ -195,9 +174,6 @@ void validate_options(const Options& options) {
     check_host_options(options);
     check_extra_launch_args(options);
     check_launcher_options(options);
-    if (options.network_interface) {
-        parse_network_interfaces(*options.network_interface);
-    }
     if (options.python && options.python->empty()) {
         throw usage_error("--python '': no interpreter named");
     }

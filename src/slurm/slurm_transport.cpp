@@ -2,6 +2,7 @@
 
 #include "colossalai/job/local_environment.hpp"
 #include "colossalai/job/local_transport.hpp"
+#include "colossalai/job/preflight.hpp"
 #include "colossalai/run/srun_command.hpp"
 #include "colossalai/util/strings.hpp"
 
@@ -52,6 +53,7 @@ public:
     // environment gets them.
     void add(size_t rank, output::NodeOutput& sink, const job::NodeCommand& command) {
         m_tasks.at(rank).sink = &sink;
+        m_tasks.at(rank).command = command;
         m_environment = command.environment_changes;
         m_flag_environment = command.flag_environment;
     }
@@ -139,13 +141,13 @@ public:
         }
         if (task.status && !task.open[0] && !task.open[1] &&
             (m_srun_exit || others_running(rank))) {
-            return exit_info(*task.status);
+            return task_outcome(task);
         }
         if (!m_srun_exit) {
             return std::nullopt;
         }
         if (task.status) {
-            return exit_info(*task.status);
+            return task_outcome(task);
         }
         if (m_stop_signal != 0) {
             return Outcome::killed(m_stop_signal);
@@ -201,6 +203,8 @@ public:
 private:
     struct Task {
         output::NodeOutput* sink = nullptr;
+        job::NodeCommand command;                     // what a failed check names
+        std::optional<job::PreflightFailure> failure; // the task's preflight failed
         std::array<bool, 2> open{true, true};
         std::optional<int> status;
         mutable std::optional<Outcome> reported;
@@ -240,6 +244,14 @@ private:
             task->sink->write(stream, body.substr(0, at));
             body = body.substr(at);
         }
+        if (body.substr(0, job::failed_check_marker.size()) == job::failed_check_marker) {
+            std::string_view what = body.substr(job::failed_check_marker.size());
+            if (std::optional<job::PreflightFailure> failure =
+                    job::parse_failed_check(what, task->command)) {
+                task->failure = std::move(failure);
+                return;
+            }
+        }
         if (std::optional<int> status = run::parse_marker(body, run::task_exit_marker)) {
             task->status = *status;
             task->open[index_of(stream)] = false;
@@ -250,6 +262,15 @@ private:
         if (newline) {
             task->sink->write(stream, "\n");
         }
+    }
+
+    // A task's end from its exit marker: its job's status, or its failed preflight (its command
+    // was not started).
+    static Outcome task_outcome(const Task& task) {
+        if (task.failure) {
+            return Outcome::cannot_run(job::describe(*task.failure), job::preflight_exit_status);
+        }
+        return exit_info(*task.status);
     }
 
     // Once per node (the start marker comes on both streams): a node whose name srun chose.

@@ -37,11 +37,8 @@ void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& setti
             return;
         }
         start_command(*session, remote_command, stdin_prefix);
-        if (std::optional<job::PreflightFailure> failure =
-                await_ready(*session, node, settings.timeout)) {
-            post(nullptr, job::describe(*failure), true);
-            return;
-        }
+        // The wrapper's preflight answer is read by the launcher's loop (ssh_process.cpp): the
+        // worker moves on to the next host while this one runs its checks.
         post(std::move(session), "");
     } catch (const std::exception& e) {
         post(nullptr, e.what());
@@ -54,15 +51,14 @@ std::optional<Attempt::Outcome> Attempt::take() {
         return std::nullopt;
     }
     std::lock_guard lock(m_mutex);
-    return Outcome{std::move(m_session), std::move(m_error), m_preflight};
+    return Outcome{std::move(m_session), std::move(m_error)};
 }
 
-void Attempt::post(SessionPtr session, std::string error, bool preflight) {
+void Attempt::post(SessionPtr session, std::string error) {
     {
         std::lock_guard lock(m_mutex);
         m_session = std::move(session);
         m_error = std::move(error);
-        m_preflight = preflight;
     }
     uint64_t one = 1;
     ssize_t ignored = ::write(m_event_fd.get(), &one, sizeof one);

@@ -24,19 +24,17 @@ public:
     Attempt(const Attempt&) = delete;
     Attempt& operator=(const Attempt&) = delete;
 
-    // Worker side: connect to the node, log in, start the node wrapper (`remote_command`, with
-    // `stdin_prefix` as its first input) and wait for its preflight answer. Skips the work once
-    // cancelled.
+    // Worker side: connect to the node, log in and start the node wrapper (`remote_command`, with
+    // `stdin_prefix` as its first input); its preflight answer is the launcher's loop's to read.
+    // Skips the work once cancelled.
     void connect(const job::NodeCommand& node, const ConnectSettings& settings,
                  const std::string& remote_command, const std::string& stdin_prefix);
 
     // Launcher side. take(): after `event_fd` became readable, the session, or an empty pointer
-    // and `error` set (`preflight`: a failed check, not a failed connection); std::nullopt when
-    // there was no event.
+    // and `error` set; std::nullopt when there was no event.
     struct Outcome {
         SessionPtr session;
         std::string error;
-        bool preflight = false;
     };
     std::optional<Outcome> take();
 
@@ -44,12 +42,11 @@ public:
     void cancel() { m_cancelled = true; }
 
 private:
-    void post(SessionPtr session, std::string error, bool preflight = false);
+    void post(SessionPtr session, std::string error);
 
     std::mutex m_mutex;
     SessionPtr m_session;
     std::string m_error;
-    bool m_preflight = false;
     std::atomic<bool> m_cancelled{false};
     util::Fd m_event_fd;
     TimingClock::time_point m_created = TimingClock::now(); // when the connection was queued

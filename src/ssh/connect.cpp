@@ -6,7 +6,6 @@
 
 #include "colossalai/ssh/host_key_advice.hpp"
 #include "colossalai/ssh/private_key.hpp"
-#include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/file.hpp"
 #include "colossalai/util/quote.hpp"
@@ -282,7 +281,7 @@ SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& 
     Target target = target_of(session);
     // What libssh leaves out of the ssh config (StrictHostKeyChecking accept-new,
     // HashKnownHosts, ServerAlive*, CertificateFile) is read by us, for the same host.
-    owned->config = read_client_config({address, target.host});
+    owned->config = settings.read_config({address, target.host});
     // libssh itself would take an unknown host as known under `StrictHostKeyChecking no`;
     // verify_host_key() decides instead, from the true answer.
     int strict = 1;
@@ -328,51 +327,6 @@ void start_command(Session& owned, const std::string& remote_command,
     if (written != static_cast<int>(stdin_prefix.size())) {
         throw runtime_error("cannot send the environment: {}", last_error(session));
     }
-}
-
-std::optional<job::PreflightFailure> await_ready(Session& owned, const job::NodeCommand& node,
-                                                 std::chrono::milliseconds timeout) {
-    // Byte by byte: nothing may be taken from the stream beyond the wrapper's line (the job's
-    // output follows it, read later by the launcher's loop). Lines before it (a start-up file's
-    // banner) are skipped, up to a bound.
-    std::string line;
-    std::size_t taken = 0;
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (taken++ < 64 * 1024) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            throw runtime_error("no answer from the node's preflight checks in {} s",
-                                timeout.count() / 1000);
-        }
-        char byte = 0;
-        int n = lib::ssh_channel_read_timeout(owned.channel, &byte, 1, 0,
-                                              static_cast<int>(left.count()));
-        if (n == SSH_ERROR) {
-            throw runtime_error("connection lost during the preflight checks: {}",
-                                last_error(owned.session));
-        }
-        if (n == 0) {
-            if (lib::ssh_channel_is_eof(owned.channel) != 0) {
-                break;
-            }
-            continue;
-        }
-        if (byte == '\n') {
-            if (std::optional<ReadyAnswer> answer = parse_ready_line(line, node)) {
-                owned.timing.mark(Mark::channel);
-                // The answer is no output of the job's.
-                owned.timing.marks[static_cast<std::size_t>(Mark::first_output)].reset();
-                owned.activity = false;
-                return answer->failure;
-            }
-            line.clear();
-            continue;
-        }
-        line += byte;
-    }
-    throw runtime_error("the node wrapper ended before its preflight checks (is /bin/sh a POSIX "
-                        "shell there?)");
 }
 
 } // namespace colossalai::ssh

@@ -28,22 +28,23 @@ namespace {
 // - `PAUSE` (the launcher is about to be stopped, Ctrl-Z) lifts the silence limit until the
 //   next line: a stopped launcher sends no heartbeat, and its job must not die of that.
 // - Preflight, before the job: the working directory, the command (argv[0]), the master address
-//   (`getent ahosts`: numeric addresses pass without DNS) and the named interfaces. The answer
-//   is one line on stdout (ready, or the failed check); then the wrapper waits for the
-//   launcher's `go` line, and ends without starting anything on anything else (EOF).
+//   (`getent ahosts`, not even started for a numeric address: IPv4 digits and dots, or IPv6
+//   with a `:`) and the named interfaces. The answer is one line on stdout (ready, or the
+//   failed check); then the wrapper waits for the launcher's `go` line, and ends without
+//   starting anything on anything else (EOF). The launcher reads the answer in its loop while
+//   it connects other hosts: the checks cost a launch no round trip of their own.
 // - The job's status is passed on as it is: 128+N means "exit code 128+N" or "killed by
 //   signal N", which sh cannot tell apart; the launcher, which knows the signals it relayed,
 //   decides.
-constexpr std::string_view wrapper_text =
+constexpr std::string_view wrapper_head =
     R"sh(while :; do IFS= read -r cai_l || exit 125; [ "$cai_l" = . ] && break; eval "$cai_l"; done
 cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5
 shift 5
 cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
-cd "$cai_d" 2>/dev/null || cai_f cwd
-command -v "$1" >/dev/null 2>&1 || cai_f command
-[ -z "$cai_m" ] || ! command -v getent >/dev/null 2>&1 || getent ahosts "$cai_m" >/dev/null 2>&1 || cai_f master
-if [ -n "$cai_i" ] && [ -d /sys/class/net ]; then IFS=,; for cai_n in $cai_i; do [ -e "/sys/class/net/$cai_n" ] || cai_f "interface $cai_n"; done; unset IFS; fi
-printf "\036colossalai-ready\n"
+)sh";
+// Then the preflight (job::preflight_shell, shared with the srun task script), then:
+constexpr std::string_view wrapper_tail =
+    R"sh(printf "\036colossalai-ready\n"
 IFS= read -r cai_l && [ "$cai_l" = go ] || exit 125
 command -v timeout >/dev/null || cai_h=0
 cai_e=
@@ -69,6 +70,13 @@ kill -s KILL -- "-$cai_p" 2>/dev/null
 kill -s KILL "$cai_w" 2>/dev/null
 exit "$cai_r")sh";
 
+const std::string& wrapper_text() {
+    static const std::string text = std::string(wrapper_head) +
+                                    job::preflight_shell("cai_f", "cai_d", "1", "cai_m", "cai_i") +
+                                    std::string(wrapper_tail);
+    return text;
+}
+
 std::string comma_list(const std::vector<std::string>& names) {
     std::string list;
     for (const std::string& name : names) {
@@ -78,7 +86,6 @@ std::string comma_list(const std::vector<std::string>& names) {
 }
 
 constexpr std::string_view ready_line = "\036colossalai-ready";
-constexpr std::string_view failed_prefix = "\036colossalai-failed ";
 
 } // namespace
 
@@ -87,31 +94,19 @@ std::optional<ReadyAnswer> parse_ready_line(std::string_view line,
     if (line == ready_line) {
         return ReadyAnswer{};
     }
-    if (line.substr(0, failed_prefix.size()) != failed_prefix) {
+    constexpr std::string_view marker = job::failed_check_marker;
+    if (line.substr(0, marker.size()) != marker) {
         return std::nullopt;
     }
-    std::string_view what = line.substr(failed_prefix.size());
-    using job::PreflightCheck;
-    if (what == "cwd") {
-        return ReadyAnswer{{{PreflightCheck::working_directory, command.working_directory}}};
-    }
-    if (what == "command") {
-        return ReadyAnswer{
-            {{PreflightCheck::command, command.argv.empty() ? "" : command.argv[0]}}};
-    }
-    if (what == "master") {
-        return ReadyAnswer{{{PreflightCheck::master_address, command.preflight.master_address}}};
-    }
-    constexpr std::string_view interface = "interface ";
-    if (what.substr(0, interface.size()) == interface) {
-        return ReadyAnswer{
-            {{PreflightCheck::network_interface, std::string(what.substr(interface.size()))}}};
+    if (std::optional<job::PreflightFailure> failure =
+            job::parse_failed_check(line.substr(marker.size()), command)) {
+        return ReadyAnswer{std::move(failure)};
     }
     return std::nullopt;
 }
 
 std::string_view node_wrapper() {
-    return wrapper_text;
+    return wrapper_text();
 }
 
 std::string remote_command(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
@@ -120,7 +115,7 @@ std::string remote_command(const job::NodeCommand& command, std::chrono::millise
     long long silence = silence_limit.count() > 0 ? (silence_limit.count() + 99) / 100 : 0;
     std::vector<std::string> words{"/bin/sh",
                                    "-c",
-                                   std::string(wrapper_text),
+                                   wrapper_text(),
                                    "colossalai-node",
                                    std::to_string(tenths),
                                    silence == 0 ? std::string("0")

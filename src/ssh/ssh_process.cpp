@@ -30,9 +30,11 @@ using job::Outcome;
 
 class SshProcess : public job::Process {
 public:
-    SshProcess(std::shared_ptr<Attempt> attempt, output::NodeOutput& output,
-               const SshSettings& settings, std::vector<HostTiming>& timings)
-        : m_attempt(std::move(attempt)), m_timings(timings), m_streams(output),
+    SshProcess(std::shared_ptr<Attempt> attempt, const job::NodeCommand& command,
+               output::NodeOutput& output, const SshSettings& settings,
+               std::vector<HostTiming>& timings)
+        : m_attempt(std::move(attempt)), m_command(command),
+          m_answer_timeout(settings.connect.timeout), m_timings(timings), m_streams(output),
           m_heartbeat(settings.heartbeat), m_unacked_limit(settings.unacked_limit),
           m_keepalive_interval(settings.keepalive_interval),
           m_keepalive_count(settings.keepalive_count), m_now(settings.now) {}
@@ -52,8 +54,6 @@ public:
         }
         m_phase = Phase::running;
         m_session->timing.mark(Mark::go);
-        m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
-        lib::ssh_set_blocking(m_session->session, 0);
         limit_unacknowledged_time();
         m_next_heartbeat = m_now() + m_heartbeat;
         start_keepalive();
@@ -65,8 +65,12 @@ public:
         if (m_result || m_phase == Phase::connected) {
             return;
         }
-        if (m_phase != Phase::running) {
+        if (m_phase == Phase::connecting) {
             fds.push_back({m_attempt->event_fd(), POLLIN, 0});
+            return;
+        }
+        if (m_phase == Phase::checking) {
+            fds.push_back({lib::ssh_get_fd(m_session->session), POLLIN, 0});
             return;
         }
         short events = 0;
@@ -85,13 +89,20 @@ public:
         // output now accepts it again: no fd will tell.
         // And what libssh took in outside process_events (a control line's write) or for a
         // stream the last pass had already read.
-        return m_phase == Phase::running && !m_result &&
-               (m_streams.held_and_accepted() || (m_session && m_session->activity));
+        if (m_result || !m_session) {
+            return false;
+        }
+        return (m_phase == Phase::checking && m_session->activity) ||
+               (m_phase == Phase::running &&
+                (m_streams.held_and_accepted() || m_session->activity));
     }
 
     std::optional<job::Clock::time_point> deadline() const override {
         if (m_phase == Phase::running && !m_result && !m_remote_closed) {
             return std::min(m_next_heartbeat, m_next_keepalive);
+        }
+        if (m_phase == Phase::checking && !m_result) {
+            return m_answer_deadline;
         }
         return std::nullopt;
     }
@@ -100,12 +111,19 @@ public:
         if (m_result) {
             return;
         }
-        if (m_phase != Phase::running) {
+        if (m_phase == Phase::connecting) {
             for (const pollfd& entry : fds) {
                 if (entry.revents != 0) {
                     take_session();
                 }
             }
+            return;
+        }
+        if (m_phase == Phase::checking) {
+            read_answer();
+            return;
+        }
+        if (m_phase != Phase::running) {
             return;
         }
         heartbeat();
@@ -125,8 +143,11 @@ public:
         }
         switch (m_phase) {
         case Phase::connecting: // nothing runs on the node yet, and nothing will
-        case Phase::connected:  // the wrapper reads EOF instead of `go`: it starts nothing
-            m_attempt->cancel();
+        case Phase::checking:   // the wrapper reads EOF instead of `go`: it starts nothing
+        case Phase::connected:
+            if (m_attempt) {
+                m_attempt->cancel();
+            }
             finish(Outcome::not_started());
             return;
         case Phase::running:
@@ -169,19 +190,71 @@ public:
     std::optional<Outcome> result() const override { return m_result; }
 
 private:
-    // The worker's outcome: a session logged in with the wrapper's checks passed, or an error.
+    // The worker's outcome: a session logged in with the wrapper started, or an error.
     void take_session() {
         std::optional<Attempt::Outcome> outcome = m_attempt->take();
         if (!outcome) {
             return;
         }
         if (!outcome->session) {
-            finish(outcome->preflight
-                       ? Outcome::cannot_run(outcome->error, job::preflight_exit_status)
-                       : Outcome::connect_failed(outcome->error));
+            finish(Outcome::connect_failed(outcome->error));
             return;
         }
         m_session = std::move(outcome->session);
+        m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
+        lib::ssh_set_blocking(m_session->session, 0);
+        m_phase = Phase::checking;
+        m_answer_deadline = m_now() + m_answer_timeout;
+        read_answer(); // it may have come with the worker's last call
+    }
+
+    // The wrapper's preflight answer, read here rather than on the worker, so that the worker
+    // connects the next host meanwhile: the checks of all hosts overlap the connections.
+    // Byte by byte: nothing may be taken from the stream beyond the answer's line (the job's
+    // output follows it). Lines before it (a start-up file's banner) are skipped, up to a bound.
+    void read_answer() {
+        m_session->activity = false;
+        while (m_phase == Phase::checking && !m_result) {
+            char byte = 0;
+            int n = lib::ssh_channel_read_nonblocking(m_session->channel, &byte, 1, 0);
+            if (n == SSH_ERROR) {
+                finish(Outcome::connect_failed("connection lost during the preflight checks: " +
+                                               last_error(m_session->session)));
+            } else if (n == SSH_EOF || (n == 0 && lib::ssh_channel_is_eof(m_session->channel))) {
+                finish(Outcome::connect_failed("the node wrapper ended before its preflight "
+                                               "checks (is /bin/sh a POSIX shell there?)"));
+            } else if (n == 0) {
+                break;
+            } else if (byte != '\n') {
+                m_answer_line += byte;
+                if (m_answer_line.size() > 64 * 1024) {
+                    finish(Outcome::connect_failed("no preflight answer from the node wrapper "
+                                                   "in its first 64 KiB of output"));
+                }
+            } else if (std::optional<ReadyAnswer> answer =
+                           parse_ready_line(m_answer_line, m_command)) {
+                take_answer(*answer);
+            } else {
+                m_answer_line.clear();
+            }
+        }
+        if (m_phase == Phase::checking && !m_result && m_now() >= m_answer_deadline) {
+            finish(Outcome::connect_failed(
+                fmt::format("no answer from the node's preflight checks in {:g} s",
+                            std::chrono::duration<double>(m_answer_timeout).count())));
+        }
+    }
+
+    void take_answer(const ReadyAnswer& answer) {
+        m_answer_line.clear();
+        if (answer.failure) {
+            finish(Outcome::cannot_run(job::describe(*answer.failure), job::preflight_exit_status));
+            return;
+        }
+        m_session->timing.mark(Mark::channel);
+        // The answer is no output of the job's.
+        m_session->timing.marks[static_cast<std::size_t>(Mark::first_output)].reset();
+        m_session->activity = false;
         m_phase = Phase::connected;
     }
 
@@ -351,10 +424,15 @@ private:
         m_session.reset();
     }
 
-    // connecting (worker: login, wrapper, preflight) -> connected (waits for go) -> running.
-    enum class Phase { connecting, connected, running };
+    // connecting (worker: login, wrapper) -> checking (the wrapper's preflight answer) ->
+    // connected (waits for go) -> running.
+    enum class Phase { connecting, checking, connected, running };
 
     std::shared_ptr<Attempt> m_attempt;
+    job::NodeCommand m_command; // what the wrapper's failed checks name
+    std::string m_answer_line;  // the wrapper's line being read
+    std::chrono::milliseconds m_answer_timeout;
+    job::Clock::time_point m_answer_deadline{};
     std::vector<HostTiming>& m_timings; // the transport's, one entry per host whose job ran
     Phase m_phase = Phase::connecting;
     ChannelStreams m_streams;
@@ -377,10 +455,11 @@ private:
 } // namespace
 
 std::unique_ptr<job::Process> make_ssh_process(std::shared_ptr<Attempt> attempt,
+                                               const job::NodeCommand& command,
                                                output::NodeOutput& output,
                                                const SshSettings& settings,
                                                std::vector<HostTiming>& timings) {
-    return std::make_unique<SshProcess>(std::move(attempt), output, settings, timings);
+    return std::make_unique<SshProcess>(std::move(attempt), command, output, settings, timings);
 }
 
 } // namespace colossalai::ssh

@@ -14,11 +14,13 @@
 
 namespace colossalai::ssh {
 
-// A node whose connection `attempt` is being made (login, node wrapper, preflight checks) on a
-// worker. Once every node is ready, go() tells the wrapper to start the job; then it streams the
+// A node whose connection `attempt` is being made (login, node wrapper) on a worker; then the
+// launcher's loop reads the wrapper's preflight answer (`command` names what a failed check was
+// about). Once every node is ready, go() tells the wrapper to start the job; then it streams the
 // node's output into `output`, sends control lines for signals and heartbeats, and ends with the
 // job's exit status or the connection's error.
 std::unique_ptr<job::Process> make_ssh_process(std::shared_ptr<Attempt> attempt,
+                                               const job::NodeCommand& command,
                                                output::NodeOutput& output,
                                                const SshSettings& settings,
                                                std::vector<HostTiming>& timings);

@@ -22,7 +22,7 @@ std::unique_ptr<job::Process> SshTransport::start(const job::NodeCommand& comman
         [attempt, node = command, connect = m_settings.connect,
          remote = remote_command(command, m_settings.kill_grace, m_settings.silence_limit),
          prefix = environment_block(command)] { attempt->connect(node, connect, remote, prefix); });
-    return make_ssh_process(std::move(attempt), output, m_settings, m_timings);
+    return make_ssh_process(std::move(attempt), command, output, m_settings, m_timings);
 }
 
 std::string SshTransport::timing_report() const {

@@ -22,6 +22,8 @@ struct Host {
     // Processes this host offers, from a hostfile's `slots=N` (or `max_slots=N`) or from the
     // lines of a scheduler's node file; nullopt when nothing said.
     std::optional<int> slots;
+
+    bool operator==(const Host&) const = default;
 };
 
 // The longest host name (DNS allows 253 characters) and user name accepted.

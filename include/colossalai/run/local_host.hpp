@@ -52,8 +52,13 @@ inline constexpr std::size_t max_concurrent_lookups = 32;
 std::vector<std::optional<std::vector<std::string>>>
 resolve_concurrently(const std::vector<std::string>& names, std::chrono::milliseconds bound);
 
+// Whether `address` is an IPv6 link-local address (fe80::/10), with or without a `%zone`: it
+// means something only together with an interface of one machine. Pure.
+bool is_ipv6_link_local(std::string_view address);
+
 // The local address the route to `address` (numeric) leaves from: a UDP socket connected to
-// it (no packet is sent) tells. nullopt when there is no route or the address is not numeric.
+// it (no packet is sent) tells; a link-local one with its `%interface`. nullopt when there is
+// no route or the address is not numeric.
 std::optional<std::string> route_source(const std::string& address);
 
 // Tells which hosts are this machine and how this machine is reached from them. Reads the

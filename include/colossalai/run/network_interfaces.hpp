@@ -13,6 +13,8 @@ struct NetworkInterfaces {
     std::string nccl;                  // NCCL_SOCKET_IFNAME: the text as given
     std::optional<std::string> gloo;   // GLOO_SOCKET_IFNAME: the names without `=`; none for `^`
     std::vector<std::string> required; // names every node must have (none for `^`)
+
+    bool operator==(const NetworkInterfaces&) const = default;
 };
 
 // Throws a usage error naming the bad part: nothing after `^`/`=`, an empty item, a name longer

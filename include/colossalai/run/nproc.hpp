@@ -2,6 +2,7 @@
 
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_command.hpp"
+#include "colossalai/run/nproc_value.hpp"
 
 #include <optional>
 #include <string>
@@ -10,17 +11,13 @@
 
 namespace colossalai::run {
 
-// True for the values torchrun itself resolves on each node: `auto`, `cpu`, `gpu`.
-bool is_symbolic_nproc(std::string_view value);
-
-// The --nproc_per_node every node gets: the option when given (checked by validate_options:
-// a positive integer or a symbolic value), else the slots all the hosts agree on. torchrun runs
-// the same number of processes on every node, so hosts must agree. `source` names where the
-// hosts came from in messages ("the hostfile hosts", "PBS_NODEFILE"); `torch` is the PyTorch
-// version for messages. Throws a usage error when neither the option nor slots say, when some
-// hosts have slots and others not, when slots differ between hosts or from the option, or for a
-// symbolic value with a launcher form older than torchrun (PyTorch < 1.10).
-std::string resolve_nproc_per_node(const std::optional<std::string>& option,
+// The --nproc_per_node every node gets: the option when given, else the slots all the hosts agree
+// on. torchrun runs the same number of processes on every node, so hosts must agree. `source` names
+// where the hosts came from in messages ("the hostfile hosts", "PBS_NODEFILE"); `torch` is the
+// PyTorch version for messages. Throws a usage error when neither the option nor slots say, when
+// some hosts have slots and others not, when slots differ between hosts or from the option, or for
+// a symbolic value with a launcher form older than torchrun (PyTorch < 1.10).
+std::string resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
                                    const std::vector<Host>& hosts, std::string_view source,
                                    LauncherForm form, const std::optional<std::string>& torch);
 

@@ -1,5 +1,9 @@
 #pragma once
 
+#include "colossalai/run/extra_args.hpp"
+#include "colossalai/run/hosts.hpp"
+#include "colossalai/run/network_interfaces.hpp"
+#include "colossalai/run/nproc_value.hpp"
 #include "colossalai/util/duration.hpp"
 
 #include <chrono>
@@ -13,34 +17,37 @@ namespace colossalai::run {
 // Slurm srun step.
 enum class Launcher { ssh, slurm };
 
-// `colossalai run` as the user typed it, before any validation. Names and defaults follow the
-// original Python launcher.
+// `colossalai run` as the cli parsed it: every value typed where the cli read it (host lists,
+// launcher arguments, interfaces, numbers, durations), so nothing below parses it again. The
+// checks across options are validate_options'. Names and defaults follow the original Python
+// launcher.
 // What --kill-grace accepts: 0 (SIGKILL at once) up to an hour.
 inline constexpr util::DurationRange kill_grace_range{std::chrono::milliseconds(0),
                                                       std::chrono::hours(1)};
 
 struct Options {
-    std::optional<std::string> host;              // -H / --host / -host: "h1,h2"
-    std::optional<std::string> hostfile;          // --hostfile
-    std::optional<std::string> include;           // --include "h1,h2"
-    std::optional<std::string> exclude;           // --exclude "h1,h2"
-    std::optional<int> num_nodes;                 // --num_nodes; unset or -1: all hosts
-    std::optional<std::string> nproc_per_node;    // --nproc_per_node, validated as a positive int
-    int master_port = 29500;                      // --master_port
-    bool master_port_given = false;               // --master_port was on the command line
-    std::string master_addr = "127.0.0.1";        // --master_addr
-    bool master_addr_given = false;               // --master_addr was on the command line
-    std::optional<std::string> extra_launch_args; // --extra_launch_args "a=1,b,c=2"
-    std::optional<int> ssh_port;                  // --ssh-port
+    std::optional<std::vector<Host>> host;      // -H / --host / -host: "h1,h2"
+    std::optional<std::string> hostfile;        // --hostfile
+    std::optional<std::vector<Host>> include;   // --include "h1,h2"
+    std::optional<std::vector<Host>> exclude;   // --exclude "h1,h2"
+    std::optional<int> num_nodes;               // --num_nodes; unset or -1: all hosts
+    std::optional<NprocPerNode> nproc_per_node; // --nproc_per_node N|auto|cpu|gpu
+    int master_port = 29500;                    // --master_port
+    bool master_port_given = false;             // --master_port was on the command line
+    std::string master_addr = "127.0.0.1";      // --master_addr
+    bool master_addr_given = false;             // --master_addr was on the command line
+    std::optional<std::vector<LaunchArg>> extra_launch_args; // --extra_launch_args "a=1,b,c=2"
+    std::optional<int> ssh_port;                             // --ssh-port
     std::chrono::milliseconds ssh_timeout{30000}; // --ssh-timeout SECONDS (connect, per host)
     std::chrono::milliseconds kill_grace{10000};  // --kill-grace SECONDS (TERM -> KILL)
     // --strict-host-key-checking MODE, checked by ssh::parse_host_key_policy when parsed
     std::optional<std::string> strict_host_key_checking;
-    bool dry_run = false;                 // --dry-run
-    Launcher launcher = Launcher::ssh;    // --launcher ssh|slurm
-    std::optional<std::string> srun_args; // --srun-args "--partition gpu --time 1:00:00"
-    // --network-interface "eth0,eth1" (NCCL's syntax), checked by parse_network_interfaces
-    std::optional<std::string> network_interface;
+    bool dry_run = false;              // --dry-run
+    Launcher launcher = Launcher::ssh; // --launcher ssh|slurm
+    // --srun-args "--partition gpu --time 1:00:00", split into words (parse_srun_args)
+    std::optional<std::vector<std::string>> srun_args;
+    // --network-interface "eth0,eth1" (NCCL's syntax)
+    std::optional<NetworkInterfaces> network_interface;
     // --python PATH: nodes run `PATH -m torch.distributed.run` instead of torchrun
     std::optional<std::string> python;
     std::vector<std::string> exports;     // -x NAME=VALUE / -x NAME, in order

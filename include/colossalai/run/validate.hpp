@@ -8,18 +8,18 @@
 
 namespace colossalai::run {
 
-// Checks everything about the options that needs no file and no other machine, in this order,
-// and throws a one-line usage error for the first problem:
-//   --nproc_per_node neither a positive integer nor auto/cpu/gpu (missing is the planner's
-//   call: hostfile slots may give it); no script and no -m; a script not
+// Checks everything about the options that needs no file and no other machine and that the cli
+// did not check when it parsed each value (host lists, --extra_launch_args items,
+// --network-interface, --nproc_per_node), in this order, and throws a one-line usage error for
+// the first problem:
+//   no script and no -m; a script not
 //   ending in `.py`; `-m` given an empty name, a name starting with '-' or a `.py` name;
 //   a bad --master_addr; --master_port / --ssh-port outside 1..65535; --kill-grace < 0;
 //   --ssh-timeout <= 0;
 //   --host with --hostfile; --include with --exclude; --include / --exclude / --num_nodes
 //   with --host (without a hostfile or a scheduler's hosts: the planner's call); --num_nodes 0 or
-//   below -1; a bad host in --host, --include or
-//   --exclude; a bad --extra_launch_args item, a master_port there that is not a port, and
-//   master_addr / master_port given both there and as an option.
+//   below -1; a master_port in --extra_launch_args that is not a port, and master_addr /
+//   master_port given both there and as an option.
 void validate_options(const Options& options);
 
 // Checks a master address given to `option` (a host name or address as in a hostfile, without

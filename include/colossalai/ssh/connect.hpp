@@ -48,10 +48,4 @@ SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& 
 void start_command(Session& session, const std::string& remote_command,
                    const std::string& stdin_prefix);
 
-// After start_command() of the node wrapper (remote_command.hpp): waits up to `timeout` for its
-// preflight answer; returns the failed check, or nullopt when the node is ready for `go`.
-// Throws colossalai::Error with one line when no answer comes.
-std::optional<job::PreflightFailure> await_ready(Session& session, const job::NodeCommand& node,
-                                                 std::chrono::milliseconds timeout);
-
 } // namespace colossalai::ssh

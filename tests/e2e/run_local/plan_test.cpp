@@ -87,6 +87,20 @@ TEST_F(RunDryRun, LoopbackMasterWithARemoteNodeIsWarnedAbout) {
         << result.out;
 }
 
+TEST_F(RunDryRun, NetworkInterfaceVariablesAreListedPerNode) {
+    // Numeric TEST-NET address: remote without a lookup; --network-interface wins over -x.
+    std::string out = dry_run({"-H", "localhost,192.0.2.10", "-x", "NCCL_SOCKET_IFNAME=eth9",
+                               "--network-interface", "lo", "--master_addr", "192.0.2.1",
+                               "--nproc_per_node", "1", "t.py"});
+    std::string variables = "    env NCCL_SOCKET_IFNAME=lo  (--network-interface, over -x)\n"
+                            "    env GLOO_SOCKET_IFNAME=lo  (--network-interface)\n";
+    size_t node1 = out.find("[node 1]");
+    ASSERT_NE(node1, std::string::npos) << out;
+    EXPECT_NE(out.substr(0, node1).find(variables), std::string::npos) << out;
+    EXPECT_NE(out.find(variables, node1), std::string::npos) << out;
+    EXPECT_EQ(out.find("eth9"), std::string::npos) << out; // overridden: not what the node gets
+}
+
 // The hosts of each node, in rank order, from the dry-run text.
 std::vector<std::string> hosts_of(const std::string& out) {
     std::vector<std::string> hosts;

@@ -180,6 +180,28 @@ TEST_F(SlurmLaunch, EnvironmentFlagsAndLogDirReachTheTasks) {
     }
 }
 
+// Each task runs the preflight before its command: a failed check is the node's one line, exit
+// 254, and that task's command never starts.
+TEST_F(SlurmLaunch, ATaskWhosePreflightFailsStartsNothing) {
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1",
+                      "--network-interface", "lo,cai-nosuch0", "train.py"});
+    EXPECT_EQ(result.exit_code, 254) << describe(result);
+    // The second failure may come after fail-fast stopped the step (", stopped by the
+    // launcher" then follows): each node's line names its check either way.
+    std::string line = ": failure (no network interface 'cai-nosuch0' (see 'ip -br link' on the "
+                       "node; --network-interface names must exist on every node)";
+    size_t summary_at = result.err.find(summary({}));
+    ASSERT_NE(summary_at, std::string::npos) << describe(result);
+    for (const char* node : {"node1", "node2"}) {
+        EXPECT_NE(result.err.find("\n" + std::string(node) + line, summary_at), std::string::npos)
+            << describe(result);
+    }
+    for (int rank = 0; rank < 2; ++rank) {
+        EXPECT_FALSE(std::filesystem::exists(recorded(rank, "argv"))) << rank; // never started
+    }
+}
+
 TEST_F(SlurmLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
     behave("0", "exec sleep 2718.28\n");
     behave("1", "echo failing >&2; exit 3\n");

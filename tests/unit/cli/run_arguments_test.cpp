@@ -146,7 +146,7 @@ TEST(FinishRunCommand, ReadsTheLauncherAndItsSrunArgs) {
     run::Options options = finish_run_command(
         launcher_arguments({"--launcher", "slurm", "--srun-args=-p gpu", "t.py"}));
     EXPECT_EQ(options.launcher, run::Launcher::slurm);
-    EXPECT_EQ(options.srun_args, "-p gpu");
+    EXPECT_EQ(options.srun_args, (std::vector<std::string>{"-p", "gpu"}));
     EXPECT_EQ(finish_run_command(launcher_arguments({"t.py"})).launcher, run::Launcher::ssh);
 }
 

@@ -1,3 +1,4 @@
+#include "../run/typed_options.hpp"
 #include "usage_message.hpp"
 
 #include "colossalai/cli/app.hpp"
@@ -35,7 +36,7 @@ TEST(RunCommand, Defaults) {
     EXPECT_EQ(options.include, std::nullopt);
     EXPECT_EQ(options.exclude, std::nullopt);
     EXPECT_EQ(options.num_nodes, std::nullopt);
-    EXPECT_EQ(options.nproc_per_node, "2");
+    EXPECT_EQ(options.nproc_per_node, test::nproc("2"));
     EXPECT_EQ(options.master_port, 29500);
     EXPECT_FALSE(options.master_port_given);
     EXPECT_EQ(options.master_addr, "127.0.0.1");
@@ -73,14 +74,14 @@ TEST(RunCommand, EveryOption) {
                                       "train.py",
                                       "x"});
     EXPECT_EQ(options.hostfile, "hosts");
-    EXPECT_EQ(options.include, "a,b");
+    EXPECT_EQ(options.include, test::hosts("a,b"));
     EXPECT_EQ(options.num_nodes, 2);
-    EXPECT_EQ(options.nproc_per_node, "8");
+    EXPECT_EQ(options.nproc_per_node, test::nproc("8"));
     EXPECT_EQ(options.master_port, 1234);
     EXPECT_TRUE(options.master_port_given);
     EXPECT_EQ(options.master_addr, "10.0.0.1");
     EXPECT_TRUE(options.master_addr_given);
-    EXPECT_EQ(options.extra_launch_args, "rdzv_conf=timeout=900,tee=1");
+    EXPECT_EQ(options.extra_launch_args, test::launch_args("rdzv_conf=timeout=900,tee=1"));
     EXPECT_EQ(options.ssh_port, 2222);
     EXPECT_EQ(options.ssh_timeout, std::chrono::milliseconds(2500));
     EXPECT_EQ(options.kill_grace, std::chrono::milliseconds(0));
@@ -89,7 +90,7 @@ TEST(RunCommand, EveryOption) {
     EXPECT_EQ(options.script_args, Words{"x"});
 
     EXPECT_EQ(parse_run({"--hostfile=h", "--exclude", "c", "--nproc_per_node=1", "t.py"}).exclude,
-              "c");
+              test::hosts("c"));
     EXPECT_EQ(parse_run({"-H", "a", "--nproc_per_node=1", "--strict_host_key_checking=accept-new",
                          "t.py"})
                   .strict_host_key_checking,
@@ -101,15 +102,15 @@ TEST(RunCommand, EveryHostSpelling) {
                                Words{"--host=a,b"}, Words{"-host", "a,b"}, Words{"-host=a,b"}}) {
         Words all = words;
         all.insert(all.end(), {"--nproc_per_node", "1", "t.py"});
-        EXPECT_EQ(parse_run(all).host, "a,b") << words[0];
+        EXPECT_EQ(parse_run(all).host, test::hosts("a,b")) << words[0];
     }
 }
 
 TEST(RunCommand, TheLastOfARepeatedOptionWins) {
     run::Options options = parse_run(
         {"--nproc_per_node", "1", "--nproc_per_node", "4", "-H", "a", "--host=b", "t.py"});
-    EXPECT_EQ(options.nproc_per_node, "4");
-    EXPECT_EQ(options.host, "b");
+    EXPECT_EQ(options.nproc_per_node, test::nproc("4"));
+    EXPECT_EQ(options.host, test::hosts("b"));
 }
 
 TEST(RunCommand, EverythingAfterTheScriptBelongsToIt) {
@@ -122,7 +123,7 @@ TEST(RunCommand, EverythingAfterTheScriptBelongsToIt) {
     EXPECT_EQ(options.script, "train.py");
     EXPECT_EQ(options.script_args, script_args);
     EXPECT_EQ(options.master_port, 29500);
-    EXPECT_EQ(options.nproc_per_node, "2");
+    EXPECT_EQ(options.nproc_per_node, test::nproc("2"));
     EXPECT_FALSE(options.dry_run);
 }
 
@@ -204,6 +205,33 @@ TEST(RunCommand, BadValuesAreUsageErrors) {
         {{"--nproc_per_node", "2", "--host", "", "t.py"}, "--host: empty host list"},
         {{"--nproc_per_node", "2", "-H", "a,,b", "t.py"},
          "--host 'a,,b': empty host name in the list"},
+        {{"--nproc_per_node", "2", "-H", "a;b", "t.py"},
+         "--host: invalid host 'a;b': contains ';'"},
+        {{"--nproc_per_node", "2", "--hostfile", "h", "--include", "-x", "t.py"},
+         "--include: invalid host '-x': starts with '-'"},
+        {{"--nproc_per_node", "2", "--hostfile", "h", "--exclude", "a,a", "t.py"},
+         "--exclude: duplicate host 'a'"},
+        {{"--nproc_per_node", "2", "--extra_launch_args", "a,,b", "t.py"},
+         "--extra_launch_args 'a,,b': item 2 has an empty name"},
+        {{"--nproc_per_node", "2", "--network-interface", "eth0,,ib0", "t.py"},
+         "--network-interface 'eth0,,ib0': an empty name"},
+        {{"--nproc_per_node", "GPU", "t.py"},
+         "--nproc_per_node 'GPU': not a positive integer (or auto, cpu, gpu)"},
+        {{"--nproc_per_node", "0", "t.py"},
+         "--nproc_per_node '0': not a positive integer (or auto, cpu, gpu)"},
+        {{"--nproc_per_node", "-2", "t.py"},
+         "--nproc_per_node '-2': not a positive integer (or auto, cpu, gpu)"},
+        {{"--nproc_per_node", "2.5", "t.py"},
+         "--nproc_per_node '2.5': not a positive integer (or auto, cpu, gpu)"},
+        {{"--nproc_per_node=", "t.py"},
+         "--nproc_per_node '': not a positive integer (or auto, cpu, gpu)"},
+        {{"--nproc_per_node", "99999999999", "t.py"},
+         "--nproc_per_node '99999999999': not a positive integer (or auto, cpu, gpu)"},
+        {{"--nproc_per_node", "2", "--launcher", "slurm", "--srun-args", "--comment 'x", "t.py"},
+         "--srun-args: unterminated ' quote"},
+        // Each value is read as it comes: a bad one fails even when a later one replaces it.
+        {{"--nproc_per_node", "2", "-H", "a;b", "-H", "a", "t.py"},
+         "--host: invalid host 'a;b': contains ';'"},
         {{"--nproc_per_node", "2", "--hostfile=", "t.py"}, "--hostfile '': empty file name"},
         {{"--nproc_per_node", "2", "--bogus", "t.py"},
          "unknown option '--bogus' (options for the script go after the script)"},

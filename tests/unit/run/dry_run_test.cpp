@@ -72,5 +72,30 @@ TEST(RenderDryRun, ListsWhatTheEnvironmentFlagsSetOrDropPerNode) {
               std::string::npos);
 }
 
+// --network-interface's variables, on every node, over what -x or an env file set.
+TEST(RenderDryRun, ListsTheNetworkInterfaceVariablesPerNode) {
+    Plan plan;
+    plan.nodes = {node(0, "localhost", true, std::nullopt), node(1, "node2", false, std::nullopt)};
+    for (NodeCommand& each : plan.nodes) {
+        each.working_directory = "/w";
+        each.argv = {"torchrun", "x.py"};
+        each.environment_changes.set = {{"NCCL_SOCKET_IFNAME", "eth9", "-x"}, {"A", "1", "-x"}};
+        each.flag_environment = {{"NCCL_SOCKET_IFNAME", "^docker,lo"},
+                                 {"GLOO_SOCKET_IFNAME", "eth0"}};
+    }
+    plan.nodes[1].environment_changes.set.clear();
+    EXPECT_EQ(render_dry_run(plan),
+              "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n"
+              "[node 0] localhost (local) cwd=/w\n"
+              "    torchrun x.py\n"
+              "    env A=1  (-x)\n"
+              "    env NCCL_SOCKET_IFNAME='^docker,lo'  (--network-interface, over -x)\n"
+              "    env GLOO_SOCKET_IFNAME=eth0  (--network-interface)\n"
+              "[node 1] node2 (ssh) cwd=/w\n"
+              "    torchrun x.py\n"
+              "    env NCCL_SOCKET_IFNAME='^docker,lo'  (--network-interface)\n"
+              "    env GLOO_SOCKET_IFNAME=eth0  (--network-interface)\n");
+}
+
 } // namespace
 } // namespace colossalai::run

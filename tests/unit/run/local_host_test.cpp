@@ -154,6 +154,16 @@ TEST(ResolveConcurrently, ANameWithoutAnAnswerInTimeHasNone) {
     }
 }
 
+TEST(IsIpv6LinkLocal, Fe80Slash10WithOrWithoutAZone) {
+    for (const char* address : {"fe80::1", "fe80::1%eth0", "FE80::a:b", "febf::1%2"}) {
+        EXPECT_TRUE(is_ipv6_link_local(address)) << address;
+    }
+    for (const char* address : {"fec0::1", "fd00::1", "::1", "2001:db8::1", "169.254.1.1", "fe80",
+                                "node1", "", "%eth0"}) {
+        EXPECT_FALSE(is_ipv6_link_local(address)) << address;
+    }
+}
+
 TEST(RouteSource, IsTheLocalEndOfTheRoute) {
     EXPECT_EQ(route_source("127.0.0.1"), std::optional<std::string>("127.0.0.1"));
     EXPECT_EQ(route_source("not-an-address"), std::nullopt);

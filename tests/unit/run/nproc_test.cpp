@@ -67,10 +67,16 @@ std::vector<Host> with_slots(std::vector<std::optional<int>> counts) {
     return hosts;
 }
 
+// `option` as typed: "4", "gpu".
 std::string resolve(const std::optional<std::string>& option,
                     std::vector<std::optional<int>> counts,
                     LauncherForm form = LauncherForm::torchrun) {
-    return resolve_nproc_per_node(option, with_slots(std::move(counts)), "the hostfile hosts", form,
+    std::optional<NprocPerNode> parsed;
+    if (option) {
+        parsed = parse_nproc_per_node(*option);
+        EXPECT_TRUE(parsed.has_value()) << *option;
+    }
+    return resolve_nproc_per_node(parsed, with_slots(std::move(counts)), "the hostfile hosts", form,
                                   "1.8.1");
 }
 
@@ -89,8 +95,19 @@ TEST(NprocPerNode, SymbolicValuesPassThroughToTorchrun) {
     EXPECT_EQ(resolve("gpu", {std::nullopt}), "gpu");
     EXPECT_EQ(resolve("auto", {std::nullopt, std::nullopt}), "auto");
     EXPECT_EQ(resolve("cpu", {std::nullopt}), "cpu");
-    EXPECT_FALSE(is_symbolic_nproc("GPU"));
-    EXPECT_FALSE(is_symbolic_nproc("4"));
+}
+
+TEST(NprocPerNode, ParsesACountOrASymbolicValue) {
+    EXPECT_EQ(parse_nproc_per_node("4"), NprocPerNode(4));
+    EXPECT_EQ(parse_nproc_per_node("08"), NprocPerNode(8));
+    EXPECT_EQ(parse_nproc_per_node("auto"), NprocPerNode(SymbolicNproc::automatic));
+    EXPECT_EQ(parse_nproc_per_node("cpu"), NprocPerNode(SymbolicNproc::cpu));
+    EXPECT_EQ(parse_nproc_per_node("gpu"), NprocPerNode(SymbolicNproc::gpu));
+    for (const char* text : {"GPU", "", "0", "-2", "two", "2.5", "99999999999", " 4"}) {
+        EXPECT_EQ(parse_nproc_per_node(text), std::nullopt) << text;
+    }
+    EXPECT_EQ(to_string(NprocPerNode(12)), "12");
+    EXPECT_EQ(to_string(NprocPerNode(SymbolicNproc::automatic)), "auto");
 }
 
 TEST(NprocPerNode, ConflictsAreUsageErrorsSayingWhy) {

@@ -1,4 +1,5 @@
 #include "find_local.hpp"
+#include "typed_options.hpp"
 #include "usage_message.hpp"
 
 #include "colossalai/run/planner.hpp"
@@ -18,7 +19,7 @@ using Words = std::vector<std::string>;
 
 Options basic() {
     Options options;
-    options.nproc_per_node = "4";
+    options.nproc_per_node = test::nproc("4");
     options.script = "train.py";
     options.script_args = {"--epochs", "3"};
     return options;
@@ -62,7 +63,7 @@ TEST(MakePlan, WithoutHostsRunsOneLocalNode) {
 TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
     Options options = basic();
     options.hostfile = "hosts";
-    options.exclude = "skip";
+    options.exclude = test::hosts("skip");
     options.ssh_port = 2222;
     Context ctx = context();
     ctx.hostfile_text = "me\nskip\nalice@node2 # remote\n[::1]\n";
@@ -90,19 +91,19 @@ TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
 
 TEST(MakePlan, NprocPerNodeIsWrittenCanonically) {
     Options options = basic();
-    options.nproc_per_node = "08";
+    options.nproc_per_node = test::nproc("08");
     EXPECT_EQ(make_plan(options, context()).nodes[0].argv[1], "--nproc_per_node=8");
 }
 
 TEST(MakePlan, AUserPartIsNeverLocal) {
     Options options = basic();
-    options.host = "root@localhost";
+    options.host = test::hosts("root@localhost");
     EXPECT_FALSE(make_plan(options, context()).nodes[0].local);
 }
 
 TEST(MakePlan, MasterIsTheFirstHostWithoutUserOrBrackets) {
     Options options = basic();
-    options.host = "bob@[2001:db8::5],me";
+    options.host = test::hosts("bob@[2001:db8::5],me");
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=2001:db8::5");
 }
@@ -117,7 +118,7 @@ std::string host_name(const std::string& alias) {
 
 TEST(MakePlan, MasterIsTheHostNameOfAnSshConfigAlias) {
     Options options = basic();
-    options.host = "gpu1,alice@gpu2";
+    options.host = test::hosts("gpu1,alice@gpu2");
     Context ctx = context();
     ctx.host_name = host_name;
     Plan plan = make_plan(options, ctx);
@@ -131,7 +132,7 @@ TEST(MakePlan, MasterIsTheHostNameOfAnSshConfigAlias) {
 
 TEST(MakePlan, AHostNameThatIsNoHostIsRefused) {
     Options options = basic();
-    options.host = "gpu1,gpu2";
+    options.host = test::hosts("gpu1,gpu2");
     Context ctx = context();
     ctx.host_name = [](const std::string&) { return std::string("-oProxyCommand=x"); };
     EXPECT_EQ(usage_message(options, ctx),
@@ -141,7 +142,7 @@ TEST(MakePlan, AHostNameThatIsNoHostIsRefused) {
 
 TEST(MakePlan, LocalityIsDecidedOnTheHostName) {
     Options options = basic();
-    options.host = "me-alias,gpu2";
+    options.host = test::hosts("me-alias,gpu2");
     Context ctx = context();
     ctx.host_name = host_name;
     std::vector<std::string> asked;
@@ -160,7 +161,7 @@ TEST(MakePlan, LocalityIsDecidedOnTheHostName) {
 
 TEST(MakePlan, ALocalLoopbackNode0GivesRemoteNodesARoutableMaster) {
     Options options = basic();
-    options.host = "localhost,node1,node2";
+    options.host = test::hosts("localhost,node1,node2");
     Context ctx = context();
     std::vector<std::string> towards;
     ctx.source_towards = [&](const std::string& address) {
@@ -175,9 +176,31 @@ TEST(MakePlan, ALocalLoopbackNode0GivesRemoteNodesARoutableMaster) {
     EXPECT_TRUE(plan.warnings.empty());
 }
 
+TEST(MakePlan, ALocalLoopbackNode0WithALinkLocalRouteIsRefused) {
+    // fe80::/10 needs a scope, and the scope is this machine's interface: another node's may
+    // have another name or index.
+    Options options = basic();
+    options.host = test::hosts("localhost,node1");
+    Context ctx = context();
+    ctx.source_towards = [](const std::string&) {
+        return std::optional<std::string>("fe80::1%eth0");
+    };
+    try {
+        make_plan(options, ctx);
+        FAIL() << "no error";
+    } catch (const Error& error) {
+        EXPECT_EQ(error.kind(), Error::Kind::runtime);
+        EXPECT_EQ(std::string(error.what()),
+                  "node 0 'localhost' is this machine, and its address on the way to 'node1' is "
+                  "the IPv6 link-local 'fe80::1%eth0', which other nodes cannot use as it is "
+                  "(its scope is this machine's interface); set --master_addr to an address "
+                  "every node can reach");
+    }
+}
+
 TEST(MakePlan, ALocalLoopbackNode0WithoutARouteIsRefused) {
     Options options = basic();
-    options.host = "127.0.0.1,node1";
+    options.host = test::hosts("127.0.0.1,node1");
     Context ctx = context();
     ctx.source_towards = [](const std::string&) { return std::optional<std::string>(); };
     try {
@@ -194,7 +217,7 @@ TEST(MakePlan, ALocalLoopbackNode0WithoutARouteIsRefused) {
 
 TEST(MakePlan, ALoopbackNode0ReachedOverSshStillGetsARoutableMaster) {
     Options options = basic();
-    options.host = "root@localhost,127.0.0.2,node1";
+    options.host = test::hosts("root@localhost,127.0.0.2,node1");
     Context ctx = context();
     ctx.source_towards = [](const std::string& address) {
         EXPECT_EQ(address, "node1"); // the first node on another machine
@@ -207,7 +230,7 @@ TEST(MakePlan, ALoopbackNode0ReachedOverSshStillGetsARoutableMaster) {
 
 TEST(MakePlan, AllLocalNodesKeepALoopbackMaster) {
     Options options = basic();
-    options.host = "localhost,root@127.0.0.1";
+    options.host = test::hosts("localhost,root@127.0.0.1");
     Context ctx = context();
     ctx.source_towards = [](const std::string&) -> std::optional<std::string> {
         ADD_FAILURE() << "no route is needed";
@@ -218,13 +241,13 @@ TEST(MakePlan, AllLocalNodesKeepALoopbackMaster) {
 
 TEST(MakePlan, ANamedLocalNode0StaysTheMaster) {
     Options options = basic();
-    options.host = "me,node1";
+    options.host = test::hosts("me,node1");
     EXPECT_EQ(make_plan(options, context()).nodes[1].argv[4], "--master_addr=me");
 }
 
 TEST(MakePlan, SlurmNeitherReadsTheSshConfigNorLooksUpHosts) {
     Options options = basic();
-    options.host = "gpu1,gpu2";
+    options.host = test::hosts("gpu1,gpu2");
     options.launcher = Launcher::slurm;
     Context ctx = context();
     ctx.host_name = [](const std::string& alias) -> std::string {
@@ -242,7 +265,7 @@ TEST(MakePlan, SlurmNeitherReadsTheSshConfigNorLooksUpHosts) {
 
 TEST(MakePlan, OneRemoteNodeKeepsTheDefaultMaster) {
     Options options = basic();
-    options.host = "node9";
+    options.host = test::hosts("node9");
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.nodes[0].argv[4], "--master_addr=127.0.0.1");
     EXPECT_TRUE(plan.warnings.empty());
@@ -250,7 +273,7 @@ TEST(MakePlan, OneRemoteNodeKeepsTheDefaultMaster) {
 
 TEST(MakePlan, ExplicitMasterIsKept) {
     Options options = basic();
-    options.host = "node1,node2";
+    options.host = test::hosts("node1,node2");
     options.master_addr = "10.1.1.1";
     options.master_addr_given = true;
     options.master_port = 1234;
@@ -262,7 +285,7 @@ TEST(MakePlan, ExplicitMasterIsKept) {
 
 TEST(MakePlan, WarnsAboutALoopbackMasterWithRemoteNodes) {
     Options options = basic();
-    options.host = "me,node2";
+    options.host = test::hosts("me,node2");
     options.master_addr_given = true; // 127.0.0.1, given explicitly
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=127.0.0.1");
@@ -271,7 +294,7 @@ TEST(MakePlan, WarnsAboutALoopbackMasterWithRemoteNodes) {
                      "machines (such as 'node2') cannot reach it"}));
 
     options.master_addr_given = false;
-    options.extra_launch_args = "master_addr=localhost";
+    options.extra_launch_args = test::launch_args("master_addr=localhost");
     EXPECT_EQ(make_plan(options, context()).warnings,
               (Words{"--extra_launch_args master_addr 'localhost' is a loopback address: the "
                      "nodes on other machines (such as 'node2') cannot reach it"}));
@@ -279,15 +302,16 @@ TEST(MakePlan, WarnsAboutALoopbackMasterWithRemoteNodes) {
 
 TEST(MakePlan, NoWarningWhenEveryNodeIsLocal) {
     Options options = basic();
-    options.host = "localhost,127.0.0.1";
+    options.host = test::hosts("localhost,127.0.0.1");
     options.master_addr_given = true;
     EXPECT_TRUE(make_plan(options, context()).warnings.empty());
 }
 
 TEST(MakePlan, ExtraMasterArgsReplaceTheDefaultsInPlace) {
     Options options = basic();
-    options.host = "a,b";
-    options.extra_launch_args = "rdzv_conf=timeout=900,master_port=1234,master-addr=[::1],tee=1";
+    options.host = test::hosts("a,b");
+    options.extra_launch_args =
+        test::launch_args("rdzv_conf=timeout=900,master_port=1234,master-addr=[::1],tee=1");
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.nodes[0].argv,
               (Words{"torchrun", "--nproc_per_node=4", "--nnodes=2", "--node_rank=0",
@@ -341,8 +365,8 @@ TEST(MakePlan, PythonRunsTorchDistributedRunOnEveryNode) {
 
 TEST(MakePlan, EveryNodeChecksTheMasterAndTheInterfacesAndGetsTheirVariables) {
     Options options = basic();
-    options.host = "gpu1,gpu2";
-    options.network_interface = "=eth0,ib0";
+    options.host = test::hosts("gpu1,gpu2");
+    options.network_interface = test::interfaces("=eth0,ib0");
     Plan plan = make_plan(options, context());
     for (const NodeCommand& node : plan.nodes) {
         EXPECT_EQ(node.preflight.master_address, "gpu1");
@@ -395,7 +419,7 @@ TEST(MakePlan, ReportsHostfileAndSelectionProblems) {
     ctx.hostfile_text = "# nothing\n";
     EXPECT_EQ(usage_message(options, ctx), "cluster.txt: no hosts in the hostfile");
     ctx.hostfile_text = "a\nb\n";
-    options.include = "c";
+    options.include = test::hosts("c");
     EXPECT_EQ(usage_message(options, ctx),
               "--include: host 'c' is not in the hostfile cluster.txt");
     options.include.reset();
@@ -407,7 +431,7 @@ TEST(MakePlan, HostfileSlotsGiveNprocPerNodeAfterSelection) {
     Options options = basic();
     options.nproc_per_node.reset();
     options.hostfile = "hosts";
-    options.exclude = "big";
+    options.exclude = test::hosts("big");
     Context ctx = context();
     ctx.hostfile_text = "n[1-2] slots=2\nbig slots=8\n";
     Plan plan = make_plan(options, ctx);
@@ -419,8 +443,8 @@ TEST(MakePlan, HostfileSlotsGiveNprocPerNodeAfterSelection) {
               "slots differ in the hostfile hosts: 'n1' has slots=2, 'big' has slots=8; torchrun "
               "runs the same number of processes on every node (give --nproc_per_node, or make "
               "them equal)");
-    options.nproc_per_node = "gpu";
-    options.exclude = "big";
+    options.nproc_per_node = test::nproc("gpu");
+    options.exclude = test::hosts("big");
     EXPECT_EQ(usage_message(options, ctx),
               "--nproc_per_node gpu and slots=2 for 'n1' in the hostfile hosts: keep one");
     ctx.hostfile_text = "n1\nn2\n";
@@ -431,13 +455,13 @@ TEST(MakePlan, HostfileSlotsGiveNprocPerNodeAfterSelection) {
 TEST(MakePlan, EscapesTheHostfileNameInMessages) {
     Options options = basic();
     options.hostfile = "my\nhosts";
-    options.include = "n9";
+    options.include = test::hosts("n9");
     Context ctx = context();
     ctx.hostfile_text = "n1\n";
     EXPECT_EQ(usage_message(options, ctx),
               "--include: host 'n9' is not in the hostfile my\\x0ahosts");
     options.include.reset();
-    options.exclude = "n1";
+    options.exclude = test::hosts("n1");
     options.hostfile = "h\xff";
     EXPECT_EQ(usage_message(options, ctx), "--exclude: no host of the hostfile h\\xff is left");
 }
@@ -446,7 +470,7 @@ TEST(MakePlan, EscapesTheHostfileNameInMessages) {
 // them, and each node carries the changes for a local start (and for srun).
 TEST(MakePlan, EnvironmentFlagsChangeEveryNodesEnvironment) {
     Options options = basic();
-    options.host = "me,node2";
+    options.host = test::hosts("me,node2");
     options.exports = {"A=1"};
     options.env_exclude = {"NCCL_*"};
     Context ctx = context();
@@ -499,7 +523,7 @@ TEST(MakePlan, PythonUnbufferedIsOneUnlessTheUserSetIt) {
     }
 
     Options options = basic();
-    options.host = "me,node2";
+    options.host = test::hosts("me,node2");
     options.exports = {"PYTHONUNBUFFERED=0"};
     plan = make_plan(options, context());
     for (const NodeCommand& node : plan.nodes) {

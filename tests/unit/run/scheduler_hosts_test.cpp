@@ -1,4 +1,5 @@
 #include "find_local.hpp"
+#include "typed_options.hpp"
 #include "usage_message.hpp"
 
 #include "colossalai/run/planner.hpp"
@@ -85,12 +86,12 @@ TEST(SchedulerVariable, ATaskOfAParallelStepMayNotTakeTheAllocation) {
               "under srun), or give --host or --hostfile");
     Options options;
     options.script = "t.py";
-    options.nproc_per_node = "1";
+    options.nproc_per_node = test::nproc("1");
     Context context;
     context.environment = {"SLURM_JOB_NODELIST=n[1-2]", "SLURM_STEP_NUM_TASKS=2"};
     EXPECT_NE(usage_message([&] { make_plan(options, context); }).find("task ? of a Slurm step"),
               std::string::npos);
-    options.host = "n1,n2"; // explicit hosts: the user knows what they do
+    options.host = test::hosts("n1,n2"); // explicit hosts: the user knows what they do
     EXPECT_EQ(make_plan(options, context).nodes.size(), 2u);
 }
 
@@ -137,8 +138,8 @@ Context allocation(std::vector<std::string> environment) {
 
 TEST(MakePlanFromScheduler, SlurmHostsWithSelectionAndANotice) {
     Options options = basic();
-    options.nproc_per_node = "2";
-    options.exclude = "node2";
+    options.nproc_per_node = test::nproc("2");
+    options.exclude = test::hosts("node2");
     Plan plan = make_plan(options, allocation({"SLURM_JOB_NODELIST=node[1-3]"}));
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_EQ(plan.nodes[0].host, "node1");
@@ -147,7 +148,7 @@ TEST(MakePlanFromScheduler, SlurmHostsWithSelectionAndANotice) {
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=node1");
     EXPECT_EQ(plan.notices, (Names{"using 2 of the 3 hosts of the Slurm allocation "
                                    "(SLURM_JOB_NODELIST=node[1-3])"}));
-    options.exclude = "node9";
+    options.exclude = test::hosts("node9");
     EXPECT_EQ(usage_message([&] { make_plan(options, allocation({"SLURM_JOB_NODELIST=node1"})); }),
               "--exclude: host 'node9' is not in the Slurm allocation (SLURM_JOB_NODELIST)");
     options.exclude.reset();
@@ -168,14 +169,14 @@ TEST(MakePlanFromScheduler, PbsSlotsAreADefaultForNprocPerNode) {
               "slots differ in the PBS job (PBS_NODEFILE): 'node1' has slots=2, 'node2' has "
               "slots=1; torchrun runs the same number of processes on every node (give "
               "--nproc_per_node, or make them equal)");
-    options.nproc_per_node = "8"; // the node file counts CPUs: the option wins
+    options.nproc_per_node = test::nproc("8"); // the node file counts CPUs: the option wins
     EXPECT_EQ(make_plan(options, context).nodes[1].argv[1], "--nproc_per_node=8");
 }
 
 TEST(MakePlanFromScheduler, ExplicitHostsWinAndNothingIsSaid) {
     Options options = basic();
-    options.nproc_per_node = "1";
-    options.host = "a";
+    options.nproc_per_node = test::nproc("1");
+    options.host = test::hosts("a");
     Plan plan = make_plan(options, allocation({"SLURM_JOB_NODELIST=node[1-3]"}));
     EXPECT_EQ(names_of(plan), Names{"a"});
     EXPECT_TRUE(plan.notices.empty());
@@ -183,7 +184,7 @@ TEST(MakePlanFromScheduler, ExplicitHostsWinAndNothingIsSaid) {
     plan = make_plan(options, allocation({}));
     EXPECT_EQ(names_of(plan), Names{"127.0.0.1"});
     EXPECT_TRUE(plan.notices.empty());
-    options.include = "a";
+    options.include = test::hosts("a");
     EXPECT_EQ(usage_message([&] { make_plan(options, allocation({})); }),
               "--include needs --hostfile (or the hosts of a Slurm or PBS job)");
 }

@@ -1,4 +1,6 @@
+#include "files.hpp"
 #include "find_local.hpp"
+#include "typed_options.hpp"
 #include "usage_message.hpp"
 
 #include "colossalai/run/planner.hpp"
@@ -72,10 +74,14 @@ TEST(SrunTaskScript, RefusesCommandsThatDifferInMoreThanTheRank) {
 }
 
 // A task's script run by a real /bin/sh with `variables` (what Slurm sets for a task, as shell
-// assignments); printf stands in for torchrun.
+// assignments); printf stands in for torchrun. A getent that finds every name comes first on
+// PATH: the preflight's master-address check looks no name up for real.
 std::string run_script(const std::string& script, const std::string& variables) {
-    std::string command =
-        variables + " /bin/sh -c " + util::shell_quote(script) + " colossalai-task 2>&1";
+    test::TempDir bin;
+    bin.write("getent", "#!/bin/sh\nexit 0\n", 0755);
+    std::string command = "PATH=" + util::shell_quote(bin.path().string() + ":/usr/bin:/bin") +
+                          " " + variables + " /bin/sh -c " + util::shell_quote(script) +
+                          " colossalai-task 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");
     std::string out;
     char buffer[4096];
@@ -108,6 +114,34 @@ TEST(SrunTaskScript, RunsItsNodesCommandBetweenTheMarkers) {
     EXPECT_EQ(run_task(nodes, "node-b"),
               start + "0 node-b\n" + start + "0 node-b\n" + exit + "1\n" + exit + "1\n");
     EXPECT_NE(run_task(nodes, "node-c").find("the Slurm node 'node-c' is not one of the run's"),
+              std::string::npos);
+}
+
+TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
+    std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+    for (NodeCommand& node : nodes) {
+        node.argv[0] = "echo"; // found: the command would print its words
+        node.working_directory = "/";
+        node.preflight.master_address = "10.0.0.1"; // numeric: no lookup
+    }
+    std::string start = std::string(task_start_marker) + "0 node-b\n";
+    std::string exit = std::string(task_exit_marker) + "254\n";
+    std::vector<NodeCommand> missing_directory = nodes;
+    missing_directory[0].working_directory = "/nonexistent-dir";
+    EXPECT_EQ(run_task(missing_directory, "node-b"),
+              start + start + "\036colossalai-failed cwd\n" + exit + exit);
+    std::vector<NodeCommand> missing_command = nodes;
+    for (NodeCommand& node : missing_command) {
+        node.argv[0] = "colossalai-no-such-torchrun";
+    }
+    EXPECT_EQ(run_task(missing_command, "node-b"),
+              start + start + "\036colossalai-failed command\n" + exit + exit);
+    std::vector<NodeCommand> missing_interface = nodes;
+    missing_interface[0].preflight.interfaces = {"lo", "cai-nosuch0"};
+    EXPECT_EQ(run_task(missing_interface, "node-b"),
+              start + start + "\036colossalai-failed interface cai-nosuch0\n" + exit + exit);
+    // Passing checks: the command runs.
+    EXPECT_NE(run_task(nodes, "node-b").find("--node_rank=0 --master_addr=node-b x.py\n"),
               std::string::npos);
 }
 
@@ -199,7 +233,7 @@ TEST(ParseMarker, ReadsTheNumberAfterTheMarker) {
 Options slurm_options() {
     Options options;
     options.launcher = Launcher::slurm;
-    options.nproc_per_node = "1";
+    options.nproc_per_node = test::nproc("1");
     options.script = "train.py";
     return options;
 }
@@ -214,8 +248,8 @@ Context slurm_context() {
 
 TEST(PlanSrun, EveryNodeIsATaskOfOneSrun) {
     Options options = slurm_options();
-    options.host = "node[1-2]";
-    options.srun_args = "-p gpu";
+    options.host = test::hosts("node[1-2]");
+    options.srun_args = parse_srun_args("-p gpu");
     Plan plan = make_plan(options, slurm_context());
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_FALSE(plan.nodes[0].local); // even a host that is this machine
@@ -249,23 +283,23 @@ TEST(PlanSrun, RefusesWhatSrunCannotDo) {
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
               "--num_nodes '100001': more than 100000 nodes");
     options.num_nodes = 2;
-    options.exclude = "node1";
+    options.exclude = test::hosts("node1");
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
               "--exclude needs --hostfile (or the hosts of a Slurm or PBS job)");
     options.exclude.reset();
     options.num_nodes.reset();
-    options.host = "me@node1";
+    options.host = test::hosts("me@node1");
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
               "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "
               "who starts srun");
     // Checked with the other options, before any plan (the cli validates once).
-    options.host = "node1";
+    options.host = test::hosts("node1");
     options.ssh_port = 22;
     EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
               "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
     Options ssh = slurm_options();
     ssh.launcher = Launcher::ssh;
-    ssh.srun_args = "-p gpu";
+    ssh.srun_args = parse_srun_args("-p gpu");
     EXPECT_EQ(test::usage_message([&] { validate_options(ssh); }),
               "--srun-args needs --launcher slurm");
 }

@@ -346,8 +346,8 @@ void install(FakeLibssh::State& s) {
     lib::ssh_channel_read_nonblocking = [](ssh_channel, void* dest, uint32_t count, int is_stderr) {
         return read_stream(dest, count, is_stderr);
     };
-    // The blocking read the connecting worker waits for the wrapper's answer with: 0 once the
-    // time is up or after the node's EOF, as libssh's.
+    // The blocking read (a remote capture's): 0 once the time is up or after the node's EOF, as
+    // libssh's.
     lib::ssh_channel_read_timeout = [](ssh_channel, void* dest, uint32_t count, int is_stderr,
                                        int timeout_ms) {
         FakeLibssh::State& s = state();

@@ -203,7 +203,7 @@ private:
         m_pool.submit([attempt, node = node_command(), connect = m_settings.connect] {
             attempt->connect(node, connect, remote, environment);
         });
-        process = make_ssh_process(attempt, output, m_settings, m_timings);
+        process = make_ssh_process(attempt, node_command(), output, m_settings, m_timings);
     }
 
 public:

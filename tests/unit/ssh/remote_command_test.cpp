@@ -227,6 +227,18 @@ TEST(RemoteCommandPreflight, AMasterAddressThatDoesNotResolveIsAnswered) {
     EXPECT_EQ(result.out, "\036colossalai-failed master\nstatus=125\n");
 }
 
+TEST(RemoteCommandPreflight, ANumericMasterAddressIsNotLookedUp) {
+    // getent would fail: a numeric address never reaches it (one fork less per node).
+    test::TempDir dir("colossalai-getent");
+    test::write_file(dir.path() / "getent", "#!/bin/sh\nexit 2\n", 0755);
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
+    command.environment.back().second = dir.path().string() + ":/usr/bin:/bin";
+    for (const char* address : {"10.1.2.3", "fd00::1", "fe80::1%eth0"}) {
+        command.preflight.master_address = address;
+        EXPECT_EQ(run_preflight(command).out, std::string(ready) + "status=125\n") << address;
+    }
+}
+
 TEST(RemoteCommandPreflight, AMissingInterfaceIsAnsweredByName) {
     job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
     command.preflight.interfaces = {"lo", "cai-nosuch0"};

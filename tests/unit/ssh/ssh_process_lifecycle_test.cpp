@@ -20,16 +20,48 @@ TEST(SshProcessLifecycle, ReadyOnceTheWrapperPassedItsChecksThenWaitsForGo) {
     Script script;
     script.answer.reset();
     FakeNode node(script);
-    ASSERT_TRUE(node.libssh.await_wrapper_started());
+    node.await_worker(); // the worker hands the session over once the wrapper is started
     EXPECT_EQ(node.libssh.command(), remote); // the wrapper runs its checks before go
     EXPECT_FALSE(node.process->ready());      // no answer yet
     node.libssh.arrive({out(ready_answer)});
-    node.await_worker();
+    ASSERT_TRUE(node.settle()); // the launcher's loop reads the answer
     EXPECT_TRUE(node.process->ready());
     EXPECT_FALSE(node.ended());
     EXPECT_TRUE(node.wanted().empty());            // nothing to wait for until go()
     EXPECT_EQ(node.libssh.written(), environment); // no go line: the job is not started
     EXPECT_EQ(node.libssh.timeout_seconds(), 7);   // --ssh-timeout reaches libssh's connect
+}
+
+TEST(SshProcessLifecycle, TheWorkerIsFreeWhileTheWrapperRunsItsChecks) {
+    // The answer is awaited on the session's socket in the launcher's loop, not on the worker:
+    // the worker connects the next host meanwhile (fan-out latency, bench/fanout.sh).
+    Script script;
+    script.answer.reset();
+    FakeNode node(script);
+    node.await_worker();
+    node.await_idle_worker(); // would time out if the worker still waited for the answer
+    ASSERT_EQ(node.wanted().size(), 1u);
+    EXPECT_EQ(node.wanted()[0].fd, node.libssh.fd());
+    EXPECT_EQ(node.events(), POLLIN);
+    EXPECT_FALSE(node.process->ready());
+    node.libssh.arrive({out(ready_answer)});
+    ASSERT_TRUE(node.settle());
+    EXPECT_TRUE(node.process->ready());
+    EXPECT_FALSE(node.ended()) << node.said();
+}
+
+TEST(SshProcessLifecycle, AnAnswerSplitAcrossPacketsIsReadWhole) {
+    Script script;
+    script.answer.reset();
+    FakeNode node(script);
+    node.await_worker();
+    node.libssh.arrive({out(ready_answer.substr(0, 5))});
+    ASSERT_TRUE(node.settle());
+    EXPECT_FALSE(node.process->ready());
+    node.libssh.arrive({out(ready_answer.substr(5))});
+    ASSERT_TRUE(node.settle());
+    EXPECT_TRUE(node.process->ready());
+    EXPECT_FALSE(node.ended()) << node.said();
 }
 
 TEST(SshProcessLifecycle, GoSendsTheGoLineAfterTheEnvironment) {
@@ -176,6 +208,23 @@ TEST(SshProcessConnectFailure, WrapperEndedWithoutAnAnswer) {
     EXPECT_EQ(node.outcome()->kind(), job::Outcome::Kind::connect_failed);
     EXPECT_EQ(node.reason().rfind("the node wrapper ended before its preflight checks", 0), 0u)
         << node.said();
+}
+
+TEST(SshProcessPreflight, NoAnswerWithinTheConnectTimeoutEndsTheNode) {
+    Script script;
+    script.answer.reset();
+    FakeNode node(script);
+    node.await_worker();
+    ASSERT_TRUE(node.process->deadline());
+    EXPECT_EQ(*node.process->deadline(), TestClock::now() + 7000ms); // --ssh-timeout
+    TestClock::advance(6999ms);
+    node.tick();
+    EXPECT_FALSE(node.ended()) << node.said();
+    TestClock::advance(1ms);
+    node.tick();
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::connect_failed("no answer from the node's preflight checks in 7 s"));
+    EXPECT_EQ(node.libssh.written(), environment); // no go line
 }
 
 TEST(SshProcessPreflight, AFailedCheckEndsTheNodeAsCannotRunWithoutGo) {
