@@ -191,7 +191,7 @@ TEST_F(SlurmLaunch, ATaskWhosePreflightFailsStartsNothing) {
     // launcher" then follows): each node's line names its check either way.
     std::string line = ": failure (no network interface 'cai-nosuch0' (see 'ip -br link' on the "
                        "node; --network-interface names must exist on every node)";
-    size_t summary_at = result.err.find(summary({}));
+    size_t summary_at = result.err.find(summary_block({}));
     ASSERT_NE(summary_at, std::string::npos) << describe(result);
     for (const char* node : {"node1", "node2"}) {
         EXPECT_NE(result.err.find("\n" + std::string(node) + line, summary_at), std::string::npos)
