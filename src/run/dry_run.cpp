@@ -27,12 +27,14 @@ std::string render_environment(const NodeCommand& node, bool local) {
                                 util::shell_quote(setting.value), setting.source);
         }
     }
-    for (const auto& [name, value] : node.flag_environment) {
+    for (const EnvVar& variable : node.flag_environment) {
+        // Not a structured binding: clang (the fuzz build) cannot capture one in a lambda.
+        const std::string& name = variable.first;
         auto over = std::find_if(changes.set.begin(), changes.set.end(),
                                  [&](const EnvSetting& setting) { return setting.name == name; });
-        text +=
-            fmt::format("    env {}={}  (--network-interface{})\n", name, util::shell_quote(value),
-                        over == changes.set.end() ? "" : ", over " + over->source);
+        text += fmt::format("    env {}={}  (--network-interface{})\n", name,
+                            util::shell_quote(variable.second),
+                            over == changes.set.end() ? "" : ", over " + over->source);
     }
     if (changes.patterns.empty()) {
         return text;
