@@ -12,10 +12,15 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace colossalai::test {
+
+// The descriptors of this process that a child inherits (no close-on-exec flag), but 0, 1 and 2
+// (any launcher or shell passes those on).
+std::set<int> inheritable_fds();
 
 // The current environment as a map, to copy and modify for a child.
 std::map<std::string, std::string> current_environment();

@@ -3,6 +3,7 @@
 #include "files.hpp"
 #include "process.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -107,6 +108,18 @@ std::vector<pid_t> processes_with_environment(const std::string& name_value) {
         }
     }
     return found;
+}
+
+std::set<int> inheritable_fds() {
+    std::set<int> fds;
+    for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+        int fd = std::stoi(entry.path().filename().string());
+        int flags = ::fcntl(fd, F_GETFD);
+        if (fd > 2 && flags >= 0 && (flags & FD_CLOEXEC) == 0) {
+            fds.insert(fd);
+        }
+    }
+    return fds;
 }
 
 } // namespace colossalai::test

@@ -4,6 +4,7 @@
 
 #include "flood.hpp"
 #include "launch_fixture.hpp"
+#include "process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -88,20 +89,6 @@ TEST_F(RunLaunch, AFloodOfOutputKeepsTheLauncherSmallAndEveryLineWhole) {
         EXPECT_LT(max_rss_kib, 30 * 1024) << "peak RSS of the launcher (and what it waited for)";
     }
     expect_nothing_left();
-}
-
-// The descriptors of this process that a child inherits (no close-on-exec flag), but 0, 1 and 2:
-// the launcher passes them on, as any launcher or shell does.
-std::set<int> inheritable_fds() {
-    std::set<int> fds;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-        int fd = std::stoi(entry.path().filename().string());
-        int flags = ::fcntl(fd, F_GETFD);
-        if (fd > 2 && flags >= 0 && (flags & FD_CLOEXEC) == 0) {
-            fds.insert(fd);
-        }
-    }
-    return fds;
 }
 
 // The lines of an `ls -l /proc/self/fd` listing for descriptors other than 0, 1, 2, ls's own

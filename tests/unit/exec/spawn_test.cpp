@@ -1,3 +1,5 @@
+#include "process.hpp"
+
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/util/error.hpp"
 
@@ -78,23 +80,10 @@ TEST(SpawnJob, RunsWithTheGivenEnvironmentDirectoryAndNoStdin) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-// The descriptors of this process that a child inherits (no close-on-exec flag), but 0, 1 and 2.
-std::set<int> inheritable_fds() {
-    std::set<int> fds;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-        int fd = std::stoi(entry.path().filename().string());
-        int flags = ::fcntl(fd, F_GETFD);
-        if (fd > 2 && flags >= 0 && (flags & FD_CLOEXEC) == 0) {
-            fds.insert(fd);
-        }
-    }
-    return fds;
-}
-
 // The program gets stdin, stdout and stderr, and nothing of the launcher's own: only what the
 // launcher itself inherited may pass through (a test runner's descriptors, say).
 TEST(SpawnJob, HandsTheProgramOnlyItsStandardStreams) {
-    const std::set<int> allowed = inheritable_fds();
+    const std::set<int> allowed = test::inheritable_fds();
     SpawnedJob job = spawn_job(shell("exec ls -l /proc/self/fd"));
     std::string listing = read_to_end(job.out_fd.get());
     int status = wait_status(job.pid);
