@@ -1,11 +1,11 @@
 #include "run_option_table.hpp"
 
+#include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
 #include "colossalai/run/srun_command.hpp"
-#include "colossalai/ssh/client_config.hpp"
 #include "colossalai/ssh/connect.hpp"
 #include "colossalai/util/duration.hpp"
 #include "colossalai/util/error.hpp"
@@ -110,11 +110,11 @@ void set_kill_grace(Options& options, std::string_view name, const std::string& 
 }
 
 void set_host_key_checking(Options& options, std::string_view name, const std::string& value) {
-    if (!ssh::parse_host_key_policy(value)) {
+    options.strict_host_key_checking = job::parse_host_key_policy(value);
+    if (!options.strict_host_key_checking) {
         throw usage_error("{} '{}': use yes, accept-new, no or ask", name,
                           util::escape_for_message(value));
     }
-    options.strict_host_key_checking = value;
 }
 
 void set_launcher(Options& options, std::string_view name, const std::string& value) {

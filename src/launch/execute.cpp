@@ -71,10 +71,7 @@ int execute(const run::Plan& plan) {
     if (remote) {
         ssh::SshSettings ssh_settings =
             ssh::ssh_settings(plan.timings.ssh_timeout, settings.kill_grace);
-        if (plan.strict_host_key_checking) {
-            ssh_settings.connect.host_key_policy =
-                ssh::parse_host_key_policy(*plan.strict_host_key_checking);
-        }
+        ssh_settings.connect.host_key_policy = plan.strict_host_key_checking;
         ssh.emplace(ssh_settings);
     }
     output::Multiplexer::Options output_options;

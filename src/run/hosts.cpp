@@ -51,12 +51,10 @@ std::string machine_of(std::string_view address) {
         return percent == std::string_view::npos ? bare
                                                  : bare + std::string(address.substr(percent));
     }
-    std::string name(address);
+    std::string name = util::ascii_lower(address);
     if (name.size() > 1 && name.back() == '.') {
         name.pop_back();
     }
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; });
     return name;
 }
 

@@ -12,13 +12,6 @@ namespace colossalai::ssh {
 
 namespace {
 
-std::string lower(std::string_view text) {
-    std::string result(text);
-    std::transform(result.begin(), result.end(), result.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return result;
-}
-
 // A line's words: whitespace-separated, "double quotes" group; the keyword may end in '='.
 std::vector<std::string> words_of(std::string_view line) {
     std::vector<std::string> words;
@@ -76,7 +69,7 @@ class Parser {
 public:
     Parser(const std::string& source, const ConfigTarget& target, const IncludeReader& include,
            ClientConfig& config, int depth = 0)
-        : m_source(source), m_target(target), m_original(lower(target.original)),
+        : m_source(source), m_target(target), m_original(util::ascii_lower(target.original)),
           m_include(include), m_config(config), m_depth(depth) {}
 
     void parse(const std::vector<ConfigLine>& lines, bool active) {
@@ -142,7 +135,7 @@ private:
     static std::vector<std::string> lowered(const std::vector<std::string>& words) {
         std::vector<std::string> result;
         for (const std::string& word : words) {
-            result.push_back(lower(word));
+            result.push_back(util::ascii_lower(word));
         }
         return result;
     }
@@ -150,7 +143,7 @@ private:
     bool match(const std::vector<std::string>& args) const {
         bool result = true;
         for (std::size_t i = 0; i < args.size(); ++i) {
-            std::string criterion = lower(args[i]);
+            std::string criterion = util::ascii_lower(args[i]);
             bool negate = !criterion.empty() && criterion[0] == '!';
             if (negate) {
                 criterion.erase(0, 1);
@@ -165,7 +158,7 @@ private:
                     bad("Match {} needs a pattern list", criterion);
                 }
                 const std::string& name = criterion == "host" ? m_target.host : m_target.original;
-                matched = match_list(lower(name), lowered(util::split(args[i], ',')));
+                matched = match_list(util::ascii_lower(name), lowered(util::split(args[i], ',')));
             } else {
                 return false; // user, localuser, exec, ...: not understood here
             }
@@ -182,7 +175,7 @@ private:
     }
 
     bool yes_no(const std::string& keyword, const std::string& text) const {
-        std::string word = lower(text);
+        std::string word = util::ascii_lower(text);
         if (word == "yes" || word == "true") {
             return true;
         }
@@ -229,10 +222,10 @@ std::vector<ConfigLine> tokenize(std::string_view text) {
         if (words.empty()) {
             continue;
         }
-        ConfigLine parsed{number, lower(words[0]), {words.begin() + 1, words.end()}};
+        ConfigLine parsed{number, util::ascii_lower(words[0]), {words.begin() + 1, words.end()}};
         if (parsed.keyword == "host") {
             for (std::string& pattern : parsed.args) {
-                pattern = lower(pattern);
+                pattern = util::ascii_lower(pattern);
             }
         }
         lines.push_back(std::move(parsed));
@@ -244,37 +237,6 @@ void apply_config_lines(const std::vector<ConfigLine>& lines, const std::string&
                         const ConfigTarget& target, const IncludeReader& include,
                         ClientConfig& config) {
     Parser(source, target, include, config).parse(lines, true);
-}
-
-std::optional<HostKeyPolicy> parse_host_key_policy(std::string_view text) {
-    std::string word = lower(text);
-    if (word == "yes" || word == "true") {
-        return HostKeyPolicy::yes;
-    }
-    if (word == "accept-new") {
-        return HostKeyPolicy::accept_new;
-    }
-    if (word == "no" || word == "off" || word == "false") {
-        return HostKeyPolicy::no;
-    }
-    if (word == "ask") {
-        return HostKeyPolicy::ask;
-    }
-    return std::nullopt;
-}
-
-std::string_view host_key_policy_name(HostKeyPolicy policy) {
-    switch (policy) {
-    case HostKeyPolicy::yes:
-        return "yes";
-    case HostKeyPolicy::accept_new:
-        return "accept-new";
-    case HostKeyPolicy::no:
-        return "no";
-    case HostKeyPolicy::ask:
-        return "ask";
-    }
-    return "yes";
 }
 
 bool match_pattern(std::string_view text, std::string_view pattern) {

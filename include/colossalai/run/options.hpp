@@ -1,5 +1,6 @@
 #pragma once
 
+#include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/network_interfaces.hpp"
@@ -40,8 +41,8 @@ struct Options {
     std::optional<int> ssh_port;                             // --ssh-port
     std::chrono::milliseconds ssh_timeout{30000}; // --ssh-timeout SECONDS (connect, per host)
     std::chrono::milliseconds kill_grace{10000};  // --kill-grace SECONDS (TERM -> KILL)
-    // --strict-host-key-checking MODE, checked by ssh::parse_host_key_policy when parsed
-    std::optional<std::string> strict_host_key_checking;
+    // --strict-host-key-checking MODE; nullopt: each node's ssh config decides (else yes)
+    std::optional<job::HostKeyPolicy> strict_host_key_checking;
     bool dry_run = false;              // --dry-run
     Launcher launcher = Launcher::ssh; // --launcher ssh|slurm
     // --srun-args "--partition gpu --time 1:00:00", split into words (parse_srun_args)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/job/node_command.hpp"
 
 #include <chrono>
@@ -52,8 +53,8 @@ struct Plan {
     // changes (job/local_environment.hpp); the remote nodes' `environment` is filtered from it.
     std::vector<std::string> launcher_environment;
     Timings timings;
-    // --strict-host-key-checking as given (checked by the cli): replaces the ssh config's.
-    std::optional<std::string> strict_host_key_checking;
+    // --strict-host-key-checking: replaces the ssh config's StrictHostKeyChecking.
+    std::optional<job::HostKeyPolicy> strict_host_key_checking;
     // COLOSSALAI_TIMING set and not empty in the launcher's environment: the end reports where
     // the time went (SSH hosts) and the launcher's peak resources.
     bool report_resources = false;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colossalai/job/host_key_policy.hpp"
+
 #include <functional>
 #include <memory>
 #include <optional>
@@ -13,13 +15,10 @@
 // User, Port, IdentityFile, ProxyJump, UserKnownHostsFile, ...) stays with libssh.
 namespace colossalai::ssh {
 
-// StrictHostKeyChecking. `ask` is treated as `yes` (a launcher has no one to ask).
-enum class HostKeyPolicy { yes, accept_new, no, ask };
-
-// `yes`, `accept-new`, `no`/`off`, `ask` (case-insensitive), else nullopt.
-std::optional<HostKeyPolicy> parse_host_key_policy(std::string_view text);
-// As OpenSSH spells it: "yes", "accept-new", "no", "ask".
-std::string_view host_key_policy_name(HostKeyPolicy policy);
+// The policy is typed in `job`, below `run`, whose options hold the user's choice too.
+using job::host_key_policy_name;
+using job::HostKeyPolicy;
+using job::parse_host_key_policy;
 
 struct ClientConfig {
     std::optional<std::string> host_name; // HostName as written (%h unexpanded)

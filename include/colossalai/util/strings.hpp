@@ -18,6 +18,10 @@ std::vector<std::string_view> split_lines(std::string_view text);
 
 bool starts_with(std::string_view text, std::string_view prefix);
 
+// `text` with the ASCII letters A-Z in lower case; other bytes (UTF-8 included) unchanged, so
+// the result does not depend on the locale.
+std::string ascii_lower(std::string_view text);
+
 // True for a C identifier: [A-Za-z_][A-Za-z0-9_]*.
 bool is_identifier(std::string_view text);
 

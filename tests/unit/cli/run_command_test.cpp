@@ -94,7 +94,7 @@ TEST(RunCommand, EveryOption) {
     EXPECT_EQ(parse_run({"-H", "a", "--nproc_per_node=1", "--strict_host_key_checking=accept-new",
                          "t.py"})
                   .strict_host_key_checking,
-              "accept-new");
+              job::HostKeyPolicy::accept_new);
 }
 
 TEST(RunCommand, EveryHostSpelling) {

@@ -543,11 +543,11 @@ TEST(MakePlan, CarriesTheTimingsAndTheHostKeyPolicy) {
     Options options = basic();
     options.kill_grace = std::chrono::milliseconds(2500);
     options.ssh_timeout = std::chrono::milliseconds(7000);
-    options.strict_host_key_checking = "accept-new";
+    options.strict_host_key_checking = job::HostKeyPolicy::accept_new;
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.timings,
               (Timings{std::chrono::milliseconds(2500), std::chrono::milliseconds(7000)}));
-    EXPECT_EQ(plan.strict_host_key_checking, "accept-new");
+    EXPECT_EQ(plan.strict_host_key_checking, job::HostKeyPolicy::accept_new);
     EXPECT_FALSE(plan.report_resources);
     EXPECT_EQ(make_plan(basic(), context()).timings, Timings{});
 

@@ -24,16 +24,6 @@ ClientConfig parse(const std::string& text, const std::string& original = "node1
     return config;
 }
 
-TEST(HostKeyPolicy, ParsesOpenSshSpellings) {
-    EXPECT_EQ(parse_host_key_policy("yes"), HostKeyPolicy::yes);
-    EXPECT_EQ(parse_host_key_policy("Accept-New"), HostKeyPolicy::accept_new);
-    EXPECT_EQ(parse_host_key_policy("no"), HostKeyPolicy::no);
-    EXPECT_EQ(parse_host_key_policy("off"), HostKeyPolicy::no);
-    EXPECT_EQ(parse_host_key_policy("ask"), HostKeyPolicy::ask);
-    EXPECT_EQ(parse_host_key_policy("accept"), std::nullopt);
-    EXPECT_EQ(host_key_policy_name(HostKeyPolicy::accept_new), "accept-new");
-}
-
 TEST(ClientConfig, FirstValueForTheHostWins) {
     ClientConfig config = parse("Host node1\n"
                                 "  StrictHostKeyChecking accept-new\n"

@@ -17,5 +17,12 @@ TEST(EscapeControlBytes, KeepsUtf8AndEscapesWhatWouldBreakTheLine) {
     EXPECT_EQ(escape_control_bytes("a\\x0a"), "a\\\\x0a");
 }
 
+TEST(AsciiLower, LowersOnlyAsciiLetters) {
+    EXPECT_EQ(ascii_lower("Node01.EXAMPLE.org"), "node01.example.org");
+    EXPECT_EQ(ascii_lower(""), "");
+    // UTF-8 bytes (here \xC3\x89, an accented capital E) and punctuation are left alone.
+    EXPECT_EQ(ascii_lower("\xC3\x89-_@[]"), "\xC3\x89-_@[]");
+}
+
 } // namespace
 } // namespace colossalai::util
