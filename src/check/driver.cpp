@@ -34,6 +34,17 @@ std::optional<int> to_int(std::string_view text) {
 
 using Clock = std::chrono::steady_clock;
 
+// How long a killed probe is waited for. A driver call can sleep uninterruptibly in the kernel
+// (a GPU that fell off the bus), where even SIGKILL waits for it to return: the check does not
+// wait with it. The child stays killed; when the check exits, init reaps it.
+constexpr std::chrono::seconds killed_probe_wait{2};
+
+// Kills the probe and reaps it within killed_probe_wait.
+void kill_probe(pid_t pid) {
+    ::kill(pid, SIGKILL);
+    exec::wait_child(pid, Clock::now() + killed_probe_wait);
+}
+
 } // namespace
 
 std::optional<std::string> format_driver_version(int version) {
@@ -119,9 +130,7 @@ DriverProbe::DriverProbe(const std::string& library) : m_library(library) {
 DriverProbe::~DriverProbe() {
     m_fd.reset();
     if (m_pid > 0) {
-        ::kill(m_pid, SIGKILL);
-        while (::waitpid(m_pid, nullptr, 0) < 0 && errno == EINTR) {
-        }
+        kill_probe(m_pid);
     }
 }
 
@@ -161,8 +170,7 @@ DriverFacts DriverProbe::finish(std::chrono::milliseconds timeout) {
     exec::ChildWait end = timed_out ? exec::ChildWait{} : exec::wait_child(m_pid, deadline);
     if (end.state == exec::ChildWait::State::running) {
         timed_out = true;
-        ::kill(m_pid, SIGKILL);
-        exec::wait_child(m_pid, Clock::time_point::max());
+        kill_probe(m_pid);
     }
     m_pid = -1;
     const int status = end.status;
