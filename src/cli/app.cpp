@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace colossalai::cli {
@@ -71,13 +72,24 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
     app.require_subcommand(0, 1);
     app.footer("Run 'colossalai COMMAND --help' for the options of a command.");
 
-    check::Options check_options;
-    CLI::App* check_command = add_check_command(app, check_options);
-    RunArguments run_arguments;
-    CLI::App* run_command = add_run_command(app, run_arguments);
-
     // `run` stops parsing at the script: CLI11 only sees the launcher options before it.
+    RunArguments run_arguments;
     std::vector<std::string> words = split_run_command_line(args, run_arguments);
+
+    // A subcommand's options are registered only where CLI11 reads or prints them: registering
+    // them all was the largest part of a local launch's start-up (CLI11 compares each new name
+    // with every earlier one). Check's options unless the command is `run`; run's, which the
+    // pre-scan reads, when help is asked for (`run --help`, `--help run`; and --generate, below).
+    check::Options check_options;
+    CLI::App* check_command = add_check_command(app);
+    CLI::App* run_command = add_run_command(app);
+    if (!run_arguments.given) {
+        add_check_options(*check_command, check_options);
+    } else if (std::ranges::any_of(words, [](const std::string& word) {
+                   return word == "-h" || word == "--help";
+               })) {
+        add_run_options(*run_command, run_arguments);
+    }
     std::vector<const char*> argv;
     argv.reserve(words.size());
     for (const std::string& arg : words) {
@@ -107,6 +119,8 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
         if (check_command->parsed() || run_command->parsed()) {
             throw usage_error("--generate takes no command");
         }
+        // Not `run` (it takes no command): check's options are there, run's are not yet.
+        add_run_options(*run_command, run_arguments);
         out << generate(describe_command_line(app), generate_name, config::version);
         return Done{0};
     }

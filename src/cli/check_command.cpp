@@ -6,9 +6,20 @@
 
 namespace colossalai::cli {
 
-CLI::App* add_check_command(CLI::App& app, check::Options& options) {
+CLI::App* add_check_command(CLI::App& app) {
     CLI::App* command = app.add_subcommand(
         "check", "Report the installation: PyTorch, CUDA, Colossal-AI extensions, driver.");
+    // Its own footer: CLI11 would otherwise repeat the top-level "Run 'colossalai COMMAND
+    // --help'" line, which says nothing here.
+    command->footer(
+        "Exit status: 0 when no check is x, 1 when one is (or, with --host, "
+        "--hostfile or --allocation, when the nodes differ), 2 for a usage error, 255 when a node "
+        "could not be checked.");
+    return command;
+}
+
+void add_check_options(CLI::App& app, check::Options& options) {
+    CLI::App* command = &app;
     command->add_flag("-i,--installation", options.installation,
                       "Check the installation of Colossal-AI and its dependencies");
     command->add_flag("--json", options.json, "Print the report as one JSON object (implies -i)");
@@ -39,13 +50,6 @@ CLI::App* add_check_command(CLI::App& app, check::Options& options) {
             "SSH connect timeout per node")
         ->type_name("SECONDS")
         ->default_str("30");
-    // Its own footer: CLI11 would otherwise repeat the top-level "Run 'colossalai COMMAND
-    // --help'" line, which says nothing here.
-    command->footer(
-        "Exit status: 0 when no check is x, 1 when one is (or, with --host, "
-        "--hostfile or --allocation, when the nodes differ), 2 for a usage error, 255 when a node "
-        "could not be checked.");
-    return command;
 }
 
 check::Options finish_check_command(const CLI::App& command, check::Options options) {

@@ -15,8 +15,11 @@
 
 namespace colossalai::cli {
 
-// Registers `check` on `app`; parsed values land in `options`.
-CLI::App* add_check_command(CLI::App& app, check::Options& options);
+// Registers `check` on `app`, without its options (see add_check_options).
+CLI::App* add_check_command(CLI::App& app);
+
+// Registers check's options on `command`; parsed values land in `options`.
+void add_check_options(CLI::App& command, check::Options& options);
 
 // Validates what was parsed for `check` (throws a usage error) and returns the command.
 check::Options finish_check_command(const CLI::App& command, check::Options options);
@@ -25,6 +28,7 @@ check::Options finish_check_command(const CLI::App& command, check::Options opti
 // no single-dash long names); CLI11 only recognises the subcommand and renders --help. Both
 // follow run_option_table(), which also converts the values (finish_run_command).
 struct RunArguments {
+    bool given = false; // the command line runs `colossalai run`
     RunWords words;
     std::string help_only; // the sink of the options registered for --help
     std::vector<std::string> help_only_args;
@@ -36,8 +40,12 @@ struct RunArguments {
 std::vector<std::string> split_run_command_line(const std::vector<std::string>& args,
                                                 RunArguments& arguments);
 
-// Registers `run` on `app`, with every option of run_option_table() for --help.
-CLI::App* add_run_command(CLI::App& app, RunArguments& arguments);
+// Registers `run` on `app`, without its options (see add_run_options).
+CLI::App* add_run_command(CLI::App& app);
+
+// Registers every option of run_option_table() on `command`, for --help and the generated man
+// page and completions only: the pre-scan reads run's words.
+void add_run_options(CLI::App& command, RunArguments& arguments);
 
 // Converts and validates the pre-scanned words (throws a usage error).
 run::Options finish_run_command(const RunArguments& arguments);

@@ -23,6 +23,7 @@ std::vector<std::string> split_run_command_line(const std::vector<std::string>& 
     if (command == args.end() || *command != "run") {
         return args;
     }
+    arguments.given = true;
     arguments.words = split_run_arguments({command + 1, args.end()});
     std::vector<std::string> for_cli11(args.begin(), command + 1);
     if (arguments.words.help) {
@@ -31,7 +32,7 @@ std::vector<std::string> split_run_command_line(const std::vector<std::string>& 
     return for_cli11;
 }
 
-CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
+CLI::App* add_run_command(CLI::App& app) {
     CLI::App* command = app.add_subcommand(
         "run", "Launch distributed training: torchrun on every node, locally, over SSH or "
                "through Slurm's srun.");
@@ -39,6 +40,11 @@ CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
         "Option parsing ends at the script (or at -m MODULE): every later word goes to the\n"
         "script unchanged, even if it looks like a launcher option. A literal -- may precede\n"
         "the script. Long options may be written with '-' for '_' (--nproc-per-node).");
+    return command;
+}
+
+void add_run_options(CLI::App& app, RunArguments& arguments) {
+    CLI::App* command = &app;
     // The values come from the pre-scan: these registrations feed --help only (and, through
     // it, the man page and the completions).
     for (const RunOption& option : run_option_table()) {
@@ -60,7 +66,6 @@ CLI::App* add_run_command(CLI::App& app, RunArguments& arguments) {
     }
     command->add_option("SCRIPT", arguments.help_only, "The training script (.py)");
     command->add_option("ARGS", arguments.help_only_args, "Passed to the script unchanged");
-    return command;
 }
 
 run::Options finish_run_command(const RunArguments& arguments) {

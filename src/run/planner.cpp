@@ -29,6 +29,7 @@ struct HostSource {
     std::string source;
     std::optional<std::string> notice; // where the hosts came from, when the user did not say
     bool allocated = false;            // srun allocates: the hosts are placeholders
+    bool implicit = false;             // no host given: this machine, never reached over SSH
 };
 
 HostSource final_hosts(const Options& options, const Context& context) {
@@ -93,7 +94,8 @@ HostSource final_hosts(const Options& options, const Context& context) {
                           "--host or --hostfile, or run it inside a Slurm allocation (salloc, "
                           "sbatch)");
     }
-    return {{parse_host("127.0.0.1", "default host")}, "the default host", std::nullopt};
+    return {
+        {parse_host("127.0.0.1", "default host")}, "the default host", std::nullopt, false, true};
 }
 
 // The PyTorch version as normalised text and as a comparable version. An unreadable version
@@ -121,9 +123,14 @@ struct Placement {
     std::vector<bool> local;
 };
 
-Placement place_hosts(const Options& options, const Context& context,
-                      const std::vector<Host>& hosts) {
+Placement place_hosts(const Options& options, const Context& context, const HostSource& source) {
+    const std::vector<Host>& hosts = source.hosts;
     Placement placement;
+    if (source.implicit) { // nothing to look up: no ssh config applies to a host nobody named
+        placement.addresses.push_back(hosts.at(0).address);
+        placement.local.push_back(true);
+        return placement;
+    }
     bool via_ssh = options.launcher == Launcher::ssh;
     for (const Host& host : hosts) {
         placement.addresses.push_back(via_ssh && context.host_name ? context.host_name(host.address)
@@ -272,7 +279,7 @@ Plan make_plan(const Options& options, const Context& context) {
     spec.master_addr = extra_addr ? master_address(*extra_addr, "--extra_launch_args master_addr")
                                   : master_address(options.master_addr, "--master_addr");
     bool master_given = options.master_addr_given || extra_addr.has_value();
-    Placement placement = place_hosts(options, context, hosts);
+    Placement placement = place_hosts(options, context, source);
     if (hosts.size() > 1 && !master_given) {
         spec.master_addr = implicit_master(options, context, hosts, placement);
     }

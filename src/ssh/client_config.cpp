@@ -15,6 +15,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 
 namespace colossalai::ssh {
 
@@ -151,13 +152,23 @@ ClientConfig read_client_config(const ConfigTarget& target) {
     return ConfigFiles().apply(target);
 }
 
-struct ConfiguredHostNames::Files : ConfigFiles {};
+// Read at the first lookup: a run without remote nodes never reads the files (nor asks the
+// password database for the home directory).
+struct ConfiguredHostNames::Files {
+    std::once_flag read;
+    std::optional<ConfigFiles> files;
 
-ConfiguredHostNames::ConfiguredHostNames() : m_files(std::make_shared<const Files>()) {}
+    const ConfigFiles& get() {
+        std::call_once(read, [this] { files.emplace(); });
+        return *files;
+    }
+};
+
+ConfiguredHostNames::ConfiguredHostNames() : m_files(std::make_shared<Files>()) {}
 
 std::string ConfiguredHostNames::operator()(const std::string& original) const {
     try {
-        return host_name_of(original, m_files->apply({original, original}));
+        return host_name_of(original, m_files->get().apply({original, original}));
     } catch (const Error&) {
         // A bad value elsewhere in the config must not stop a local run; a connection to this
         // host reads the config again and reports it.

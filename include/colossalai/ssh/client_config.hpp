@@ -81,8 +81,9 @@ std::string host_name_of(const std::string& original, const ClientConfig& config
 ClientConfig read_client_config(const ConfigTarget& target);
 
 // host_name_of(`original`) with the configuration read_client_config gives for it, for many
-// hosts: the files are read and split once, at construction (a config with an alias per host
-// would otherwise be read once per host). Copies share the files. A configuration with a bad
+// hosts: the files are read and split once, at the first lookup (a config with an alias per
+// host would otherwise be read once per host; a run without remote nodes reads none). Copies
+// share the files, and may be used on several threads. A configuration with a bad
 // value for the host gives `original` unchanged (connecting to it reports the error).
 class ConfiguredHostNames {
 public:
@@ -91,7 +92,7 @@ public:
 
 private:
     struct Files;
-    std::shared_ptr<const Files> m_files;
+    std::shared_ptr<Files> m_files;
 };
 
 } // namespace colossalai::ssh

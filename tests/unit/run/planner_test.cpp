@@ -130,6 +130,32 @@ TEST(MakePlan, MasterIsTheHostNameOfAnSshConfigAlias) {
     EXPECT_EQ(plan.nodes[1].address, "gpu2");
 }
 
+// The default node (no host given) is this machine: no ssh config is read for it, and no
+// lookup decides whether it is local.
+TEST(MakePlan, TheDefaultNodeAsksTheSshConfigNothing) {
+    Context ctx = context();
+    std::vector<std::string> asked;
+    ctx.host_name = [&](const std::string& alias) {
+        asked.push_back(alias);
+        return alias;
+    };
+    ctx.find_local = [&](const std::vector<std::string>& addresses) {
+        asked.insert(asked.end(), addresses.begin(), addresses.end());
+        return std::vector<bool>(addresses.size(), false);
+    };
+    Plan plan = make_plan(basic(), ctx);
+    EXPECT_EQ(asked, Words{});
+    ASSERT_EQ(plan.nodes.size(), 1u);
+    EXPECT_TRUE(plan.nodes[0].local);
+    EXPECT_EQ(plan.nodes[0].address, "127.0.0.1");
+
+    // A host the user names is looked up, even this machine's loopback address.
+    Options named = basic();
+    named.host = test::hosts("127.0.0.1");
+    make_plan(named, ctx);
+    EXPECT_EQ(asked, (Words{"127.0.0.1", "127.0.0.1"}));
+}
+
 TEST(MakePlan, AHostNameThatIsNoHostIsRefused) {
     Options options = basic();
     options.host = test::hosts("gpu1,gpu2");
