@@ -3,9 +3,9 @@
 #include "attempt.hpp"
 #include "channel_streams.hpp"
 #include "libssh.hpp"
+#include "preflight_answer.hpp"
 #include "session.hpp"
 
-#include "colossalai/job/preflight.hpp"
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/signal_name.hpp"
 
@@ -21,6 +21,9 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 namespace colossalai::ssh {
 
@@ -102,7 +105,7 @@ public:
             return std::min(m_next_heartbeat, m_next_keepalive);
         }
         if (m_phase == Phase::checking && !m_result) {
-            return m_answer_deadline;
+            return m_answer->deadline();
         }
         return std::nullopt;
     }
@@ -204,51 +207,40 @@ private:
         m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
         lib::ssh_set_blocking(m_session->session, 0);
         m_phase = Phase::checking;
-        m_answer_deadline = m_now() + m_answer_timeout;
+        m_answer.emplace(std::move(m_command), m_answer_timeout, m_now());
         read_answer(); // it may have come with the worker's last call
     }
 
     // The wrapper's preflight answer, read here rather than on the worker, so that the worker
     // connects the next host meanwhile: the checks of all hosts overlap the connections.
     // Byte by byte: nothing may be taken from the stream beyond the answer's line (the job's
-    // output follows it). Lines before it (a start-up file's banner) are skipped, up to a bound.
+    // output follows it).
     void read_answer() {
         m_session->activity = false;
         while (m_phase == Phase::checking && !m_result) {
             char byte = 0;
             int n = lib::ssh_channel_read_nonblocking(m_session->channel, &byte, 1, 0);
             if (n == SSH_ERROR) {
-                finish(Outcome::connect_failed("connection lost during the preflight checks: " +
-                                               last_error(m_session->session)));
+                finish(PreflightAnswer::lost(last_error(m_session->session)));
             } else if (n == SSH_EOF || (n == 0 && lib::ssh_channel_is_eof(m_session->channel))) {
-                finish(Outcome::connect_failed("the node wrapper ended before its preflight "
-                                               "checks (is /bin/sh a POSIX shell there?)"));
+                finish(PreflightAnswer::ended());
             } else if (n == 0) {
                 break;
-            } else if (byte != '\n') {
-                m_answer_line += byte;
-                if (m_answer_line.size() > 64 * 1024) {
-                    finish(Outcome::connect_failed("no preflight answer from the node wrapper "
-                                                   "in its first 64 KiB of output"));
-                }
-            } else if (std::optional<ReadyAnswer> answer =
-                           parse_ready_line(m_answer_line, m_command)) {
-                take_answer(*answer);
-            } else {
-                m_answer_line.clear();
+            } else if (std::optional<PreflightVerdict> verdict =
+                           m_answer->take(std::string_view(&byte, 1)).verdict) {
+                take_verdict(*verdict);
             }
         }
-        if (m_phase == Phase::checking && !m_result && m_now() >= m_answer_deadline) {
-            finish(Outcome::connect_failed(
-                fmt::format("no answer from the node's preflight checks in {:g} s",
-                            std::chrono::duration<double>(m_answer_timeout).count())));
+        if (m_phase == Phase::checking && !m_result) {
+            if (std::optional<Outcome> late = m_answer->expired(m_now())) {
+                finish(std::move(*late));
+            }
         }
     }
 
-    void take_answer(const ReadyAnswer& answer) {
-        m_answer_line.clear();
-        if (answer.failure) {
-            finish(Outcome::cannot_run(job::describe(*answer.failure), job::preflight_exit_status));
+    void take_verdict(const PreflightVerdict& verdict) {
+        if (verdict.failure) {
+            finish(*verdict.failure);
             return;
         }
         m_session->timing.mark(Mark::channel);
@@ -429,11 +421,10 @@ private:
     enum class Phase { connecting, checking, connected, running };
 
     std::shared_ptr<Attempt> m_attempt;
-    job::NodeCommand m_command; // what the wrapper's failed checks name
-    std::string m_answer_line;  // the wrapper's line being read
+    job::NodeCommand m_command; // what the wrapper's failed checks name (moved to m_answer)
     std::chrono::milliseconds m_answer_timeout;
-    job::Clock::time_point m_answer_deadline{};
-    std::vector<HostTiming>& m_timings; // the transport's, one entry per host whose job ran
+    std::optional<PreflightAnswer> m_answer; // from the checking phase on
+    std::vector<HostTiming>& m_timings;      // the transport's, one entry per host whose job ran
     Phase m_phase = Phase::connecting;
     ChannelStreams m_streams;
     std::chrono::milliseconds m_heartbeat;

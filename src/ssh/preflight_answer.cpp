@@ -1,0 +1,70 @@
+#include "preflight_answer.hpp"
+
+#include "colossalai/job/preflight.hpp"
+#include "colossalai/ssh/remote_command.hpp"
+
+#include <fmt/core.h>
+
+#include <utility>
+
+namespace colossalai::ssh {
+
+namespace {
+
+// The longest line held: a stream with no newline (no wrapper of ours at the other end) ends the
+// wait before the timeout, and what is held stays bounded.
+constexpr std::size_t line_limit = 64 * 1024;
+
+} // namespace
+
+PreflightAnswer::PreflightAnswer(job::NodeCommand command, std::chrono::milliseconds timeout,
+                                 job::Clock::time_point started)
+    : m_command(std::move(command)), m_timeout(timeout), m_deadline(started + timeout) {}
+
+PreflightAnswer::Step PreflightAnswer::take(std::string_view bytes) {
+    Step step;
+    while (step.consumed < bytes.size()) {
+        char byte = bytes[step.consumed++];
+        if (byte != '\n') {
+            m_line += byte;
+            if (m_line.size() > line_limit) {
+                step.verdict = PreflightVerdict{job::Outcome::connect_failed(
+                    "no preflight answer from the node wrapper in its first 64 KiB of output")};
+                return step;
+            }
+            continue;
+        }
+        std::optional<ReadyAnswer> answer = parse_ready_line(m_line, m_command);
+        m_line.clear();
+        if (!answer) {
+            continue; // not the wrapper's line: a banner
+        }
+        step.verdict = PreflightVerdict{};
+        if (answer->failure) {
+            step.verdict->failure = job::Outcome::cannot_run(job::describe(*answer->failure),
+                                                             job::preflight_exit_status);
+        }
+        return step;
+    }
+    return step;
+}
+
+std::optional<job::Outcome> PreflightAnswer::expired(job::Clock::time_point now) const {
+    if (now < m_deadline) {
+        return std::nullopt;
+    }
+    return job::Outcome::connect_failed(
+        fmt::format("no answer from the node's preflight checks in {:g} s",
+                    std::chrono::duration<double>(m_timeout).count()));
+}
+
+job::Outcome PreflightAnswer::ended() {
+    return job::Outcome::connect_failed("the node wrapper ended before its preflight checks (is "
+                                        "/bin/sh a POSIX shell there?)");
+}
+
+job::Outcome PreflightAnswer::lost(const std::string& reason) {
+    return job::Outcome::connect_failed("connection lost during the preflight checks: " + reason);
+}
+
+} // namespace colossalai::ssh

@@ -1,0 +1,60 @@
+#pragma once
+
+// Private to the ssh module: the node wrapper's preflight answer, read from the start of its
+// stdout while the launcher's loop waits for it. Pure: no libssh here; SshProcess reads the
+// channel and hands over what it read and what happened to it.
+
+#include "colossalai/job/node_command.hpp"
+#include "colossalai/job/outcome.hpp"
+#include "colossalai/job/process.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace colossalai::ssh {
+
+// How the checking phase ended: the checks passed (`failure` empty: the wrapper waits for
+// `go`), or the outcome the node ends with, not started.
+struct PreflightVerdict {
+    std::optional<job::Outcome> failure;
+};
+
+// The answer's line as its bytes arrive, in any split, and the end of the wait for it.
+class PreflightAnswer {
+public:
+    // `command` names what a failed check was about; the answer is due `timeout` after
+    // `started` (--ssh-timeout, from the moment the wrapper was started).
+    PreflightAnswer(job::NodeCommand command, std::chrono::milliseconds timeout,
+                    job::Clock::time_point started);
+
+    // What take() did with the bytes it was given.
+    struct Step {
+        std::size_t consumed = 0; // bytes taken, up to the answer's newline and never beyond
+        std::optional<PreflightVerdict> verdict; // set once the answer's line is complete
+    };
+    // Takes the wrapper's stdout, in order. Lines before the answer (a start-up file's banner)
+    // are skipped; a line longer than 64 KiB ends the wait with a failure. Nothing after the
+    // answer's newline is consumed (the job's output follows it); an unfinished line is kept
+    // for the next call. Not to be called again once a verdict was given.
+    Step take(std::string_view bytes);
+
+    // When the answer is due.
+    job::Clock::time_point deadline() const { return m_deadline; }
+    // The failure to end with once `now` reached the deadline; nullopt before it.
+    std::optional<job::Outcome> expired(job::Clock::time_point now) const;
+    // The failures for the channel's end (EOF before any answer) and for a lost connection
+    // (`reason`: libssh's error text).
+    static job::Outcome ended();
+    static job::Outcome lost(const std::string& reason);
+
+private:
+    job::NodeCommand m_command;
+    std::chrono::milliseconds m_timeout;
+    job::Clock::time_point m_deadline;
+    std::string m_line; // the line being read, without its newline
+};
+
+} // namespace colossalai::ssh
