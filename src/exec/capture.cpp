@@ -49,13 +49,17 @@ void untrack(pid_t pid) {
     }
 }
 
-// Waits for a stop signal, kills the captures' groups, then dies of the signal. The lock is held
-// to the end: a capture whose child dies here cannot return (untrack() waits for it), so the
-// check cannot go on to finish and exit normally before the signal ends it.
-void signal_thread(sigset_t set) {
-    int signo = 0;
-    while (::sigwait(&set, &signo) != 0) {
+// Waits for a stop signal on `channel`, kills the captures' groups, then dies of the signal.
+// The lock is held to the end: a capture whose child dies here cannot return (untrack() waits
+// for it), so the check cannot go on to finish and exit normally before the signal ends it.
+void signal_thread(SignalChannel* channel) {
+    std::vector<int> signals;
+    while (signals.empty()) {
+        pollfd readable{channel->fd(), POLLIN, 0};
+        ::poll(&readable, 1, -1);
+        signals = channel->take();
     }
+    const int signo = signals.front();
     std::lock_guard lock(running_mutex);
     for (pid_t pid : running) {
         if (pid > 0) {
@@ -187,13 +191,14 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
 }
 
 void kill_captures_on_signal() {
-    // Blocked here, before the caller starts other threads (they inherit the mask), and
-    // received by one thread with sigwait(): unlike a handler, it can take the mutex.
+    // The channel blocks the signals here, before the caller starts other threads (they inherit
+    // the mask); one thread reads them: unlike a handler, it can take the mutex. SIGPIPE keeps
+    // its default: `colossalai check -i | head -1` ends as any command would.
     static std::once_flag once; // one signal thread, however often it is called
     std::call_once(once, [] {
-        sigset_t set = stop_signals();
-        ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
-        std::thread(signal_thread, set).detach();
+        // Never destroyed: the thread reads it until the process ends.
+        auto* channel = new SignalChannel(SignalChannelSettings{.ignore_sigpipe = false});
+        std::thread(signal_thread, channel).detach();
     });
 }
 

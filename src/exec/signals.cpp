@@ -33,7 +33,8 @@ bool ignored(int signo) {
 
 } // namespace
 
-SignalChannel::SignalChannel(bool job_control) {
+SignalChannel::SignalChannel(SignalChannelSettings settings)
+    : m_ignores_sigpipe(settings.ignore_sigpipe) {
     sigset_t set = stop_signals();
     sigemptyset(&g_ignored_at_start);
     for (int signo : {SIGINT, SIGTERM, SIGHUP}) {
@@ -42,7 +43,7 @@ SignalChannel::SignalChannel(bool job_control) {
             sigaddset(&g_ignored_at_start, signo);
         }
     }
-    if (job_control && !ignored(SIGTSTP)) {
+    if (settings.job_control && !ignored(SIGTSTP)) {
         sigaddset(&set, SIGTSTP);
     }
     m_set = set;
@@ -53,12 +54,16 @@ SignalChannel::SignalChannel(bool job_control) {
     if (!m_fd) {
         throw runtime_error("signalfd: {}", std::strerror(errno));
     }
-    ::signal(SIGPIPE, SIG_IGN);
+    if (m_ignores_sigpipe) {
+        ::signal(SIGPIPE, SIG_IGN);
+    }
 }
 
 SignalChannel::~SignalChannel() {
     m_fd.reset();
-    ::signal(SIGPIPE, SIG_DFL);
+    if (m_ignores_sigpipe) {
+        ::signal(SIGPIPE, SIG_DFL);
+    }
     ::sigprocmask(SIG_UNBLOCK, &m_set, nullptr);
 }
 

@@ -62,7 +62,7 @@ int execute(const run::Plan& plan) {
     allow_descriptors_for(remote ? remote_nodes : 0);
 
     // Blocked before any thread exists, so that every thread inherits the mask.
-    exec::SignalChannel signals(true);
+    exec::SignalChannel signals({.job_control = true});
     Settings settings;
     settings.kill_grace = plan.timings.kill_grace;
     settings.log_dir = plan.log_dir;

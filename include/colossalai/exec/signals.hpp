@@ -11,14 +11,22 @@ namespace colossalai::exec {
 // The signals that stop a run or a check: SIGINT, SIGTERM, SIGHUP.
 sigset_t stop_signals();
 
-// The launcher's signals (stop_signals(), and SIGTSTP with `job_control`) as a file descriptor
-// for its poll() loop. The constructor blocks them for the whole process — call it before any
-// thread starts, so every thread inherits the mask — and ignores SIGPIPE; the destructor
-// restores both. A stop signal that is ignored when the launcher starts (nohup, `trap '' HUP`)
-// stays ignored: it is not read, so never passed on, and the jobs start with it ignored too.
+// What a SignalChannel takes over besides the stop signals.
+struct SignalChannelSettings {
+    bool job_control = false;   // SIGTSTP too (`run`: Ctrl-Z stops the nodes first)
+    bool ignore_sigpipe = true; // `run`: a closed stdout drops output, it does not kill the job
+};
+
+// The one way `run` and `check` receive their signals: stop_signals() (and SIGTSTP with
+// `job_control`) as a file descriptor, read by the launcher's poll() loop, or by the check's
+// signal thread (kill_captures_on_signal). The constructor blocks them for the whole process —
+// call it before any thread starts, so every thread inherits the mask — and ignores SIGPIPE
+// when asked; the destructor restores both. A stop signal that is ignored when the process
+// starts (nohup, `trap '' HUP`) stays ignored: it is not read, so never passed on, and the jobs
+// start with it ignored too.
 class SignalChannel {
 public:
-    explicit SignalChannel(bool job_control = false);
+    explicit SignalChannel(SignalChannelSettings settings = {});
     ~SignalChannel();
     SignalChannel(const SignalChannel&) = delete;
     SignalChannel& operator=(const SignalChannel&) = delete;
@@ -30,6 +38,7 @@ public:
 private:
     util::Fd m_fd;
     sigset_t m_set{};
+    bool m_ignores_sigpipe = false;
 };
 
 // Between fork and exec: unblocks every signal and restores default dispositions for the ones

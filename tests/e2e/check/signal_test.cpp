@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <thread>
+
 namespace colossalai::test {
 namespace {
 
@@ -58,6 +60,35 @@ TEST_P(CheckSignal, HungDriverIsKilled) {
     fs::create_symlink(venv().python, python);
     interrupt_while_hung({"-i", "--python", python.string()}, python.string(),
                          [&] { return fs::exists(scratch() / "in-cuInit"); });
+}
+
+// `nohup colossalai check -i`: SIGHUP, ignored at start, stays ignored while a probe hangs
+// (it was once received by the signal thread and ended the check); SIGTERM still ends it.
+TEST_F(CheckTest, ASignalIgnoredAtStartStaysIgnored) {
+    m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "60000";
+    m_env["CUDA_HOME"] = cuda_home("cuda-hang", "#!/bin/sh\n" + hang_command()).string();
+    std::string marker = (scratch() / "hang").string();
+    RunOptions options;
+    options.env = m_env;
+    Background check(
+        {"/bin/sh", "-c", "trap '' HUP; exec \"$0\" \"$@\"", binary().string(), "check", "-i"},
+        options, scratch() / "out", scratch() / "err");
+    ASSERT_TRUE(eventually([&] { return !processes_with_marker(marker).empty(); },
+                           std::chrono::seconds(20)))
+        << "the hung probe never started";
+    EXPECT_TRUE(signal_ignored(check.pid(), SIGHUP));
+    check.signal(SIGHUP);
+    // The check is still there (and its probe) after the signal had time to arrive.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_FALSE(check.wait(std::chrono::milliseconds(0)).has_value());
+    EXPECT_FALSE(processes_with_marker(marker).empty());
+    check.signal(SIGTERM);
+    std::optional<int> status = check.wait(std::chrono::seconds(10));
+    ASSERT_TRUE(status.has_value()) << "the check did not end on SIGTERM";
+    EXPECT_TRUE(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGTERM);
+    EXPECT_TRUE(
+        eventually([&] { return processes_with_marker(marker).empty(); }, std::chrono::seconds(5)))
+        << "a probe outlived the check";
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, CheckSignal, ::testing::Values(SIGINT, SIGTERM, SIGHUP),

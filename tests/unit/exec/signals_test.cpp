@@ -54,6 +54,34 @@ TEST(SignalChannel, DeliversStopSignalsThroughItsDescriptorThenRestores) {
     EXPECT_FALSE(ignored(SIGPIPE));
 }
 
+// The check's channel leaves SIGPIPE alone (`check -i | head -1` ends as any command would).
+TEST(SignalChannel, LeavesSigpipeAloneWhenAsked) {
+    {
+        SignalChannel channel(SignalChannelSettings{.ignore_sigpipe = false});
+        EXPECT_TRUE(blocked(SIGTERM));
+        EXPECT_FALSE(ignored(SIGPIPE));
+        ASSERT_EQ(::kill(::getpid(), SIGTERM), 0);
+        EXPECT_EQ(channel.take(), std::vector<int>{SIGTERM});
+    }
+    EXPECT_FALSE(blocked(SIGTERM));
+    EXPECT_FALSE(ignored(SIGPIPE));
+}
+
+// A stop signal ignored when the channel is made (nohup) is neither blocked nor read: it stays
+// ignored, and the others still arrive.
+TEST(SignalChannel, ASignalIgnoredAtStartStaysIgnored) {
+    ::signal(SIGHUP, SIG_IGN);
+    {
+        SignalChannel channel;
+        EXPECT_FALSE(blocked(SIGHUP));
+        ASSERT_EQ(::kill(::getpid(), SIGHUP), 0);
+        ASSERT_EQ(::kill(::getpid(), SIGINT), 0);
+        EXPECT_EQ(channel.take(), std::vector<int>{SIGINT});
+    }
+    EXPECT_TRUE(ignored(SIGHUP));
+    ::signal(SIGHUP, SIG_DFL);
+}
+
 // A child forked while the launcher blocks and ignores signals starts its job as a shell would:
 // nothing blocked, default dispositions.
 TEST(ResetSignalsForExec, GivesTheChildAnEmptyMaskAndDefaultDispositions) {
