@@ -1,8 +1,8 @@
 #include "colossalai/output/multiplexer.hpp"
 
-#include <sys/ioctl.h>
+#include "bar_rows.hpp"
+
 #include <sys/stat.h>
-#include <termios.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -27,21 +27,17 @@ struct Multiplexer::Track {
     std::string shown;
     Clock::time_point shown_at{};
     std::optional<Clock::time_point> due;
-    // Terminals: the bar's latest state, drawn as a row of the channel's block.
-    std::optional<std::string> row;
 };
 
 struct Multiplexer::Channel {
-    Channel(int fd, std::size_t queue_limit, bool is_terminal)
-        : outlet(fd, queue_limit), terminal(is_terminal) {}
+    Channel(int fd, std::size_t queue_limit, bool is_terminal,
+            std::chrono::milliseconds update_interval)
+        : outlet(fd, queue_limit), terminal(is_terminal), bars(update_interval) {}
 
     Outlet outlet;
     bool terminal;
-    bool line_open = false;     // raw mode: the last byte written was not a newline
-    std::vector<Track*> rows;   // the bars drawn under the output, in order of appearance
-    std::size_t drawn_rows = 0; // rows on the screen now (after the queue is written)
-    Clock::time_point drawn_at{};
-    bool dirty = false; // rows changed since they were drawn
+    bool line_open = false; // raw mode: the last byte written was not a newline
+    BarRows bars;           // terminals: the bars drawn under the output
 };
 
 class Multiplexer::Node : public NodeOutput {
@@ -121,15 +117,16 @@ bool same_object(int a, int b) {
 Multiplexer::Multiplexer(Options options) : m_options(std::move(options)) {
     bool out_terminal = m_options.terminal.value_or(::isatty(m_options.out_fd) != 0);
     bool err_terminal = m_options.terminal.value_or(::isatty(m_options.err_fd) != 0);
-    m_out = std::make_unique<Channel>(m_options.out_fd, m_options.queue_limit, out_terminal);
+    m_out = std::make_unique<Channel>(m_options.out_fd, m_options.queue_limit, out_terminal,
+                                      m_options.update_interval);
     // One pipe, file or terminal behind both (`2>&1`): one queue, so that the lines of both
     // streams stay whole and in the order they were written (two queues would interleave the
     // pieces of a line that a pipe took only in part), and a terminal's bars stay one block.
     if (out_terminal == err_terminal && same_object(m_options.out_fd, m_options.err_fd)) {
         m_err = m_out.get();
     } else {
-        m_err_own =
-            std::make_unique<Channel>(m_options.err_fd, m_options.queue_limit, err_terminal);
+        m_err_own = std::make_unique<Channel>(m_options.err_fd, m_options.queue_limit, err_terminal,
+                                              m_options.update_interval);
         m_err = m_err_own.get();
     }
 }
@@ -193,23 +190,8 @@ void Multiplexer::update_bar(Track& track, bool closing) {
     std::string_view state = closing ? std::string_view() : track.lines.bar();
     Channel& target = *track.channel;
     if (target.terminal) {
-        auto row = std::find(target.rows.begin(), target.rows.end(), &track);
-        if (state.empty()) {
-            if (row != target.rows.end()) {
-                target.rows.erase(row);
-                track.row.reset();
-                target.dirty = true;
-            }
-            return;
-        }
-        if (row == target.rows.end()) {
-            target.rows.push_back(&track);
-        }
-        if (track.row != state) {
-            track.row = std::string(state);
-            target.dirty = true;
-        }
-        if (target.dirty && now() >= target.drawn_at + m_options.update_interval) {
+        target.bars.update(&track, *track.prefix, state);
+        if (std::optional<Clock::time_point> due = target.bars.due(); due && now() >= *due) {
             redraw(target);
         }
         return;
@@ -244,62 +226,22 @@ void Multiplexer::write_lines(Channel& target, std::string_view text) {
     if (text.empty()) {
         return;
     }
-    if (!target.terminal || (target.drawn_rows == 0 && target.rows.empty())) {
+    if (!target.terminal || target.bars.idle()) {
         target.outlet.write(text);
         return;
     }
-    std::string screen = erase_rows(target);
-    screen += text;
-    screen += draw_rows(target);
-    target.outlet.write(screen);
+    target.outlet.write(target.bars.around(text, width_of(target), now()));
 }
 
 void Multiplexer::redraw(Channel& target) {
-    std::string screen = erase_rows(target);
-    screen += draw_rows(target);
-    target.outlet.write(screen);
-}
-
-std::string Multiplexer::erase_rows(const Channel& target) const {
-    if (target.drawn_rows == 0) {
-        return {};
-    }
-    // The cursor is at the end of the last row: back to the first row's start, clear below.
-    std::string text = "\r";
-    for (std::size_t i = 1; i < target.drawn_rows; ++i) {
-        text += "\x1b[A";
-    }
-    text += "\x1b[J";
-    return text;
-}
-
-std::string Multiplexer::draw_rows(Channel& target) const {
-    target.drawn_rows = target.rows.size();
-    target.drawn_at = now();
-    target.dirty = false;
-    std::string text;
-    std::size_t width = width_of(target);
-    // The last column stays free: a row that fills the line would wrap on some terminals and
-    // move the cursor down a row that erase_rows() does not know of.
-    std::size_t columns = width > 1 ? width - 1 : 1;
-    for (const Track* track : target.rows) {
-        if (!text.empty()) {
-            text += '\n';
-        }
-        text += fit_columns(*track->prefix + track->row.value_or(""), columns);
-    }
-    return text;
+    target.outlet.write(target.bars.redraw(width_of(target), now()));
 }
 
 std::size_t Multiplexer::width_of(const Channel& target) const {
     if (m_options.terminal_width) {
         return *m_options.terminal_width;
     }
-    winsize size{};
-    if (::ioctl(target.outlet.write_fd(), TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
-        return size.ws_col;
-    }
-    return 80;
+    return terminal_columns(target.outlet.write_fd());
 }
 
 void Multiplexer::collect_fds(std::vector<pollfd>& fds) const {
@@ -330,8 +272,10 @@ void Multiplexer::process_events(std::span<const pollfd> fds) {
         }
     }
     for (Channel* target : {m_out.get(), m_err_own.get()}) {
-        if (target != nullptr && target->dirty &&
-            when >= target->drawn_at + m_options.update_interval) {
+        if (target == nullptr) {
+            continue;
+        }
+        if (std::optional<Clock::time_point> due = target->bars.due(); due && when >= *due) {
             redraw(*target);
         }
     }
@@ -343,8 +287,11 @@ std::optional<Clock::time_point> Multiplexer::deadline() const {
         earliest = earliest ? std::min(*earliest, when) : when;
     };
     for (const Channel* target : {m_out.get(), m_err_own.get()}) {
-        if (target != nullptr && target->dirty) {
-            consider(target->drawn_at + m_options.update_interval);
+        if (target == nullptr) {
+            continue;
+        }
+        if (std::optional<Clock::time_point> due = target->bars.due()) {
+            consider(*due);
         }
     }
     if (!m_options.prefixed) {
@@ -367,10 +314,11 @@ std::size_t Multiplexer::queued() const {
 
 bool Multiplexer::finish(int stop_fd) {
     for (Channel* target : {m_out.get(), m_err_own.get()}) {
-        if (target != nullptr && target->drawn_rows > 0) {
-            target->rows.clear();
-            target->outlet.write(erase_rows(*target));
-            target->drawn_rows = 0;
+        if (target == nullptr) {
+            continue;
+        }
+        if (std::string erase = target->bars.clear(); !erase.empty()) {
+            target->outlet.write(erase);
         }
     }
     std::vector<pollfd> fds;
@@ -392,37 +340,6 @@ bool Multiplexer::finish(int stop_fd) {
         }
         process_events(fds);
     }
-}
-
-std::string fit_columns(std::string_view text, std::size_t columns) {
-    std::string fitted;
-    std::size_t used = 0;
-    bool coloured = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        auto byte = static_cast<unsigned char>(text[i]);
-        if (byte == 0x1b && i + 1 < text.size() && text[i + 1] == '[') {
-            std::size_t end = i + 2;
-            while (end < text.size() && (text[end] < 0x40 || text[end] > 0x7e)) {
-                ++end;
-            }
-            fitted.append(text.substr(i, end + 1 - i));
-            coloured = true;
-            i = end;
-            continue;
-        }
-        bool starts_character = (byte & 0xc0) != 0x80;
-        if (starts_character) {
-            if (used == columns) {
-                if (coloured) {
-                    fitted += "\x1b[0m";
-                }
-                return fitted;
-            }
-            ++used;
-        }
-        fitted += static_cast<char>(byte);
-    }
-    return fitted;
 }
 
 } // namespace colossalai::output

@@ -1,5 +1,7 @@
 #include "colossalai/slurm/slurm_transport.hpp"
 
+#include "task_lines.hpp"
+
 #include "colossalai/job/local_environment.hpp"
 #include "colossalai/job/local_transport.hpp"
 #include "colossalai/job/preflight.hpp"
@@ -12,6 +14,7 @@
 #include <csignal>
 #include <optional>
 #include <set>
+#include <variant>
 
 namespace colossalai::slurm {
 
@@ -26,14 +29,6 @@ constexpr std::size_t max_line = 1024 * 1024;
 
 size_t index_of(Stream stream) {
     return stream == Stream::out ? 0 : 1;
-}
-
-// A status as `sh` reports it: above 128, the signal that killed the command.
-Outcome exit_info(int status) {
-    if (status > 128 && status < 128 + 65) {
-        return Outcome::killed(status - 128);
-    }
-    return Outcome::exited(status);
 }
 
 } // namespace
@@ -141,13 +136,13 @@ public:
         }
         if (task.status && !task.open[0] && !task.open[1] &&
             (m_srun_exit || others_running(rank))) {
-            return task_outcome(task);
+            return task_outcome(task.failure, *task.status);
         }
         if (!m_srun_exit) {
             return std::nullopt;
         }
         if (task.status) {
-            return task_outcome(task);
+            return task_outcome(task.failure, *task.status);
         }
         if (m_stop_signal != 0) {
             return Outcome::killed(m_stop_signal);
@@ -212,65 +207,52 @@ private:
     };
 
     void line(Stream stream, std::string_view text, bool newline) {
-        std::optional<run::LabelledLine> labelled = run::parse_labelled_line(text);
-        if (!labelled) {
-            m_notice(run::srun_notice(text));
+        SrunLine read = read_srun_line(text);
+        if (const auto* message = std::get_if<SrunMessage>(&read)) {
+            m_notice(run::srun_notice(message->text));
             return;
         }
-        if (std::optional<run::TaskStart> start = run::parse_task_start(labelled->text)) {
-            if (start->rank >= 0 && static_cast<size_t>(start->rank) < m_tasks.size()) {
-                auto rank = static_cast<size_t>(start->rank);
-                if (m_rank_of.size() <= static_cast<size_t>(labelled->task)) {
-                    m_rank_of.resize(static_cast<size_t>(labelled->task) + 1);
+        if (const auto* started = std::get_if<TaskStarted>(&read)) {
+            if (started->start.rank >= 0 &&
+                static_cast<size_t>(started->start.rank) < m_tasks.size()) {
+                auto rank = static_cast<size_t>(started->start.rank);
+                if (m_rank_of.size() <= static_cast<size_t>(started->task)) {
+                    m_rank_of.resize(static_cast<size_t>(started->task) + 1);
                 }
-                m_rank_of[static_cast<size_t>(labelled->task)] = rank;
-                name(rank, start->node);
+                m_rank_of[static_cast<size_t>(started->task)] = rank;
+                name(rank, started->start.node);
             }
             return;
         }
+        const auto& labelled = std::get<TaskText>(read);
         std::optional<size_t> rank;
-        if (labelled->task >= 0 && static_cast<size_t>(labelled->task) < m_rank_of.size()) {
-            rank = m_rank_of[static_cast<size_t>(labelled->task)];
+        if (labelled.task >= 0 && static_cast<size_t>(labelled.task) < m_rank_of.size()) {
+            rank = m_rank_of[static_cast<size_t>(labelled.task)];
         }
         Task* task = rank ? &m_tasks[*rank] : nullptr;
         if (task == nullptr || !task->open[index_of(stream)]) {
             // A line before the task named its node (slurmstepd's, or the wrapper's own error).
-            m_notice(run::srun_notice(fmt::format("task {}: {}", labelled->task, labelled->text)));
+            m_notice(run::srun_notice(fmt::format("task {}: {}", labelled.task, labelled.text)));
             return;
         }
-        std::string_view body = labelled->text;
-        // A last line without its newline gets the exit marker appended to it.
-        if (size_t at = body.find(run::task_exit_marker); at != 0 && at != std::string_view::npos) {
-            task->sink->write(stream, body.substr(0, at));
-            body = body.substr(at);
+        TaskLine said = read_task_line(labelled.text, task->command);
+        if (said.failure) {
+            task->failure = std::move(said.failure);
+            return;
         }
-        if (body.substr(0, job::failed_check_marker.size()) == job::failed_check_marker) {
-            std::string_view what = body.substr(job::failed_check_marker.size());
-            if (std::optional<job::PreflightFailure> failure =
-                    job::parse_failed_check(what, task->command)) {
-                task->failure = std::move(failure);
-                return;
+        if (said.exit_status) {
+            if (!said.text.empty()) {
+                task->sink->write(stream, said.text); // the job's last line, without its newline
             }
-        }
-        if (std::optional<int> status = run::parse_marker(body, run::task_exit_marker)) {
-            task->status = *status;
+            task->status = *said.exit_status;
             task->open[index_of(stream)] = false;
             task->sink->close(stream);
             return;
         }
-        task->sink->write(stream, body);
+        task->sink->write(stream, said.text);
         if (newline) {
             task->sink->write(stream, "\n");
         }
-    }
-
-    // A task's end from its exit marker: its job's status, or its failed preflight (its command
-    // was not started).
-    static Outcome task_outcome(const Task& task) {
-        if (task.failure) {
-            return Outcome::cannot_run(job::describe(*task.failure), job::preflight_exit_status);
-        }
-        return exit_info(*task.status);
     }
 
     // Once per node (the start marker comes on both streams): a node whose name srun chose.

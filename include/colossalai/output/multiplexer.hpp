@@ -100,10 +100,9 @@ private:
     void update_bar(Track& track, bool closing);
     void show_update(Track& track, Clock::time_point when);
     void write_lines(Channel& target, std::string_view text);
+    // Terminals: the bars' rows drawn again, as they are now.
     void redraw(Channel& target);
-    std::string erase_rows(const Channel& target) const;
-    // The rows of the bars, as they are now; from then on they are what the screen shows.
-    std::string draw_rows(Channel& target) const;
+    // The terminal's width (Options::terminal_width, else asked of the terminal).
     std::size_t width_of(const Channel& target) const;
 
     Options m_options;
@@ -112,9 +111,5 @@ private:
     Channel* m_err;
     std::vector<std::unique_ptr<Node>> m_nodes;
 };
-
-// `text` cut to at most `columns` terminal columns: UTF-8 continuation bytes and escape
-// sequences (`ESC [ ... letter`) take none; a cut inside coloured text resets the colour.
-std::string fit_columns(std::string_view text, std::size_t columns);
 
 } // namespace colossalai::output

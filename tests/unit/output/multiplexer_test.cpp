@@ -235,14 +235,6 @@ TEST(MultiplexerProgress, ATerminalRowIsCutToTheTerminalsWidth) {
     EXPECT_EQ(f.out.content(), "a: " + std::string(16, '#') + "\r\x1b[J");
 }
 
-TEST(FitColumns, CountsCharactersNotBytesAndKeepsEscapes) {
-    EXPECT_EQ(fit_columns("abcdef", 4), "abcd");
-    EXPECT_EQ(fit_columns("ab", 4), "ab");
-    EXPECT_EQ(fit_columns("\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88", 2), "\xe2\x96\x88\xe2\x96\x88");
-    EXPECT_EQ(fit_columns("\x1b[32mgreen\x1b[0m", 3), "\x1b[32mgre\x1b[0m");
-    EXPECT_EQ(fit_columns("\x1b[32mab\x1b[0m", 3), "\x1b[32mab\x1b[0m");
-}
-
 // The launcher's own output full: the nodes are not read on that stream, until it drains.
 TEST(MultiplexerBackpressure, AFullOutputPausesTheNodesUntilItDrains) {
     int fds[2];
