@@ -120,9 +120,10 @@ TEST_F(CheckCuda, CudaHomeWithoutNvcc) {
 TEST_F(CheckCuda, NvccThatHangsIsKilledAtTheTimeout) {
     fs::path home = cuda_home("cuda-hang", "#!/bin/sh\n" + hang_command());
     m_env["CUDA_HOME"] = home.string();
-    m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "300";
+    // Long enough for the probes that do not hang, even on a loaded machine (0.3 s was not).
+    m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "1500";
     std::string warning = "colossalai: warning: " + (home / "bin" / "nvcc").string() +
-                          " -V: no answer within 0.3 s, killed; System CUDA version is N/A";
+                          " -V: no answer within 1.5 s, killed; System CUDA version is N/A";
 
     RunResult result = check({"-i"});
     EXPECT_FALSE(result.timed_out);

@@ -135,7 +135,8 @@ TEST_F(CheckDriver, InitFailureKeepsTheVersionAndWarns) {
 // FAKE_CUDA_CLOSE_HANG: the probe's pipe reaches EOF but the child does not end; waiting for it
 // without the deadline would hang the check for good.
 TEST_F(CheckDriver, HangingDriverIsKilledAtTheTimeout) {
-    m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "300";
+    // Long enough for the probes that do not hang, even on a loaded machine (0.3 s was not).
+    m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "1500";
     // Through a link in the scratch directory, so that the forked probe's command line names it
     // and TearDown would find it alive.
     fs::path python = scratch() / "python3";
@@ -152,7 +153,7 @@ TEST_F(CheckDriver, HangingDriverIsKilledAtTheTimeout) {
         std::string library = (scratch() / "driver" / "libcuda.so.1").string();
         EXPECT_EQ(lines_of(result.err),
                   std::vector<std::string>{"colossalai: warning: CUDA driver " + library +
-                                           ": no answer within 0.3 s, probe killed; GPUs are N/A"});
+                                           ": no answer within 1.5 s, probe killed; GPUs are N/A"});
         DriverLines lines = driver_lines(result);
         EXPECT_EQ(lines.environment,
                   (std::vector<std::string>{"Driver CUDA version: 12.4", "GPUs: N/A"}));

@@ -332,13 +332,14 @@ TEST_F(CheckPython, PythonThatHangsIsKilledAtTheTimeout) {
     write_file(fake, "#!/bin/sh\n" + hang_command(), 0755);
     install_torch(torch_2_1); // present in the venv, but this python never says where
     m_env["PATH"] = (scratch() / "bin").string() + ":" + m_env["PATH"];
-    m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "300";
+    // Long enough for the probes that do not hang, even on a loaded machine (0.3 s was not).
+    m_env["COLOSSALAI_PROBE_TIMEOUT_MS"] = "1500";
 
     RunResult result = check({"-i"});
     EXPECT_EQ(result.exit_code, 0);
     EXPECT_EQ(lines_of(result.err),
               std::vector<std::string>{"colossalai: warning: " + fake.string() +
-                                       ": no answer within 0.3 s, killed; Python values are N/A"});
+                                       ": no answer within 1.5 s, killed; Python values are N/A"});
     std::vector<std::string> lines = report_lines(result.out);
     ASSERT_EQ(lines.size(), 23u) << result.out;
     EXPECT_EQ(lines[3], "PyTorch version: N/A");
