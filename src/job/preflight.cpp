@@ -40,8 +40,10 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
         return PreflightFailure{PreflightCheck::command,
                                 command.argv.empty() ? "" : command.argv[0]};
     }
-    if (what == "master") {
-        return PreflightFailure{PreflightCheck::master_address, command.preflight.master_address};
+    constexpr std::string_view master = "master ";
+    if (what.substr(0, master.size()) == master) {
+        return PreflightFailure{PreflightCheck::master_address,
+                                std::string(what.substr(master.size()))};
     }
     constexpr std::string_view interface = "interface ";
     if (what.substr(0, interface.size()) == interface) {
@@ -58,7 +60,7 @@ std::string preflight_shell(std::string_view fail, std::string_view directory,
         "cd \"${{{1}}}\" 2>/dev/null || {0} cwd\n"
         "command -v \"${{{2}}}\" >/dev/null 2>&1 || {0} command\n"
         "case ${{{3}}} in \"\"|*:*) ;; *[!0-9.]*) ! command -v getent >/dev/null 2>&1 || getent "
-        "ahosts \"${{{3}}}\" >/dev/null 2>&1 || {0} master;; esac\n"
+        "ahosts \"${{{3}}}\" >/dev/null 2>&1 || {0} \"master ${{{3}}}\";; esac\n"
         "if [ -n \"${{{4}}}\" ] && [ -d /sys/class/net ]; then IFS=,; for cai_n in ${{{4}}}; do "
         "[ -e \"/sys/class/net/$cai_n\" ] || {0} \"interface $cai_n\"; done; unset IFS; fi\n",
         fail, directory, command, master, interfaces);

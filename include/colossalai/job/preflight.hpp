@@ -38,19 +38,21 @@ std::string describe(const PreflightFailure& failure);
 struct NodeCommand;
 
 // How a node's shell names a failed check (ssh's node wrapper, srun's task script): a line of
-// its own, `failed_check_marker` then `cwd`, `command`, `master` or `interface NAME`. The first
-// byte (ASCII RS) never starts a line of a login banner or a job's text output.
+// its own, `failed_check_marker` then `cwd`, `command`, `master ADDRESS` or `interface NAME`. The
+// first byte (ASCII RS) never starts a line of a login banner or a job's text output.
 inline constexpr std::string_view failed_check_marker = "\036colossalai-failed ";
 
 // The failure that `what` (the text after the marker) names, its subject taken from `command`
-// (an interface's name from `what`); nullopt when `what` names no check.
+// (an interface's name and the master address the node looked up from `what`: an srun task
+// learns the master, node 0's name, only from Slurm); nullopt when `what` names no check.
 std::optional<PreflightFailure> parse_failed_check(std::string_view what,
                                                    const NodeCommand& command);
 
 // The checks as POSIX sh lines (no `'` in them), in PreflightCheck's order; the others are the
 // names of the shell variables (or positional parameters: `1`) that hold the directory, the
 // command, the master address and the comma-separated interfaces; `fail` a command that takes
-// the check's name as its one argument and must not return. A numeric master address (IPv4 digits
+// the check's name (with its subject: `master ADDRESS`, `interface NAME`) as its one argument
+// and must not return. A numeric master address (IPv4 digits
 // and dots, or IPv6 with a `:`) starts no `getent`; without getent on the node the address is not
 // checked; without /sys/class/net, the interfaces are not. Uses the variable `cai_n`.
 std::string preflight_shell(std::string_view fail, std::string_view directory,

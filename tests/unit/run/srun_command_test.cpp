@@ -74,11 +74,13 @@ TEST(SrunTaskScript, RefusesCommandsThatDifferInMoreThanTheRank) {
 }
 
 // A task's script run by a real /bin/sh with `variables` (what Slurm sets for a task, as shell
-// assignments); printf stands in for torchrun. A getent that finds every name comes first on
-// PATH: the preflight's master-address check looks no name up for real.
-std::string run_script(const std::string& script, const std::string& variables) {
+// assignments); printf stands in for torchrun. A getent that finds every name (or, with
+// `resolves` false, none) comes first on PATH: the preflight's master-address check looks no
+// name up for real.
+std::string run_script(const std::string& script, const std::string& variables,
+                       bool resolves = true) {
     test::TempDir bin;
-    bin.write("getent", "#!/bin/sh\nexit 0\n", 0755);
+    bin.write("getent", resolves ? "#!/bin/sh\nexit 0\n" : "#!/bin/sh\nexit 2\n", 0755);
     std::string command = "PATH=" + util::shell_quote(bin.path().string() + ":/usr/bin:/bin") +
                           " " + variables + " /bin/sh -c " + util::shell_quote(script) +
                           " colossalai-task 2>&1";
@@ -146,9 +148,9 @@ TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
 }
 
 // The allocated form, with what Slurm sets for a task.
-std::string run_allocated_task(const std::vector<NodeCommand>& nodes,
-                               const std::string& variables) {
-    return run_script(srun_task_script(nodes, true), variables);
+std::string run_allocated_task(const std::vector<NodeCommand>& nodes, const std::string& variables,
+                               bool resolves = true) {
+    return run_script(srun_task_script(nodes, true), variables, resolves);
 }
 
 TEST(SrunTaskScript, AllocatedTakesTheRankAndMasterFromSlurm) {
@@ -172,6 +174,26 @@ TEST(SrunTaskScript, AllocatedTakesTheRankAndMasterFromSlurm) {
     EXPECT_NE(run_allocated_task(nodes, "SLURMD_NODENAME=x")
                   .find("colossalai: no node id from Slurm (SLURM_NODEID='')"),
               std::string::npos);
+}
+
+// srun allocated the nodes: the master is node 0 as Slurm names it, and a failed lookup names
+// that node, not the plan's placeholder "(node 0)".
+TEST(SrunTaskScript, AllocatedMasterThatDoesNotResolveIsNamedAsSlurmNamesIt) {
+    std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+    for (NodeCommand& node : nodes) {
+        node.host = fmt::format("(node {})", node.rank);
+        node.argv[3] = "--master_addr=(node 0)";
+        node.preflight.master_address = "(node 0)";
+        node.argv[0] = "echo";
+        node.working_directory = "/";
+    }
+    std::string start = std::string(task_start_marker) + "1 gpu-b7\n";
+    std::string exit = std::string(task_exit_marker) + "254\n";
+    EXPECT_EQ(run_allocated_task(nodes,
+                                 "SLURM_NODEID=1 SLURMD_NODENAME=gpu-b7 "
+                                 "SLURM_STEP_NODELIST='gpu-a[001-004],gpu-b7'",
+                                 false),
+              start + start + "\036colossalai-failed master gpu-a001\n" + exit + exit);
 }
 
 TEST(ParseTaskStart, RankAndNodeName) {

@@ -224,7 +224,7 @@ TEST(RemoteCommandPreflight, AMasterAddressThatDoesNotResolveIsAnswered) {
     command.environment.back().second = dir.path().string() + ":/usr/bin:/bin";
     command.preflight.master_address = "gpu1";
     RunResult result = run_preflight(command);
-    EXPECT_EQ(result.out, "\036colossalai-failed master\nstatus=125\n");
+    EXPECT_EQ(result.out, "\036colossalai-failed master gpu1\nstatus=125\n");
 }
 
 TEST(RemoteCommandPreflight, ANumericMasterAddressIsNotLookedUp) {
@@ -269,7 +269,9 @@ TEST(RemoteCommandPreflight, ReadyLinesAreParsedWithTheirSubject) {
     };
     check("\036colossalai-failed cwd", job::PreflightCheck::working_directory, "/work/x");
     check("\036colossalai-failed command", job::PreflightCheck::command, "torchrun");
-    check("\036colossalai-failed master", job::PreflightCheck::master_address, "gpu1");
+    check("\036colossalai-failed master gpu1", job::PreflightCheck::master_address, "gpu1");
+    // The address the node looked up, which an srun task learnt from Slurm.
+    check("\036colossalai-failed master node7", job::PreflightCheck::master_address, "node7");
     check("\036colossalai-failed interface ib0", job::PreflightCheck::network_interface, "ib0");
     EXPECT_FALSE(parse_ready_line("Welcome to node1", command));
     EXPECT_FALSE(parse_ready_line("\036colossalai-failed other", command));
