@@ -2,14 +2,13 @@
 
 #include "attempt.hpp"
 #include "channel_streams.hpp"
+#include "keepalive_watch.hpp"
 #include "libssh.hpp"
 #include "preflight_answer.hpp"
 #include "session.hpp"
 
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/signal_name.hpp"
-
-#include <fmt/core.h>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -20,7 +19,6 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -102,7 +100,7 @@ public:
 
     std::optional<job::Clock::time_point> deadline() const override {
         if (m_phase == Phase::running && !m_result && !m_remote_closed) {
-            return std::min(m_next_heartbeat, m_next_keepalive);
+            return std::min(m_next_heartbeat, m_keepalive->deadline());
         }
         if (m_phase == Phase::checking && !m_result) {
             return m_answer->deadline();
@@ -262,45 +260,32 @@ private:
         m_next_heartbeat = now + m_heartbeat;
     }
 
-    // ServerAliveInterval (seconds, not 0) and ServerAliveCountMax (default 3, as OpenSSH's)
-    // from the ssh config replace the launcher's own keepalive.
     void start_keepalive() {
-        const ClientConfig& config = m_session->config;
-        if (config.server_alive_interval.value_or(0) > 0) {
-            m_keepalive_interval = std::chrono::seconds(*config.server_alive_interval);
-            m_keepalive_count = config.server_alive_count_max.value_or(3);
-        }
         lib::ssh_set_counters(m_session->session, nullptr, &m_session->received);
-        m_next_keepalive = m_now() + m_keepalive_interval;
+        m_keepalive.emplace(KeepaliveWatch::for_host(m_session->config, m_keepalive_interval,
+                                                     m_keepalive_count, m_now()));
     }
 
-    // A node whose sshd stops answering (frozen, stopped, its machine hung) while its kernel
-    // still acknowledges TCP is noticed by nothing else: TCP_USER_TIMEOUT never fires. So a
-    // `keepalive@openssh.com` request, which sshd answers, goes out every interval, and
-    // `count` intervals in a row in which no packet at all came from the node lose the
-    // connection. (libssh sends the next request only once the last one was answered.)
+    // The requests go out and the connection ends here; KeepaliveWatch judges the answers.
+    // (libssh sends the next request only once the last one was answered.)
     void keepalive() {
         job::Clock::time_point now = m_now();
-        if (m_remote_closed || now < m_next_keepalive) {
+        // The socket is asked for unread bytes only once an interval has ended.
+        if (m_remote_closed || now < m_keepalive->deadline()) {
             return;
         }
-        m_next_keepalive = now + m_keepalive_interval;
-        if (m_session->received.in_packets != m_packets_seen) {
-            m_packets_seen = m_session->received.in_packets;
-            m_unanswered = 0;
-        } else if (unread_bytes_waiting()) {
-            // The launcher's own output is full (a paused pager), so the socket is not read:
-            // what waits there came from the node all the same.
-            m_unanswered = 0;
-        } else if (++m_unanswered >= m_keepalive_count) {
-            std::chrono::duration<double> silent = m_keepalive_interval * m_keepalive_count;
-            finish(Outcome::connection_lost(
-                fmt::format("connection lost: no answer from its sshd for {:g} s "
-                            "(keepalive)",
-                            silent.count())));
+        KeepaliveWatch::Verdict verdict =
+            m_keepalive->check(now, m_session->received.in_packets, unread_bytes_waiting());
+        switch (verdict.action) {
+        case KeepaliveWatch::Verdict::Action::wait:
+            return;
+        case KeepaliveWatch::Verdict::Action::send:
+            lib::ssh_send_keepalive(m_session->session);
+            return;
+        case KeepaliveWatch::Verdict::Action::lose:
+            finish(KeepaliveWatch::lost(verdict.silence));
             return;
         }
-        lib::ssh_send_keepalive(m_session->session);
     }
 
     bool unread_bytes_waiting() const {
@@ -430,12 +415,11 @@ private:
     std::chrono::milliseconds m_heartbeat;
     std::chrono::milliseconds m_unacked_limit;
     job::Clock::time_point m_next_heartbeat{};
+    // The launcher's keepalive; the host's ssh config may replace both (KeepaliveWatch::for_host).
     std::chrono::milliseconds m_keepalive_interval;
     int m_keepalive_count;
     Now m_now;
-    job::Clock::time_point m_next_keepalive{};
-    std::uint64_t m_packets_seen = 0;
-    int m_unanswered = 0; // keepalive intervals in a row without a packet from the node
+    std::optional<KeepaliveWatch> m_keepalive; // from the running phase on
     SessionPtr m_session;
     std::string m_outbox;         // control lines not yet written
     std::vector<int> m_relayed;   // signals sent to the job, in order
