@@ -22,6 +22,11 @@ namespace colossalai::test {
 // (any launcher or shell passes those on).
 std::set<int> inheritable_fds();
 
+// The lines of an `ls -l /proc/self/fd` listing for descriptors other than 0, 1, 2, ls's own
+// directory and those in `allowed`: what a parent leaked into the child that listed them. When
+// one of 0, 1 and 2 is missing, says so with the whole listing. Empty: nothing leaked.
+std::string leaked_fds(const std::string& listing, const std::set<int>& allowed);
+
 // The current environment as a map, to copy and modify for a child.
 std::map<std::string, std::string> current_environment();
 

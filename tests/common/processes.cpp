@@ -1,6 +1,7 @@
 // Processes as /proc shows them: the tests' way to find what a launch left behind.
 
 #include "files.hpp"
+#include "lines.hpp"
 #include "process.hpp"
 
 #include <fcntl.h>
@@ -120,6 +121,26 @@ std::set<int> inheritable_fds() {
         }
     }
     return fds;
+}
+
+std::string leaked_fds(const std::string& listing, const std::set<int>& allowed) {
+    std::string leaked;
+    int standard = 0;
+    for (const std::string& line : lines_of(listing)) {
+        size_t arrow = line.find(" -> ");
+        if (arrow == std::string::npos) {
+            continue; // "total 0"
+        }
+        std::string left = line.substr(0, arrow);
+        int fd = std::stoi(left.substr(left.rfind(' ') + 1));
+        std::string target = line.substr(arrow + 4);
+        bool own = target.rfind("/proc/", 0) == 0 && target.ends_with("/fd");
+        standard += fd <= 2 ? 1 : 0;
+        if (fd > 2 && !own && allowed.count(fd) == 0) {
+            leaked += line + "\n";
+        }
+    }
+    return standard == 3 ? leaked : "missing standard descriptors:\n" + listing;
 }
 
 } // namespace colossalai::test

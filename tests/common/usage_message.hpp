@@ -1,6 +1,6 @@
 #pragma once
 
-// Shared by the unit tests: the message of the usage error a call throws.
+// Shared by the unit tests: the message of the error (a usage error, say) a call throws.
 
 #include "colossalai/util/error.hpp"
 
@@ -11,17 +11,23 @@
 namespace colossalai::test {
 
 // Calls `call` and returns the message of the colossalai::Error it throws, failing the test when
-// it throws nothing or an error that is not a usage error.
+// it throws nothing or an error of another kind.
 template <typename Call>
-std::string usage_message(Call call) {
+std::string error_message(Error::Kind kind, Call call) {
     try {
         call();
     } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), Error::Kind::usage) << e.what();
+        EXPECT_EQ(e.kind(), kind) << e.what();
         return e.what();
     }
     ADD_FAILURE() << "no error thrown";
     return "";
+}
+
+// error_message() of a usage error.
+template <typename Call>
+std::string usage_message(Call call) {
+    return error_message(Error::Kind::usage, call);
 }
 
 } // namespace colossalai::test

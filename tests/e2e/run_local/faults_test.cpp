@@ -91,28 +91,6 @@ TEST_F(RunLaunch, AFloodOfOutputKeepsTheLauncherSmallAndEveryLineWhole) {
     expect_nothing_left();
 }
 
-// The lines of an `ls -l /proc/self/fd` listing for descriptors other than 0, 1, 2, ls's own
-// directory and those in `allowed`: what the launcher leaked into the node.
-std::string leaked_fds(const std::string& listing, const std::set<int>& allowed) {
-    std::string leaked;
-    int standard = 0;
-    for (const std::string& line : lines_of(listing)) {
-        size_t arrow = line.find(" -> ");
-        if (arrow == std::string::npos) {
-            continue; // "total 0"
-        }
-        std::string left = line.substr(0, arrow);
-        int fd = std::stoi(left.substr(left.rfind(' ') + 1));
-        std::string target = line.substr(arrow + 4);
-        bool own = target.rfind("/proc/", 0) == 0 && target.ends_with("/fd");
-        standard += fd <= 2 ? 1 : 0;
-        if (fd > 2 && !own && allowed.count(fd) == 0) {
-            leaked += line + "\n";
-        }
-    }
-    return standard == 3 ? leaked : "missing standard descriptors:\n" + listing;
-}
-
 // 100 launches of two local nodes in a row: each succeeds with both nodes' lines and the summary,
 // leaves none of its processes alive (each node's torchrun, recorded by PID, and its process
 // group), and hands the nodes no descriptor but stdin, stdout and stderr.

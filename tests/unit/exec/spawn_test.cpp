@@ -16,7 +16,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -88,24 +87,7 @@ TEST(SpawnJob, HandsTheProgramOnlyItsStandardStreams) {
     std::string listing = read_to_end(job.out_fd.get());
     int status = wait_status(job.pid);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_to_end(job.err_fd.get());
-    std::istringstream lines(listing);
-    std::string line;
-    int standard = 0;
-    while (std::getline(lines, line)) {
-        size_t arrow = line.find(" -> ");
-        if (arrow == std::string::npos) {
-            continue; // "total 0"
-        }
-        std::string left = line.substr(0, arrow);
-        int fd = std::stoi(left.substr(left.rfind(' ') + 1));
-        std::string target = line.substr(arrow + 4);
-        if (fd <= 2) {
-            ++standard;
-        } else if (!(target.rfind("/proc/", 0) == 0 && target.ends_with("/fd"))) { // ls's own
-            EXPECT_TRUE(allowed.count(fd) == 1) << "leaked: " << line;
-        }
-    }
-    EXPECT_EQ(standard, 3) << listing;
+    EXPECT_EQ(test::leaked_fds(listing, allowed), "");
 }
 
 TEST(SpawnJob, LeadsItsOwnProcessGroup) {
