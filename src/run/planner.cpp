@@ -94,8 +94,11 @@ HostSource final_hosts(const Options& options, const Context& context) {
                           "--host or --hostfile, or run it inside a Slurm allocation (salloc, "
                           "sbatch)");
     }
-    return {
-        {parse_host("127.0.0.1", "default host")}, "the default host", std::nullopt, false, true};
+    return {.hosts = {parse_host("127.0.0.1", "default host")},
+            .source = "the default host",
+            .notice = std::nullopt,
+            .allocated = false,
+            .implicit = true};
 }
 
 // The PyTorch version as normalised text and as a comparable version. An unreadable version
