@@ -27,7 +27,7 @@ namespace colossalai::ssh::lib {
     X(ssh_disconnect)                                                                              \
     X(ssh_get_error)                                                                               \
     X(ssh_get_fd)                                                                                  \
-    X(ssh_get_poll_flags)                                                                          \
+    X(ssh_get_status)                                                                              \
     X(ssh_set_blocking)                                                                            \
     X(ssh_blocking_flush)                                                                          \
     X(ssh_is_connected)                                                                            \

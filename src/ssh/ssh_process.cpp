@@ -78,8 +78,7 @@ public:
         if (m_streams.wants_input()) {
             events |= POLLIN;
         }
-        if ((lib::ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0 ||
-            !m_outbox.empty()) {
+        if (write_pending() || !m_outbox.empty()) {
             events |= POLLOUT;
         }
         fds.push_back({lib::ssh_get_fd(m_session->session), events, 0});
@@ -169,8 +168,7 @@ public:
         flush_outbox();
         // Out before the launcher stops: a line still in libssh's buffer would arrive only when
         // it resumes, after the wrapper's silence limit.
-        if (m_session && !m_result &&
-            (lib::ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0) {
+        if (m_session && !m_result && write_pending()) {
             lib::ssh_blocking_flush(m_session->session, 500);
         }
     }
@@ -324,9 +322,18 @@ private:
             }
             m_outbox.erase(0, static_cast<size_t>(n));
         }
-        if ((lib::ssh_get_poll_flags(m_session->session) & SSH_WRITE_PENDING) != 0) {
+        if (write_pending()) {
             lib::ssh_blocking_flush(m_session->session, 0);
         }
+    }
+
+    // Bytes libssh holds for the socket. Not ssh_get_poll_flags(): libssh asks its own poll for
+    // POLLOUT after every write, sent whole or not, and clears that only when it polls the socket
+    // itself, which it does while reading. With the output paused nothing is read, so that flag
+    // stayed set, the socket was always writable and the loop spun (issue #22: on two cores it
+    // took the CPU the jobs needed, and a paused pager stalled them).
+    bool write_pending() const {
+        return (lib::ssh_get_status(m_session->session) & SSH_WRITE_PENDING) != 0;
     }
 
     // A write fails once the node closed the channel (its job ended; libssh refuses writes as

@@ -382,12 +382,14 @@ void install(FakeLibssh::State& s) {
         return state().remote_eof ? 1 : 0;
     };
     lib::ssh_set_blocking = [](ssh_session, int) {};
-    lib::ssh_get_poll_flags = [](ssh_session) { return 0; }; // the fake buffers no writes
+    lib::ssh_get_status = [](ssh_session) { // the fake buffers no writes
+        std::lock_guard lock(state().mutex);
+        return state().broken ? SSH_CLOSED_ERROR : 0;
+    };
+    // As libssh's: with nothing buffered it returns at once, without polling the socket.
     lib::ssh_blocking_flush = [](ssh_session, int) {
-        FakeLibssh::State& s = state();
-        std::lock_guard lock(s.mutex);
-        take_in(s);
-        return s.broken ? SSH_ERROR : SSH_OK;
+        std::lock_guard lock(state().mutex);
+        return state().broken ? SSH_ERROR : SSH_OK;
     };
     lib::ssh_set_counters = [](ssh_session, ssh_counter, ssh_counter received) {
         std::lock_guard lock(state().mutex);

@@ -103,6 +103,24 @@ TEST(SshPollOut, NotAskedForWithNothingToWrite) {
     ASSERT_TRUE(node.settle());
 }
 
+// A paused pager: nothing is read, and the heartbeats go out whole. libssh's own poll flags
+// still ask for POLLOUT after such a write (until libssh polls, which it does while reading), so
+// a process that followed them had the loop spin on an always-writable socket (issue #22).
+TEST(SshPollOut, NotAskedForAfterAHeartbeatWhileTheOutputIsPaused) {
+    FakeNode node;
+    node.start_running();
+    node.output.set_accepting(Stream::out, false);
+    node.output.set_accepting(Stream::err, false);
+    for (int beat = 1; beat <= 3; ++beat) {
+        TestClock::advance(1000ms);
+        node.tick();
+        EXPECT_EQ(node.written_after_go(), std::string(static_cast<size_t>(beat), '\n'));
+        EXPECT_EQ(node.events(), 0) << "poll() would wake at once for the socket";
+        EXPECT_TRUE(node.settle()) << "the loop spins";
+    }
+    EXPECT_FALSE(node.ended()) << node.said();
+}
+
 TEST(SshPollOut, AskedForWhileAControlLineWaitsForTheWindow) {
     FakeNode node;
     node.start_running();
