@@ -150,7 +150,8 @@ TEST_F(RunProgress, AStdoutNobodyReadsPausesTheJobsAndLosesNothing) {
 // its output to be read (nothing is lost), and a second signal would end that wait.
 TEST_F(RunProgress, CtrlCWhileNobodyReadsStillStopsTheJobs) {
     two_local_nodes();
-    behave("all", "spawn\npad=$(printf '%0100d' 0)\nready\nwhile :; do echo \"rank $rank $pad\"; done\n");
+    behave("all",
+           "spawn\npad=$(printf '%0100d' 0)\nready\nwhile :; do echo \"rank $rank $pad\"; done\n");
     OutputCapture output(false);
     auto launcher = start_launcher_on(
         {"--hostfile", "hosts", "--nproc_per_node", "1", "--kill-grace", "2", "t.py"},

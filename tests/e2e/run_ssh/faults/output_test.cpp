@@ -76,7 +76,8 @@ TEST_F(SshOutput, AStdoutNobodyReadsFor15sKeepsTheRemoteJobsAndLosesNothing) {
 // Ctrl-C while nobody reads: every remote job still stops within the grace.
 TEST_F(SshOutput, CtrlCWhileNobodyReadsStillStopsEveryRemoteJob) {
     FaultJob job(cluster(), "pausedint");
-    job.behave("all", "pad=$(printf '%0100d' 0)\nready\nwhile :; do echo \"rank $rank $pad\"; done\n");
+    job.behave("all",
+               "pad=$(printf '%0100d' 0)\nready\nwhile :; do echo \"rank $rank $pad\"; done\n");
     OutputCapture output(false);
     Background launcher(job.command("node1,node2", {"--ssh-timeout", "2", "--kill-grace", "2"}),
                         job.options(), output.write_fd(), output.write_fd());
