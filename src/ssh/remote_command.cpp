@@ -12,10 +12,9 @@ namespace colossalai::ssh {
 
 namespace {
 
-// The one line every login shell passes to /bin/sh unchanged (login_command()). `${IFS#??}`: a
-// newline, from the default IFS (space, tab, newline) a POSIX shell sets at start.
-constexpr std::string_view loader =
-    R"sh(exec /bin/sh -c 'cai_n=${IFS#??} cai_w=; while IFS= read -r cai_l || exit 125; do [ "$cai_l" = . ] && break; cai_w=$cai_w$cai_l$cai_n; done; eval "$cai_w"')sh";
+// The one line every login shell passes on unchanged (login_command()): words without a quote,
+// a backslash, a `!`, a `$` or a glob.
+constexpr std::string_view loader = "exec /bin/sh -s";
 
 // Names start with `cai_` and are set after the environment is evaluated, so that no exported
 // variable can change them.
@@ -140,21 +139,14 @@ std::string_view login_command() {
 
 std::string program_input(std::string_view program, const std::vector<std::string>& arguments,
                           std::string_view prelude) {
-    std::string input = "set --";
+    std::string input = "{\nset --";
     for (const std::string& argument : arguments) {
-        std::string quoted = util::shell_quote(argument);
-        // A line break inside the quotes becomes the loader's newline: no value spans lines.
-        for (size_t at = quoted.find('\n'); at != std::string::npos; at = quoted.find('\n', at)) {
-            constexpr std::string_view newline = "'\"$cai_n\"'";
-            quoted.replace(at, 1, newline);
-            at += newline.size();
-        }
-        input += ' ' + quoted;
+        input += ' ' + util::shell_quote(argument);
     }
     input += '\n';
     input += prelude;
     input += program;
-    input += "\n.\n";
+    input += "\n}\n";
     return input;
 }
 

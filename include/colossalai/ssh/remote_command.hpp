@@ -14,11 +14,14 @@
 // sshd runs the exec request's command through the user's login shell, and login shells read
 // a command line differently: fish takes `\\` and `\'` inside single quotes, tcsh and csh refuse
 // a line break inside quotes and expand `!` everywhere. So the command line is one fixed line,
-// login_command(), that every one of sh, bash, dash, zsh, ksh, fish, tcsh and csh passes
-// unchanged to /bin/sh: it reads lines from stdin up to a line `.` and evaluates them. Those
-// lines (program_input) carry the program and its arguments, which so never meet the login
-// shell: they arrive byte for byte whatever it is. They go in the first write on the channel,
-// as the environment did: no round trip of their own.
+// login_command(), that every one of sh, bash, dash, zsh, ksh, fish, tcsh and csh runs alike:
+// it makes /bin/sh read its script from stdin. The script (program_input) carries the program
+// and its arguments, which so never meet the login shell: they arrive byte for byte whatever it
+// is. It goes in the first write on the channel, as the environment did: no round trip of its
+// own. The script is one `{ ... }` block: a shell that reads its script in blocks (dash reads 8
+// KiB at a time) must read all of it before it runs any of it, so it never reads ahead into the
+// lines the launcher sends later (`go`, control lines), which it sends only once the program
+// answered.
 //
 // A node's job runs under a small POSIX sh program, the "node wrapper" (wrapper_input):
 //   "$@" = <grace-tenths> <silence> <cwd> <master> <interfaces> <argv...>
@@ -55,17 +58,15 @@ inline constexpr std::string_view started_line = "\036colossalai-started";
 // The line that starts the job once every node is ready.
 inline constexpr std::string_view go_line = "go\n";
 
-// The exec request of every remote command (the node wrapper, check's node program): one line,
-// single-quoted for every login shell above (no `'`, `\\`, `!` or line break in it), that makes
-// /bin/sh read the program from stdin: it takes lines up to a line `.` and evaluates them, with
-// `cai_n` a newline (the shell's default IFS, which a POSIX shell sets at start, ignoring the
-// environment's). EOF before the `.` ends it with status 125, having run nothing.
+// The exec request of every remote command (the node wrapper, check's node program): one line
+// that every login shell above runs alike (no quote, backslash, `!`, `$` or glob in it), which
+// makes /bin/sh read its script from stdin.
 std::string_view login_command();
 
-// What follows login_command() on stdin: `set -- ARGUMENTS` (each quoted by util::shell_quote, a
-// newline inside one written "$cai_n", so that no value spans lines and none is a line `.`),
-// `prelude` (whole lines, evaluated first: the environment block), `program` (POSIX sh text
-// without a line `.`) and the line `.`. The program runs with "$@" = `arguments`.
+// The script that follows login_command() on stdin: one `{ ... }` block of `set -- ARGUMENTS`
+// (each quoted by util::shell_quote), `prelude` (whole lines, run first: the environment block)
+// and `program` (POSIX sh text). The program runs with "$@" = `arguments` and reads what comes
+// after the script on its stdin.
 std::string program_input(std::string_view program, const std::vector<std::string>& arguments,
                           std::string_view prelude = {});
 

@@ -31,14 +31,14 @@ const std::vector<LoginShell> shells = {
 
 // Words that every shell reads in its own way somewhere: quotes, backslashes, expansions,
 // history, globs, braces, comments, blanks, UTF-8 and bytes that are not, a line break, and
-// `.` lines (the end of the program's input).
+// lines that close a block (the end of the script the node reads).
 const Words hostile_words = {
     "--match",     "step\\d+", "it's",      "say \"hi\"", "\\",       "\\'",        "a\\\\b",
     "$HOME",       "${x}",     "`id`",      "$(id)",      "!!",       "!1",         "100%",
     "%s",          "~",        "~root",     "*",          "?",        "[a]",        "{a,b}",
     "#no comment", "a b",      "tab\there", "ünïcødé ✓",  "\xff\xfe", "two\nlines", "\n.\n",
-    ".",           "",         ";",         "|",          "&",        ">",          "<",
-    "(",           ")",        "'\"'\"'"};
+    "}",           "\n}\n",    ".",         "",           ";",        "|",          "&",
+    ">",           "<",        "(",         ")",          "'\"'\"'"};
 
 // The same for a value in the environment (no line break: -x refuses one).
 const std::string hostile_value = "it's \"q\" \\ \\' $HOME `id` !! % ~ * {a,b} #c \t ü";
