@@ -203,7 +203,9 @@ void start_command(Session& owned, const std::string& input) {
           session, "cannot start the remote command");
     int written =
         lib::ssh_channel_write(owned.channel, input.data(), static_cast<uint32_t>(input.size()));
-    if (written != static_cast<int>(input.size())) {
+    // A login shell that runs no command (nologin) may have ended the channel already: its
+    // reader names it from what it printed.
+    if (written != static_cast<int>(input.size()) && !owned.remote_closed) {
         throw runtime_error("cannot send the program: {}", last_error(session));
     }
 }

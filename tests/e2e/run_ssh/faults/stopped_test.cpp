@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +41,11 @@ Words lines_from(const std::string& text, const std::string& prefix) {
     return found;
 }
 
+// The nodes' part of the launcher's stderr: what comes before the summary.
+std::string before_summary(const std::string& err) {
+    return err.substr(0, err.find("====== Training on All Nodes"));
+}
+
 // What each node prints once released: 8 lines on stdout, 1 on stderr (16 and 2 for the job).
 constexpr int lines_per_node = 8;
 const std::string printing = "ready\nawait go\ni=1; while [ $i -le 8 ]; do echo \"rank $rank line "
@@ -60,6 +66,11 @@ struct Stop {
     Words args;                      // --ssh-timeout, --log-dir
     bool log_dir = false;
 };
+
+// For GoogleTest's messages.
+void PrintTo(const Stop& stop, std::ostream* out) {
+    *out << stop.name;
+}
 
 class SshStoppedLauncher : public SharedSshCluster<2>,
                            public ::testing::WithParamInterface<Stop> {};
@@ -91,11 +102,12 @@ TEST_P(SshStoppedLauncher, AJobThatEndsWhileTheLauncherIsStoppedLosesNothing) {
     EXPECT_EQ(lines_from(out, "node2: "), expected_lines(1)) << out;
     EXPECT_EQ(lines_of(out).size(), 2u * lines_per_node) << out;
     std::string err = job.err();
-    EXPECT_EQ(lines_from(err, "node1: "), Words{"rank 0 warning"}) << err;
-    EXPECT_EQ(lines_from(err, "node2: "), Words{"rank 1 warning"}) << err;
+    EXPECT_EQ(lines_from(before_summary(err), "node1: "), Words{"rank 0 warning"}) << err;
+    EXPECT_EQ(lines_from(before_summary(err), "node2: "), Words{"rank 1 warning"}) << err;
     std::string summary = summary_block({"node1: success", "node2: success"});
     if (stop.log_dir) {
-        summary += "colossalai: the nodes' output is also in logs/\n";
+        summary +=
+            "colossalai: the nodes' output is also in " + (job.dir() / "job/logs").string() + "/\n";
     }
     ASSERT_GE(err.size(), summary.size()) << err;
     EXPECT_EQ(err.substr(err.size() - summary.size()), summary) << err;
@@ -158,7 +170,7 @@ TEST_F(SshStoppedLauncherOutput, AProgressBarPrintedWhileTheLauncherIsStoppedArr
     EXPECT_EQ(err.find('\r'), std::string::npos);
     for (int rank : {0, 1}) {
         std::string host = "node" + std::to_string(rank + 1);
-        Words bar = lines_from(err, host + ": ");
+        Words bar = lines_from(before_summary(err), host + ": ");
         ASSERT_FALSE(bar.empty()) << err;
         EXPECT_EQ(bar.back(), "rank " + std::to_string(rank) + " 100%") << err;
         EXPECT_EQ(read_file(job.dir() / "job/logs" / (std::to_string(rank) + "-" + host + ".err")),
