@@ -25,16 +25,15 @@
 //
 // A node's job runs under a small POSIX sh program, the "node wrapper" (wrapper_input):
 //   "$@" = <grace-tenths> <silence> <cwd> <master> <interfaces> <argv...>
-// with the environment block — one `export NAME='value'` line per variable — evaluated before
-// it, so that no value ever appears in a process list. The wrapper first says it started (one
-// line, started_line), runs its preflight checks and answers with one line on stdout
-// (parse_ready_line); only after the launcher's `go` line does it start the job with `setsid`
-// (its own session and process group, stdin /dev/null) in the working directory, and a watcher
-// that reads the rest of stdin: each line `INT`, `TERM`, `HUP`, `QUIT`, `USR1`, `USR2` or `KILL`
-// is sent to the job's group; EOF (the launcher is gone or the connection dropped) sends SIGTERM
-// to the group, waits up to the grace period for it to empty and SIGKILLs what is left. When the
-// job ends, the wrapper kills what the job left in its group and exits with the job's status
-// (128+N for a signal).
+// with the environment block — one `export NAME='value'` line per variable — run before it, so that
+// no value ever appears in a process list. The wrapper first says it started (one line,
+// started_line), runs its preflight checks and answers with one line on stdout (parse_ready_line);
+// only after the launcher's `go` line does it start the job with `setsid` (its own session and
+// process group, stdin /dev/null) in the working directory, and a watcher that reads the rest of
+// stdin: each line `INT`, `TERM`, `HUP`, `QUIT`, `USR1`, `USR2` or `KILL` is sent to the job's
+// group; EOF (the launcher is gone or the connection dropped) sends SIGTERM to the group, waits up
+// to the grace period for it to empty and SIGKILLs what is left. When the job ends, the wrapper
+// kills what the job left in its group and exits with the job's status (128+N for a signal).
 //
 // Heartbeat: any other line (the launcher sends an empty one every few seconds) only proves
 // that the launcher and the network are alive. With a silence limit, a watcher that reads no
@@ -44,8 +43,8 @@
 // the only way it ever ends by a signal of its own.
 namespace colossalai::ssh {
 
-// The wrapper's first line on stdout, after its preflight checks (job/preflight.hpp): ready, or
-// the check that failed (its subject taken from `command`, an interface's name from the line).
+// The wrapper's answer on stdout after its preflight checks (job/preflight.hpp): ready, or the
+// check that failed (its subject taken from `command`, an interface's name from the line).
 struct ReadyAnswer {
     std::optional<job::PreflightFailure> failure; // empty: ready
 };

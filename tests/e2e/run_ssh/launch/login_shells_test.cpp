@@ -50,19 +50,23 @@ protected:
     FakeTorchrun m_fake;
 };
 
-// The script's arguments, -x values and env-file values reach torchrun byte for byte, whatever
-// the user's login shell.
+// The script's arguments, -x values, env-file values and the working directory reach torchrun
+// byte for byte, whatever the user's login shell.
 TEST_P(LoginShellsOverSsh, EveryWordArrivesExactly) {
     const LoginShell& shell = GetParam();
     ASSERT_TRUE(std::filesystem::exists(shell.path))
         << shell.path << " is missing: install " << shell.name << " (.ci/packages, group test)";
-    write_file(m_job.path() / "hostile.env", "FROM_FILE=" + hostile_value + "\n");
+    // The working directory too: the wrapper's preflight changes to it on the node.
+    std::filesystem::path cwd = m_job.path() / "it's \"q\" \\ $HOME `id` !! {a,b} #c \u00fc";
+    std::filesystem::create_directories(cwd);
+    write_file(cwd / "hostile.env", "FROM_FILE=" + hostile_value + "\n");
     Words args = {
         "-H", "sh-" + shell.name + "@node1", "--nproc_per_node", "1", "--env-file", "hostile.env",
         "-x", "FROM_X=" + hostile_value,     "train.py"};
     args.insert(args.end(), hostile_words.begin(), hostile_words.end());
-    RunResult result = run_fake_job(cluster(), m_fake, args, m_job.path());
+    RunResult result = run_fake_job(cluster(), m_fake, args, cwd);
     ASSERT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_EQ(read_file(m_fake.recorded(0, "cwd")), cwd.string() + "\n");
     Words argv = m_fake.argv(0);
     auto script = std::find(argv.begin(), argv.end(), "train.py");
     ASSERT_NE(script, argv.end()) << "no script in the recorded command";
