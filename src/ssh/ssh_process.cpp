@@ -234,29 +234,28 @@ private:
         if (m_phase == Phase::checking && !m_result) {
             if (std::optional<Outcome> late = m_answer->expired(m_now())) {
                 finish(m_ending
-                           ? m_answer->ended(m_session->user, m_ending->err, m_session->exit_status)
+                           ? m_answer->ended(m_session->user, *m_ending, m_session->exit_status)
                            : std::move(*late));
             }
         }
     }
 
-    // The node's stdout ended before its answer: its stderr and exit status, which may come
-    // after, say why (a login shell that runs no command prints its reason).
+    // The node's stdout ended before its answer: what it wrote on stderr (all of it is in: the
+    // end is the whole channel's) and its exit status, which may come later, say why (a login
+    // shell that runs no command prints its reason).
     void read_ending() {
         Session& s = *m_session;
         constexpr size_t kept = 4096;
         char buffer[4096];
         int n = 0;
         while ((n = lib::ssh_channel_read_nonblocking(s.channel, buffer, sizeof buffer, 1)) > 0) {
-            size_t room = kept - std::min(kept, m_ending->err.size());
-            m_ending->err.append(buffer, std::min(room, static_cast<size_t>(n)));
+            size_t room = kept - std::min(kept, m_ending->size());
+            m_ending->append(buffer, std::min(room, static_cast<size_t>(n)));
         }
-        m_ending->err_ended = m_ending->err_ended || n == SSH_EOF || n == SSH_ERROR;
         lib::ssh_channel_get_exit_status(s.channel); // takes in what waits; the callbacks tell
-        bool status = s.exit_status || s.exit_signal || s.remote_closed ||
-                      lib::ssh_is_connected(s.session) == 0;
-        if ((m_ending->err_ended || s.remote_closed) && status) {
-            finish(m_answer->ended(s.user, m_ending->err, s.exit_status));
+        if (s.exit_status || s.exit_signal || s.remote_closed ||
+            lib::ssh_is_connected(s.session) == 0) {
+            finish(m_answer->ended(s.user, *m_ending, s.exit_status));
         }
     }
 
@@ -447,12 +446,8 @@ private:
     job::NodeCommand m_command; // what the wrapper's failed checks name (moved to m_answer)
     std::chrono::milliseconds m_answer_timeout;
     std::optional<PreflightAnswer> m_answer; // from the checking phase on
-    // The node's stdout ended before its answer: what comes on stderr until it ends too.
-    struct Ending {
-        std::string err;
-        bool err_ended = false;
-    };
-    std::optional<Ending> m_ending;
+    // The node's stdout ended before its answer: what it wrote on stderr.
+    std::optional<std::string> m_ending;
     std::vector<HostTiming>& m_timings; // the transport's, one entry per host whose job ran
     Phase m_phase = Phase::connecting;
     ChannelStreams m_streams;
