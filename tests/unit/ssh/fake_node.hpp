@@ -70,7 +70,9 @@ inline SshSettings test_settings() {
     return settings;
 }
 
-inline const std::string remote = "exec wrapper";
+// The exec request every node gets, and (in place of the wrapper's input) what the test's
+// launcher writes first.
+inline const std::string remote(login_command());
 inline const std::string environment = "ENV=1\n\n";
 
 // The node's command, as the wrapper's preflight failures name it.
@@ -201,7 +203,7 @@ private:
         }
         auto attempt = std::make_shared<Attempt>();
         m_pool.submit([attempt, node = node_command(), connect = m_settings.connect] {
-            attempt->connect(node, connect, remote, environment);
+            attempt->connect(node, connect, environment);
         });
         process = make_ssh_process(attempt, node_command(), output, m_settings, m_timings);
     }

@@ -94,6 +94,51 @@ TEST(SshWriteRefused, NoHeartbeatAfterTheNodeClosed) {
     EXPECT_FALSE(node.ended());
 }
 
+// The launcher was stopped (Ctrl-Z, SIGSTOP) while its node printed, ended and closed the
+// channel. On `fg` the heartbeat and the keepalive are due: the keepalive's request takes in
+// everything at once, then the heartbeat's write is refused on the closed channel, while every
+// byte of the output still waits in libssh (ssh_channel_is_eof says 0). That refusal used to
+// end the node with its exit status at once, its output unread (issue #22: 0 of 16 lines, and
+// "success").
+TEST(SshStoppedLauncher, OutputTakenInWithTheCloseAfterAStopIsReadToItsLastByte) {
+    FakeNode node;
+    node.start_running();
+    std::string out_text;
+    for (int line = 1; line <= 16; ++line) {
+        out_text += "line " + std::to_string(line) + "\n";
+    }
+    node.libssh.arrive(
+        {out(out_text), err("warning 1\nwarning 2\n"), eof(), exit_status(0), close()});
+    TestClock::advance(10s); // stopped past the heartbeat and the keepalive interval
+    ASSERT_TRUE(node.settle());
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.libssh.keepalives_sent(), 1); // what took the batch in
+    EXPECT_EQ(node.written_after_go(), "");      // the heartbeat, refused
+    EXPECT_EQ(node.output.text(Stream::out), out_text);
+    EXPECT_EQ(node.output.text(Stream::err), "warning 1\nwarning 2\n");
+    EXPECT_TRUE(node.output.closed(Stream::out) && node.output.closed(Stream::err));
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(0));
+}
+
+// The same with the output paused when the launcher resumes (a pager on a page): the node is
+// not ended before its output was read, however long that takes.
+TEST(SshStoppedLauncher, OutputTakenInWithTheCloseWaitsForAPausedReader) {
+    FakeNode node;
+    node.start_running();
+    node.output.set_accepting(Stream::out, false);
+    node.libssh.arrive({out("held\n"), err("e\n"), eof(), exit_status(4), close()});
+    TestClock::advance(10s);
+    ASSERT_TRUE(node.settle());
+    EXPECT_EQ(node.libssh.batches_waiting(), 0u);
+    ASSERT_FALSE(node.ended()) << node.said();
+    EXPECT_EQ(node.output.text(Stream::err), "e\n");
+    node.output.set_accepting(Stream::out, true);
+    ASSERT_TRUE(node.settle());
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.output.text(Stream::out), "held\n");
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(4));
+}
+
 TEST(SshPollOut, NotAskedForWithNothingToWrite) {
     FakeNode node;
     node.start_running();
