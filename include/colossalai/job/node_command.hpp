@@ -37,6 +37,10 @@ struct NodeCommand {
     bool local = false;              // started as a child process, without SSH
     std::vector<std::string> argv;   // torchrun ... SCRIPT ARGS..., one word per element
     std::vector<EnvVar> environment; // what a remote node exports, sorted by name
+    // The launcher's variables that describe its own Slurm task and node (inside an allocation:
+    // SLURM_PROCID, SLURMD_NODENAME, ...; run::is_slurm_identity_variable), left out of
+    // `environment`: another node is not the launcher's. Sorted; the dry run lists them.
+    std::vector<std::string> withheld_environment;
     // --env-file, -x, --env-exclude: a local node (and srun) gets the launcher's whole
     // environment with these changes instead of `environment`.
     EnvironmentChanges environment_changes;
