@@ -182,7 +182,11 @@ public:
                         std::chrono::milliseconds grace)
         : m_request(std::move(request)), m_output(output), m_grace(grace) {}
 
-    void go() override { m_job = start_local_job(m_request, m_output, m_grace); }
+    void go() override {
+        if (!m_result) { // stopped before: nothing starts
+            m_job = start_local_job(m_request, m_output, m_grace);
+        }
+    }
     void collect_fds(std::vector<pollfd>& fds) override {
         if (m_job) {
             m_job->collect_fds(fds);

@@ -321,7 +321,11 @@ Plan make_plan(const Options& options, const Context& context) {
         node.host = host.name;
         node.rank = spec.node_rank;
         node.local = placement.local[rank]; // never with --launcher slurm
-        node.argv = build_launch_command(spec);
+        LaunchCommand command = launch_command(spec);
+        node.argv = std::move(command.argv);
+        node.words = job::NodeWords{
+            command.node_rank_word,
+            master_given ? std::nullopt : std::optional<std::size_t>(command.master_addr_word)};
         node.environment = environment;
         // Only a node reached over SSH gets `environment`: a local one and srun's tasks start
         // from the launcher's own (srun sets each task's identity itself).

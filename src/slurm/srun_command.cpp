@@ -19,26 +19,20 @@ using job::NodeCommand;
 
 namespace {
 
-// The one word of the nodes' argv that differs between them (the node rank), if any.
-std::optional<size_t> rank_word(const std::vector<NodeCommand>& nodes) {
-    std::optional<size_t> found;
-    const std::vector<std::string>& first = nodes.front().argv;
+// Every task runs node 0's command with its own node rank: the nodes' commands must differ in
+// that word alone, which the planner says where it is (nothing searches the words).
+void check_same_commands(const std::vector<NodeCommand>& nodes) {
+    const NodeCommand& first = nodes.front();
     for (const NodeCommand& node : nodes) {
-        if (node.argv.size() != first.size()) {
-            throw runtime_error("the nodes' commands differ in length");
+        if (node.argv.size() != first.argv.size() || node.words != first.words) {
+            throw runtime_error("the nodes' commands differ in more than the node rank");
         }
-        for (size_t i = 0; i < first.size(); ++i) {
-            if (node.argv[i] == first[i]) {
-                continue;
-            }
-            if ((found && *found != i) ||
-                node.argv[i] != fmt::format("--node_rank={}", node.rank)) {
+        for (std::size_t i = 0; i < first.argv.size(); ++i) {
+            if (node.argv[i] != first.argv[i] && (!first.words || i != first.words->node_rank)) {
                 throw runtime_error("the nodes' commands differ in more than the node rank");
             }
-            found = i;
         }
     }
-    return found;
 }
 
 } // namespace
@@ -47,8 +41,15 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     if (nodes.empty()) {
         throw runtime_error("no nodes to run");
     }
+    check_same_commands(nodes);
     const std::vector<std::string>& argv = nodes.front().argv;
-    std::optional<size_t> master;
+    // Where the per-node words are; argv.size() where there is none.
+    const std::optional<job::NodeWords>& words = nodes.front().words;
+    const std::size_t rank = words ? words->node_rank : argv.size();
+    // The master address is the step's first node when srun chose the nodes and the user did
+    // not name the master.
+    const std::size_t master =
+        allocated && words && words->implicit_master ? *words->implicit_master : argv.size();
     std::string script;
     if (allocated) {
         script = "r=${SLURM_NODEID-}\n"
@@ -56,10 +57,6 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
                  "(SLURM_NODEID='$r')\" >&2; exit 127 ;; esac\n"
                  "m=$(printf '%s\\n' \"${SLURM_STEP_NODELIST-}\" | "
                  "sed 's/\\[\\([0-9]*\\)[^]]*\\]/\\1/g; s/,.*//')\n";
-        auto found = std::find(argv.begin(), argv.end(), "--master_addr=" + nodes.front().host);
-        if (found != argv.end()) {
-            master = static_cast<size_t>(found - argv.begin());
-        }
     } else {
         script = "case ${SLURMD_NODENAME-} in\n";
         for (const NodeCommand& node : nodes) {
@@ -89,8 +86,9 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     script +=
         fmt::format("cai_d={} cai_c={} cai_i={}\n", util::shell_quote(first.working_directory),
                     util::shell_quote(argv.front()), util::shell_quote(interfaces));
-    script += master ? "cai_m=$m\n"
-                     : fmt::format("cai_m={}\n", util::shell_quote(first.preflight.master_address));
+    script += master < argv.size()
+                  ? "cai_m=$m\n"
+                  : fmt::format("cai_m={}\n", util::shell_quote(first.preflight.master_address));
     script += job::preflight_shell("cai_f", "cai_d", "cai_c", "cai_m", "cai_i");
     // The relay's interpreter. The stop signals that Slurm delivers to every process of the
     // step are trapped here (the wrapper must live to print the job's status) and ignored by the
@@ -98,14 +96,13 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     script += "command -v perl >/dev/null 2>&1 || cai_f 'helper perl'\n"
               "trap : INT TERM HUP QUIT USR1 USR2 ALRM\n";
     script += "perl -e " + util::shell_quote(relay_program()) + " ";
-    std::optional<size_t> rank = rank_word(nodes);
     for (size_t i = 0; i < argv.size(); ++i) {
         if (i > 0) {
             script += ' ';
         }
-        if (rank && i == *rank) {
+        if (i == rank) {
             script += "\"--node_rank=$r\"";
-        } else if (master && i == *master) {
+        } else if (i == master) {
             script += "\"--master_addr=$m\"";
         } else {
             script += i == 0 ? util::shell_join({argv[i]}) : util::shell_quote(argv[i]);

@@ -18,13 +18,15 @@ namespace colossalai::slurm {
 // the plan's argv of node 0 with the node-rank word made from the rank, every other word quoted
 // as planned — under the relay (relay.hpp), while it ignores the stop signals itself (trapped,
 // so that the job still gets them at their default), then prints the exit marker with the job's
-// status on both streams. Throws a runtime error if the nodes' argvs differ by more than the
-// node-rank word (they never do as planned).
+// status on both streams. The per-node words are where the plan's NodeCommand::words says
+// (nothing searches the words); throws a runtime error if the nodes' argvs differ anywhere else
+// (they never do as planned).
 //
 // With `allocated` (srun allocates, the plan's hosts are placeholders) the rank is Slurm's node
-// id (SLURM_NODEID: the step's node list is sorted, node 0 first), and the master address word
-// `--master_addr=<node 0's placeholder>` becomes the step's first node, taken from
-// SLURM_STEP_NODELIST natively (`node[01-04],gpu7` -> `node01`: each bracket's first number).
+// id (SLURM_NODEID: the step's node list is sorted, node 0 first), and an implicit master address
+// word (node 0's placeholder: NodeWords::implicit_master) becomes the step's first node, taken
+// from SLURM_STEP_NODELIST natively (`node[01-04],gpu7` -> `node01`: each bracket's first
+// number).
 std::string srun_task_script(const std::vector<job::NodeCommand>& nodes, bool allocated = false);
 
 // The argv of the srun that runs `nodes` (the plan's, in rank order):

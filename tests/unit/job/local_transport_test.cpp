@@ -7,6 +7,9 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -60,6 +63,65 @@ TEST(LocalTransport, TheChildGetsThePlansEnvironmentWithTheNodesChanges) {
         sorted_lines(output.out),
         (std::vector<std::string>{"ADDED=x", "CHANGED=new", "KEPT=1", "NCCL_SOCKET_IFNAME=eth0",
                                   "PATH=/usr/bin:/bin", "PYTHONUNBUFFERED=1"}));
+}
+
+// Drives `process` as the loop does until `done` holds or it has a result.
+template <typename Done>
+void drive(Process& process, Done done) {
+    while (!done() && !process.result()) {
+        std::vector<pollfd> fds;
+        process.collect_fds(fds);
+        EXPECT_GE(::poll(fds.data(), fds.size(), 1000), 0);
+        process.process_events(fds);
+    }
+}
+
+// The local transport's stop sequence: stop(N) is N to the job's process group, kill() SIGKILL
+// to it; before go() nothing starts.
+TEST(LocalTransportStop, StopDeliversTheSignalToTheJobWhoseHandlerRuns) {
+    LocalTransport transport({"PATH=/usr/bin:/bin"}, std::chrono::milliseconds(1000));
+    NodeCommand command;
+    command.argv = {"sh", "-c",
+                    "trap 'echo saved; exit 0' TERM; echo ready; while :; do sleep 0.1; done"};
+    command.working_directory = "/";
+    RecordingOutput output;
+    std::unique_ptr<Process> process = transport.start(command, output);
+    process->go();
+    drive(*process, [&] { return output.out == "ready\n"; });
+    process->stop(SIGTERM);
+    drive(*process, [] { return false; });
+    EXPECT_EQ(process->result(), Outcome::exited(0));
+    EXPECT_EQ(output.out, "ready\nsaved\n");
+}
+
+TEST(LocalTransportStop, KillEndsAJobThatIgnoresTheStop) {
+    LocalTransport transport({"PATH=/usr/bin:/bin"}, std::chrono::milliseconds(1000));
+    NodeCommand command;
+    command.argv = {"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done"};
+    command.working_directory = "/";
+    RecordingOutput output;
+    std::unique_ptr<Process> process = transport.start(command, output);
+    process->go();
+    drive(*process, [&] { return output.out == "ready\n"; });
+    process->stop(SIGTERM);
+    process->kill();
+    drive(*process, [] { return false; });
+    EXPECT_EQ(process->result(), Outcome::killed(SIGKILL));
+}
+
+TEST(LocalTransportStop, AStopBeforeGoStartsNothing) {
+    LocalTransport transport({"PATH=/usr/bin:/bin"}, std::chrono::milliseconds(1000));
+    NodeCommand command;
+    command.argv = {"sh", "-c", "echo started"};
+    command.working_directory = "/";
+    RecordingOutput output;
+    std::unique_ptr<Process> process = transport.start(command, output);
+    process->kill();
+    EXPECT_EQ(process->result(), Outcome::not_started());
+    process->go(); // the loop does not call it then; if it did, still nothing starts
+    EXPECT_EQ(process->result(), Outcome::not_started());
+    EXPECT_EQ(output.out, "");
+    EXPECT_EQ(output.out_closed, 1);
 }
 
 } // namespace

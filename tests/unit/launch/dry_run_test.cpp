@@ -129,6 +129,7 @@ TEST(RenderDryRun, TheSrunOfASlurmLaunchComesFirst) {
     for (NodeCommand& each : plan.nodes) {
         each.working_directory = "/w";
         each.argv = {"torchrun", "--node_rank=" + std::to_string(each.rank), "x.py"};
+        each.words = job::NodeWords{1, std::nullopt};
     }
     plan.launch = run::SrunLaunch{{"-p", "gpu"}, false};
     std::string text = render_dry_run(plan);

@@ -77,6 +77,8 @@ TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
         EXPECT_EQ(node.argv[2], "--nnodes=3");
         EXPECT_EQ(node.argv[3], "--node_rank=" + std::to_string(i));
         EXPECT_EQ(node.argv[4], "--master_addr=me");
+        // Where the per-node words are, so that no transport searches them.
+        EXPECT_EQ(node.words, (job::NodeWords{3, 4}));
         EXPECT_EQ(node.ssh_port, 2222);
         hosts.push_back(node.host);
         addresses.push_back(node.address);
@@ -295,6 +297,7 @@ TEST(MakePlan, ExplicitMasterIsKept) {
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=10.1.1.1");
     EXPECT_EQ(plan.nodes[1].argv[5], "--master_port=1234");
+    EXPECT_EQ(plan.nodes[1].words, (job::NodeWords{3, std::nullopt})); // not node 0's own name
     EXPECT_TRUE(plan.warnings.empty());
 }
 

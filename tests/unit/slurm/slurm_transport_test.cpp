@@ -89,6 +89,7 @@ protected:
                                   : "node" + std::to_string(rank + 1);
             node.rank = static_cast<int>(rank);
             node.argv = {"torchrun", "--node_rank=" + std::to_string(rank), "train.py"};
+            node.words = job::NodeWords{1, std::nullopt};
             node.working_directory = "/work/job";
             node.environment_changes.set = {{"SET_BY_X", "1", "-x"}};
             m_plan.nodes.push_back(node);

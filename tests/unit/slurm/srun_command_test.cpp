@@ -30,6 +30,7 @@ std::vector<NodeCommand> two_nodes(const Words& tail = {"train.py", "it's", "a b
         node.argv = {"torchrun", "--nnodes=2", "--node_rank=" + std::to_string(rank),
                      "--master_addr=node-b"};
         node.argv.insert(node.argv.end(), tail.begin(), tail.end());
+        node.words = job::NodeWords{2, 3};
         nodes.push_back(node);
     }
     return nodes;
@@ -70,6 +71,23 @@ TEST(SrunTaskScript, RefusesCommandsThatDifferInMoreThanTheRank) {
     std::vector<NodeCommand> nodes = two_nodes();
     nodes[1].argv.back() = "other";
     EXPECT_THROW(srun_task_script(nodes), Error);
+    nodes = two_nodes();
+    nodes[1].words->node_rank = 1; // the rank elsewhere: not node 0's command with another rank
+    EXPECT_THROW(srun_task_script(nodes), Error);
+}
+
+// The master address is the step's first node only when the user did not give it.
+TEST(SrunTaskScript, AllocatedKeepsAMasterAddressTheUserGave) {
+    std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+    for (NodeCommand& node : nodes) {
+        node.argv[3] = "--master_addr=10.0.0.7";
+        node.words->implicit_master.reset();
+    }
+    std::string script = srun_task_script(nodes, true);
+    EXPECT_NE(script.find(" --master_addr=10.0.0.7 "), std::string::npos) << script;
+    EXPECT_EQ(script.find("\"--master_addr=$m\""), std::string::npos) << script;
+    nodes = two_nodes({"x.py"});
+    EXPECT_NE(srun_task_script(nodes, true).find(" \"--master_addr=$m\" "), std::string::npos);
 }
 
 // A task's script run by a real /bin/sh with `variables` (what Slurm sets for a task, as shell
@@ -114,6 +132,7 @@ TEST(SrunTaskScript, RunsItsNodesCommandBetweenTheMarkers) {
     for (NodeCommand& node : nodes) {
         node.argv.insert(node.argv.begin(), {"printf", "[%s]"});
         node.argv.erase(node.argv.begin() + 2); // torchrun
+        node.words = job::NodeWords{3, 4};
     }
     std::string start = std::string(task_start_marker);
     std::string exit = std::string(task_exit_marker);
@@ -168,6 +187,7 @@ TEST(SrunTaskScript, TheJobHandlesAStopSignalAndItsStatusIsReported) {
         node.argv[0] = "sh";
         node.argv.insert(node.argv.begin() + 1,
                          {"-c", "trap 'echo checkpoint; exit 0' TERM; kill -TERM 0; sleep 5"});
+        node.words = job::NodeWords{4, 5};
         node.working_directory = "/";
         node.preflight.master_address = "10.0.0.1";
     }
@@ -191,6 +211,7 @@ TEST(SrunTaskScript, AllocatedTakesTheRankAndMasterFromSlurm) {
         node.argv[3] = "--master_addr=(node 0)";
         node.argv[0] = "printf";
         node.argv.insert(node.argv.begin() + 1, "[%s]");
+        node.words = job::NodeWords{3, 4};
     }
     std::string start = std::string(task_start_marker);
     std::string exit = std::string(task_exit_marker);
