@@ -76,52 +76,58 @@ void drive(Process& process, Done done) {
     }
 }
 
+// A local job running `script` (sh), prepared and started as the loop does.
+class LocalJob {
+public:
+    explicit LocalJob(const std::string& script) {
+        NodeCommand command;
+        command.argv = {"sh", "-c", script};
+        command.working_directory = "/";
+        process = m_transport.start(command, output);
+    }
+    // Starts it and waits until it has printed `ready`.
+    void go_until_ready() {
+        process->go();
+        drive(*process, [&] { return output.out == "ready\n"; });
+    }
+    std::optional<Outcome> end() {
+        drive(*process, [] { return false; });
+        return process->result();
+    }
+
+    RecordingOutput output;
+    std::unique_ptr<Process> process;
+
+private:
+    LocalTransport m_transport{{"PATH=/usr/bin:/bin"}, std::chrono::milliseconds(1000)};
+};
+
 // The local transport's stop sequence: stop(N) is N to the job's process group, kill() SIGKILL
 // to it; before go() nothing starts.
 TEST(LocalTransportStop, StopDeliversTheSignalToTheJobWhoseHandlerRuns) {
-    LocalTransport transport({"PATH=/usr/bin:/bin"}, std::chrono::milliseconds(1000));
-    NodeCommand command;
-    command.argv = {"sh", "-c",
-                    "trap 'echo saved; exit 0' TERM; echo ready; while :; do sleep 0.1; done"};
-    command.working_directory = "/";
-    RecordingOutput output;
-    std::unique_ptr<Process> process = transport.start(command, output);
-    process->go();
-    drive(*process, [&] { return output.out == "ready\n"; });
-    process->stop(SIGTERM);
-    drive(*process, [] { return false; });
-    EXPECT_EQ(process->result(), Outcome::exited(0));
-    EXPECT_EQ(output.out, "ready\nsaved\n");
+    LocalJob job("trap 'echo saved; exit 0' TERM; echo ready; while :; do sleep 0.1; done");
+    job.go_until_ready();
+    job.process->stop(SIGTERM);
+    EXPECT_EQ(job.end(), Outcome::exited(0));
+    EXPECT_EQ(job.output.out, "ready\nsaved\n");
 }
 
 TEST(LocalTransportStop, KillEndsAJobThatIgnoresTheStop) {
-    LocalTransport transport({"PATH=/usr/bin:/bin"}, std::chrono::milliseconds(1000));
-    NodeCommand command;
-    command.argv = {"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done"};
-    command.working_directory = "/";
-    RecordingOutput output;
-    std::unique_ptr<Process> process = transport.start(command, output);
-    process->go();
-    drive(*process, [&] { return output.out == "ready\n"; });
-    process->stop(SIGTERM);
-    process->kill();
-    drive(*process, [] { return false; });
-    EXPECT_EQ(process->result(), Outcome::killed(SIGKILL));
+    LocalJob job("trap '' TERM; echo ready; while :; do sleep 0.1; done");
+    job.go_until_ready();
+    job.process->stop(SIGTERM);
+    job.process->kill();
+    EXPECT_EQ(job.end(), Outcome::killed(SIGKILL));
 }
 
 TEST(LocalTransportStop, AStopBeforeGoStartsNothing) {
-    LocalTransport transport({"PATH=/usr/bin:/bin"}, std::chrono::milliseconds(1000));
-    NodeCommand command;
-    command.argv = {"sh", "-c", "echo started"};
-    command.working_directory = "/";
-    RecordingOutput output;
-    std::unique_ptr<Process> process = transport.start(command, output);
-    process->kill();
-    EXPECT_EQ(process->result(), Outcome::not_started());
-    process->go(); // the loop does not call it then; if it did, still nothing starts
-    EXPECT_EQ(process->result(), Outcome::not_started());
-    EXPECT_EQ(output.out, "");
-    EXPECT_EQ(output.out_closed, 1);
+    LocalJob job("echo started");
+    job.process->kill();
+    EXPECT_EQ(job.process->result(), Outcome::not_started());
+    job.process->go(); // the loop does not call it then; if it did, still nothing starts
+    EXPECT_EQ(job.process->result(), Outcome::not_started());
+    EXPECT_EQ(job.output.out, "");
+    EXPECT_EQ(job.output.out_closed, 1);
 }
 
 } // namespace
