@@ -24,6 +24,13 @@ namespace {
 using namespace std::chrono_literals;
 using Words = std::vector<std::string>;
 
+// Cancels a Slurm job when the test ends, whatever happened.
+struct CancelAtEnd {
+    const SlurmCluster& cluster;
+    std::string job;
+    ~CancelAtEnd() { cluster.run_on_controller({"scancel", job}); }
+};
+
 class SlurmLaunch : public SharedSlurmCluster<2> {
 protected:
     void SetUp() override {
@@ -368,11 +375,7 @@ TEST_P(SlurmLaunchQueued, AStopCancelsTheRequest) {
         {"sbatch", "--parsable", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 600"});
     ASSERT_EQ(blocker.exit_code, 0) << describe(blocker);
     std::string blocking = blocker.out.substr(0, blocker.out.find_first_of(";\n"));
-    struct Cancel {
-        const SlurmCluster& cluster;
-        std::string job;
-        ~Cancel() { cluster.run_on_controller({"scancel", job}); }
-    } cancel{cluster(), blocking};
+    CancelAtEnd cancel{cluster(), blocking};
     auto queue = [&] { return cluster().run_on_controller({"squeue", "-h", "-o", "%i %T"}).out; };
     ASSERT_TRUE(eventually([&] { return queue() == blocking + " RUNNING\n"; }, 30s)) << queue();
 
@@ -396,6 +399,53 @@ TEST_P(SlurmLaunchQueued, AStopCancelsTheRequest) {
     ASSERT_EQ(freed.exit_code, 0) << describe(freed);
     EXPECT_TRUE(eventually([&] { return queue().empty(); }, 30s)) << queue();
     EXPECT_TRUE(std::filesystem::is_empty(m_dir.path() / "record")); // nothing ever started
+}
+
+// The same inside an allocation whose CPUs another step holds: srun waits to create its step
+// (saying nothing), and a stop cancels it (`srun: Cancelled pending job step with signal 15`).
+TEST_F(SlurmLaunch, AStopWhileItsStepWaitsInABusyAllocationStartsNothing) {
+    RunResult allocation = cluster().run_on_controller(
+        {"salloc", "--no-shell", "-N2", "--exclusive", "--job-name", "busy-allocation"});
+    ASSERT_EQ(allocation.exit_code, 0) << describe(allocation);
+    std::string granted = "Granted job allocation ";
+    size_t at = allocation.err.find(granted);
+    ASSERT_NE(at, std::string::npos) << describe(allocation);
+    std::string id = allocation.err.substr(at + granted.size());
+    id = id.substr(0, id.find_first_not_of("0123456789"));
+    CancelAtEnd cancel{cluster(), id};
+    // A step that holds every CPU of both nodes.
+    RunOptions options;
+    options.env = environment();
+    Background holder(
+        cluster().controller_command(
+            {"srun", "--jobid=" + id, "-N2", "--ntasks-per-node=1", "-c", "2", "sleep", "3141.59"}),
+        options, m_dir.path() / "holder.out", m_dir.path() / "holder.err");
+    ASSERT_TRUE(
+        eventually([&] { return cluster().processes_with_marker("3141.59").size() >= 3; }, 30s))
+        << read_file(m_dir.path() / "holder.err");
+
+    std::map<std::string, std::string> inside = environment();
+    inside["SLURM_JOB_ID"] = id; // as in the allocation's shell: srun makes a step of that job
+    options.cwd = job();
+    options.env = inside;
+    Background running(launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node",
+                                 "1", "waiting-2718.py"}),
+                       options, m_dir.path() / "out", m_dir.path() / "err");
+    // Its srun runs (its argv holds the marker); the step cannot be created while the other holds
+    // the CPUs, however long this takes.
+    ASSERT_TRUE(eventually(
+        [&] { return cluster().processes_with_marker("waiting-2718").size() >= 3; }, 30s))
+        << launcher_err();
+    running.signal(SIGTERM);
+    EXPECT_EQ(exit_code_of(running, 30s), 143);
+    EXPECT_NE(launcher_err().find(
+                  summary_block({"node1: failure (not started, stopped by the launcher)",
+                                 "node2: failure (not started, stopped by the launcher)"})),
+              std::string::npos)
+        << launcher_err();
+    EXPECT_TRUE(std::filesystem::is_empty(m_dir.path() / "record")); // nothing ever started
+    EXPECT_TRUE(
+        eventually([&] { return cluster().processes_with_marker("waiting-2718").empty(); }, 30s));
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, SlurmLaunchQueued, ::testing::Values(SIGINT, SIGTERM),
