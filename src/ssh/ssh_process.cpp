@@ -138,28 +138,10 @@ public:
         }
     }
 
-    void signal(int signo) override {
-        if (m_result) {
-            return;
-        }
-        switch (m_phase) {
-        case Phase::connecting: // nothing runs on the node yet, and nothing will
-        case Phase::checking:   // the wrapper reads EOF instead of `go`: it starts nothing
-        case Phase::connected:
-            if (m_attempt) {
-                m_attempt->cancel();
-            }
-            finish(Outcome::not_started());
-            return;
-        case Phase::running:
-            if (auto line = control_line(signo)) {
-                m_relayed.push_back(signo);
-                m_outbox += *line;
-                flush_outbox();
-            }
-            return;
-        }
-    }
+    // Stop and kill: a control line (`TERM`, `KILL`) that the node wrapper turns into the signal
+    // to the job's process group; before go(), the wrapper reads EOF instead of `go`.
+    void stop(int signo) override { deliver(signo); }
+    void kill() override { deliver(SIGKILL); }
 
     void launcher_stopping() override {
         if (m_phase != Phase::running || m_result || m_remote_closed) {
@@ -190,6 +172,29 @@ public:
     std::optional<Outcome> result() const override { return m_result; }
 
 private:
+    void deliver(int signo) {
+        if (m_result) {
+            return;
+        }
+        switch (m_phase) {
+        case Phase::connecting: // nothing runs on the node yet, and nothing will
+        case Phase::checking:   // the wrapper reads EOF instead of `go`: it starts nothing
+        case Phase::connected:
+            if (m_attempt) {
+                m_attempt->cancel();
+            }
+            finish(Outcome::not_started());
+            return;
+        case Phase::running:
+            if (auto line = control_line(signo)) {
+                m_relayed.push_back(signo);
+                m_outbox += *line;
+                flush_outbox();
+            }
+            return;
+        }
+    }
+
     // The worker's outcome: a session logged in with the wrapper started, or an error.
     void take_session() {
         std::optional<Attempt::Outcome> outcome = m_attempt->take();

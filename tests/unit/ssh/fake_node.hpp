@@ -174,9 +174,7 @@ public:
     // The end's reason (an error kind's one line), for the failures worded by libssh's answers.
     std::string reason() const { return ended() ? process->result()->reason() : "(running)"; }
     // What the summary would say, for messages.
-    std::string said() const {
-        return ended() ? job::describe(*process->result(), false) : "(running)";
-    }
+    std::string said() const { return ended() ? job::describe(*process->result()) : "(running)"; }
 
     // The control lines and heartbeats written after the environment block and the go line.
     std::string written_after_go() const {
@@ -218,6 +216,6 @@ namespace colossalai::job {
 // For GoogleTest's messages.
 inline void PrintTo(const Outcome& outcome, std::ostream* out) {
     *out << "Outcome(kind " << static_cast<int>(outcome.kind()) << ", code " << outcome.code()
-         << ", signal " << outcome.signal() << ": " << describe(outcome, false) << ")";
+         << ", signal " << outcome.signal() << ": " << describe(outcome) << ")";
 }
 } // namespace colossalai::job

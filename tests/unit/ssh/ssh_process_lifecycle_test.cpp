@@ -301,7 +301,7 @@ TEST(SshProcessPreflight, AFailedCheckEndsTheNodeAsCannotRunWithoutGo) {
 TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
     FakeNode node;
     node.await_worker();
-    node.process->signal(SIGTERM);
+    node.process->stop(SIGTERM);
     EXPECT_EQ(node.outcome(), job::Outcome::not_started());
     node.process->go(); // the launcher's fail-fast may still call it: nothing happens
     EXPECT_TRUE(node.wanted().empty());
@@ -312,7 +312,7 @@ TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
 
 TEST(SshProcessStop, SignalWhileTheConnectionWaitsForAWorkerStartsNothing) {
     FakeNode node{WorkerHeld{}};
-    node.process->signal(SIGINT);
+    node.process->stop(SIGINT);
     EXPECT_EQ(node.outcome(), job::Outcome::not_started());
     node.release_worker();
     node.await_idle_worker();
@@ -325,7 +325,7 @@ TEST(SshProcessStop, SignalWhileAwaitingThePreflightAnswerStartsNothing) {
     script.answer.reset();
     FakeNode node(script);
     ASSERT_TRUE(node.libssh.await_wrapper_started()); // the wrapper runs its checks
-    node.process->signal(SIGTERM);
+    node.process->stop(SIGTERM);
     EXPECT_EQ(node.outcome(), job::Outcome::not_started());
     node.libssh.arrive({out(ready_answer)}); // the checks pass after all
     node.await_idle_worker();
@@ -339,9 +339,26 @@ TEST(SshProcessStop, SignalWhileAwaitingThePreflightAnswerStartsNothing) {
 TEST(SshProcessStop, SignalWhileRunningSendsItsControlLine) {
     FakeNode node;
     node.start_running();
-    node.process->signal(SIGTERM);
+    node.process->stop(SIGTERM);
     EXPECT_EQ(node.written_after_go(), control_line(SIGTERM).value());
     EXPECT_FALSE(node.ended()); // the job ends when the node says so
+}
+
+TEST(SshProcessStop, KillWhileRunningSendsTheKillLine) {
+    FakeNode node;
+    node.start_running();
+    node.process->stop(SIGTERM);
+    node.process->kill();
+    EXPECT_EQ(node.written_after_go(), "TERM\nKILL\n");
+    EXPECT_FALSE(node.ended());
+}
+
+TEST(SshProcessStop, KillBeforeGoStartsNothing) {
+    FakeNode node;
+    node.await_worker();
+    node.process->kill();
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
+    EXPECT_EQ(node.libssh.written(), environment); // no go line
 }
 
 TEST(SshProcessStop, LauncherStoppingSendsPause) {

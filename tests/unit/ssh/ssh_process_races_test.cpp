@@ -143,7 +143,7 @@ TEST(SshPollOut, NotAskedForWithNothingToWrite) {
     FakeNode node;
     node.start_running();
     EXPECT_EQ(node.events() & POLLOUT, 0);
-    node.process->signal(SIGTERM); // written at once
+    node.process->stop(SIGTERM); // written at once
     EXPECT_EQ(node.events() & POLLOUT, 0);
     ASSERT_TRUE(node.settle());
 }
@@ -170,7 +170,7 @@ TEST(SshPollOut, AskedForWhileAControlLineWaitsForTheWindow) {
     FakeNode node;
     node.start_running();
     node.libssh.block_writes(true);
-    node.process->signal(SIGTERM);
+    node.process->stop(SIGTERM);
     EXPECT_NE(node.events() & POLLOUT, 0);
     node.libssh.block_writes(false);
     ASSERT_TRUE(node.settle());
@@ -181,7 +181,7 @@ TEST(SshPollOut, AskedForWhileAControlLineWaitsForTheWindow) {
 TEST(SshPollOut, AControlLineAfterTheNodeClosedIsDroppedNotSpunOn) {
     FakeNode node;
     close_while_paused(node);
-    node.process->signal(SIGTERM); // e.g. the user's Ctrl-C while the output is paused
+    node.process->stop(SIGTERM); // e.g. the user's Ctrl-C while the output is paused
     EXPECT_EQ(node.events() & POLLOUT, 0);
     EXPECT_TRUE(node.settle()) << "the loop spins on POLLOUT";
     EXPECT_FALSE(node.ended());
