@@ -42,16 +42,15 @@ _colossalai_words() {
   compadd -l -d descriptions -a candidates
 }
 
-# Host names: the entries of hostfile $1 (if any), then the Host entries of ~/.ssh/config that
-# name one host (no patterns).
+# Host names: the hosts of hostfile $2 (if any) as `run` reads them, which the program being
+# completed ($1) lists itself (one parser: ranges, user@, slots=, comments, CRLF, a byte-order
+# mark; nothing from a file it refuses), then the Host entries of ~/.ssh/config that name one
+# host (no patterns).
 _colossalai_hosts() {
-  local file=${~1} line
+  local program=${~1} file=${~2} line
   local -a f
-  if [[ -n $file && -f $file && -r $file ]]; then
-    for line in "${(@f)$(<$file)}"; do
-      f=(${=line%%\#*})
-      (( $#f )) && print -r -- $f[1]
-    done
+  if [[ -n $file ]]; then
+    $program --list-hosts $file 2>/dev/null
   fi
   [[ -r ~/.ssh/config ]] || return 0
   for line in "${(@f)$(<~/.ssh/config)}"; do
@@ -122,7 +121,7 @@ if [[ -n $value_of ]]; then
     (hosts)
       # A comma-separated list: complete its last element.
       local list=${(M)cur##*,}
-      local -a hosts=(${(u)${(f)"$(_colossalai_hosts $hostfile)"}})
+      local -a hosts=(${(u)${(f)"$(_colossalai_hosts $words[1] $hostfile)"}})
       local -a listed=(${(s:,:)list})
       hosts=(${hosts:|listed}) # hosts already in the list are not offered again
       compadd -P "$prefix$list" -a hosts

@@ -34,16 +34,16 @@ _colossalai_words() {
     done <<<"$_colossalai_table"
 }
 
-# Host names: the entries of hostfile $1 (if any), then the Host entries of ~/.ssh/config that
-# name one host (no patterns).
+# Host names: the hosts of hostfile $2 (if any) as `run` reads them, which the program being
+# completed ($1) lists itself (one parser: ranges, user@, slots=, comments, CRLF, a byte-order
+# mark; nothing from a file it refuses), then the Host entries of ~/.ssh/config that name one
+# host (no patterns).
 _colossalai_hosts() {
-    local file=$1 line word key IFS=$' \t\n'
+    local program=$1 file=$2 line word key IFS=$' \t\n'
+    [[ $program == "~/"* ]] && program=$HOME/${program#"~/"}
     [[ $file == "~/"* ]] && file=$HOME/${file#"~/"}
-    if [[ -n $file && -r $file && ! -d $file ]]; then
-        while IFS= read -r line || [[ -n $line ]]; do
-            read -r word _ <<<"${line%%#*}"
-            [[ -n $word ]] && printf '%s\n' "$word"
-        done <"$file"
+    if [[ -n $file ]]; then
+        "$program" --list-hosts "$file" 2>/dev/null
     fi
     [[ -r ~/.ssh/config ]] || return 0
     while IFS= read -r line || [[ -n $line ]]; do
@@ -130,7 +130,7 @@ _colossalai() {
             fi
             local IFS=$'\n'
             # Hosts already in the list are not offered again.
-            mapfile -t COMPREPLY < <(compgen -P "$prefix" -W "$(_colossalai_hosts "$hostfile" |
+            mapfile -t COMPREPLY < <(compgen -P "$prefix" -W "$(_colossalai_hosts "${words[0]}" "$hostfile" |
                 sort -u | grep -vxF -f <(tr , '\n' <<<"${prefix%,}"))" -- "$last")
             ;;
         esac

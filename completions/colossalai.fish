@@ -40,14 +40,15 @@ function __colossalai_words
     end
 end
 
-# Host names: the entries of hostfile $argv[1] (if any), then the Host entries of ~/.ssh/config
-# that name one host (no patterns).
+# Host names: the hosts of hostfile $argv[2] (if any) as `run` reads them, which the program
+# being completed ($argv[1]) lists itself (one parser: ranges, user@, slots=, comments, CRLF, a
+# byte-order mark; nothing from a file it refuses), then the Host entries of ~/.ssh/config that
+# name one host (no patterns).
 function __colossalai_hosts
-    set -l file (string replace -r '^~/' "$HOME/" -- "$argv[1]")
-    if test -n "$file" -a -f "$file" -a -r "$file"
-        for line in (string replace -r '#.*' '' < $file)
-            string split -n ' ' -- (string trim -- $line) | head -n 1
-        end
+    set -l program (string replace -r '^~/' "$HOME/" -- "$argv[1]")
+    set -l file (string replace -r '^~/' "$HOME/" -- "$argv[2]")
+    if test -n "$file"
+        command $program --list-hosts $file 2>/dev/null
     end
     if test -r ~/.ssh/config
         for line in (string replace -r '#.*' '' < ~/.ssh/config)
@@ -137,7 +138,7 @@ function __colossalai_complete
                 set -l list (string replace -r '[^,]*$' '' -- $cur)
                 # Hosts already in the list are not offered again.
                 set -l listed (string split -n , -- $list)
-                for host in (__colossalai_hosts $hostfile | sort -u)
+                for host in (__colossalai_hosts $words[1] $hostfile | sort -u)
                     contains -- $host $listed; or echo $prefix$list$host
                 end
         end

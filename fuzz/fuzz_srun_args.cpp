@@ -5,7 +5,7 @@
 
 #include "fuzz_support.hpp"
 
-#include "colossalai/run/srun_command.hpp"
+#include "colossalai/run/srun_args.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
 

@@ -7,6 +7,7 @@
 #include "colossalai/cluster_check/command.hpp"
 #include "colossalai/commit.hpp"
 #include "colossalai/config.hpp"
+#include "colossalai/run/hosts.hpp"
 #include "colossalai/ssh/library.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
@@ -69,6 +70,12 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
     // Hidden: writes a man page or the completion table at build time (src/CMakeLists.txt).
     std::string generate_name;
     app.add_option("--generate", generate_name, "Write a generated file to stdout")->group("");
+    // Hidden: the hosts of a hostfile, one per line, as `run --hostfile` reads them (ranges
+    // expanded, `user@` kept, slots, comments, CRLF and a byte-order mark left out): what the
+    // shell completions offer (completions/*), so that no hostfile is parsed twice.
+    std::string hostfile;
+    CLI::Option* list_hosts =
+        app.add_option("--list-hosts", hostfile, "Print the hosts of a hostfile")->group("");
     app.require_subcommand(0, 1);
     app.footer("Run 'colossalai COMMAND --help' for the options of a command.");
 
@@ -113,6 +120,16 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
             throw usage_error("--version takes no command");
         }
         print_version(out);
+        return Done{0};
+    }
+    if (list_hosts->count() > 0) {
+        if (check_command->parsed() || run_command->parsed()) {
+            throw usage_error("--list-hosts takes no command");
+        }
+        std::string text = run::read_hostfile(hostfile, "--list-hosts");
+        for (const run::Host& host : run::parse_hostfile(text, hostfile)) {
+            out << host.name << '\n';
+        }
         return Done{0};
     }
     if (!generate_name.empty()) {

@@ -1,7 +1,7 @@
 #include "commands.hpp"
 
+#include "colossalai/launch/dry_run.hpp"
 #include "colossalai/launch/execute.hpp"
-#include "colossalai/run/dry_run.hpp"
 #include "colossalai/run/planner.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/ssh/client_config.hpp"
@@ -92,7 +92,7 @@ int execute_run_command(const run::Options& options, std::ostream& out, std::ost
         fmt::print(err, "colossalai: warning: {}\n", warning);
     }
     if (options.dry_run) {
-        out << run::render_dry_run(plan);
+        out << launch::render_dry_run(plan);
         return 0;
     }
     // The launcher writes to the file descriptors itself, after what the streams hold.

@@ -5,7 +5,7 @@
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
-#include "colossalai/run/srun_command.hpp"
+#include "colossalai/run/srun_args.hpp"
 #include "colossalai/ssh/connect.hpp"
 #include "colossalai/util/duration.hpp"
 #include "colossalai/util/error.hpp"

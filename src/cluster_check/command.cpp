@@ -7,6 +7,7 @@
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/scheduler_hosts.hpp"
 #include "colossalai/ssh/remote_capture.hpp"
+#include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/ssh/worker_pool.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
@@ -79,18 +80,17 @@ struct Outcome {
     std::string error;
 };
 
-Outcome check_node(const job::NodeCommand& node, const std::string& command,
+Outcome check_node(const job::NodeCommand& node, const std::string& input,
                    const ssh::ConnectSettings& settings, std::chrono::milliseconds run_timeout) {
     Outcome outcome;
     try {
         ssh::RemoteOutput output =
-            ssh::capture_remote(node, command, "", settings, run_timeout, max_answer_bytes);
+            ssh::capture_remote(node, input, settings, run_timeout, max_answer_bytes);
         Dump dump = parse_dump(output.out);
         if (dump.sections.empty()) {
-            outcome.error = output.exit_status
-                                ? fmt::format("the check program gave no answer (exit status {})",
-                                              *output.exit_status)
-                                : "the check program gave no answer";
+            // Its first line is a section's: nothing of it ran.
+            outcome.error = ssh::login_shell_ran_nothing(output.user, output.out + output.err,
+                                                         output.exit_status, "the check");
             return outcome;
         }
         outcome.facts = facts_from_dump(dump);
@@ -112,7 +112,7 @@ int execute(const check::Options& options, std::ostream& out, std::ostream& err)
     connect.timeout = options.ssh_timeout;
     // Python, nvcc and nvidia-smi twice, each within the probe timeout, plus the round trips.
     std::chrono::milliseconds run_timeout = 4 * probe.timeout + connect.timeout;
-    std::string command = node_command(options.python, probe.timeout);
+    std::string input = node_input(options.python, probe.timeout);
 
     ssh::load_library(); // before any worker thread uses libssh
     std::vector<Outcome> outcomes(hosts.size());
@@ -128,7 +128,7 @@ int execute(const check::Options& options, std::ostream& out, std::ostream& err)
             node.address = hosts[i].address;
             node.ssh_port = options.ssh_port;
             pool.submit([&, i, node = std::move(node)] {
-                Outcome outcome = check_node(node, command, connect, run_timeout);
+                Outcome outcome = check_node(node, input, connect, run_timeout);
                 std::lock_guard lock(mutex);
                 outcomes[i] = std::move(outcome);
                 --left;

@@ -1,7 +1,7 @@
 #include "colossalai/cluster_check/node_probe.hpp"
 
 #include "colossalai/python/environment.hpp"
-#include "colossalai/util/quote.hpp"
+#include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/strings.hpp"
 
 namespace colossalai::cluster_check {
@@ -86,14 +86,12 @@ std::string_view node_program() {
     return program_text;
 }
 
-std::string node_command(const std::optional<std::string>& python,
-                         std::chrono::milliseconds probe_timeout) {
+std::string node_input(const std::optional<std::string>& python,
+                       std::chrono::milliseconds probe_timeout) {
     std::vector<std::string> code = python::probe_command("python3");
     long long seconds = (probe_timeout.count() + 999) / 1000;
-    std::vector<std::string> words{
-        "/bin/sh",           "-c",       std::string(program_text), "colossalai-check",
-        python.value_or(""), code.at(2), std::to_string(seconds)};
-    return "exec " + util::shell_join(words);
+    return ssh::program_input(program_text,
+                              {python.value_or(""), code.at(2), std::to_string(seconds)});
 }
 
 Dump parse_dump(std::string_view text) {

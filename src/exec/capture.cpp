@@ -15,6 +15,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 extern char** environ;
 
@@ -24,29 +25,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The process groups of the captures running now (0: free slot). Spawning and tracking happen
-// under the mutex, so the signal thread of kill_captures_on_signal() never misses a child that
-// was just started.
-constexpr int max_running = 16;
-pid_t running[max_running];
+// The process groups of the captures running now, as many as run (a check over many Python
+// environments, or callers on many threads). Spawning and tracking happen under the mutex, so
+// the signal thread of kill_captures_on_signal() never misses a child that was just started.
+std::vector<pid_t> running;
 std::mutex running_mutex;
 
+// Called with the mutex held.
 void track(pid_t pid) {
-    for (pid_t& slot : running) {
-        if (slot == 0) {
-            slot = pid;
-            return;
-        }
-    }
+    running.push_back(pid);
 }
 
 void untrack(pid_t pid) {
     std::lock_guard lock(running_mutex);
-    for (pid_t& slot : running) {
-        if (slot == pid) {
-            slot = 0;
-        }
-    }
+    std::erase(running, pid);
 }
 
 // Waits for a stop signal on `channel`, kills the captures' groups, then dies of the signal.
@@ -148,6 +140,7 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     std::vector<char*> c_env = env ? to_c_array(*env) : std::vector<char*>{};
     pid_t pid = -1;
     std::unique_lock tracking(running_mutex);
+    running.reserve(running.size() + 1); // so that tracking a started child cannot throw
     int rc = ::posix_spawnp(&pid, c_argv[0], &actions, &attributes, c_argv.data(),
                             env ? c_env.data() : environ);
     if (rc == 0) {

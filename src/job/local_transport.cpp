@@ -28,7 +28,8 @@ public:
     explicit FailedProcess(Outcome result) : m_result(std::move(result)) {}
     void collect_fds(std::vector<pollfd>&) override {}
     void process_events(std::span<const pollfd>) override {}
-    void signal(int) override {}
+    void stop(int) override {}
+    void kill() override {}
     void abandon() override {}
     std::optional<Outcome> result() const override { return m_result; }
 
@@ -98,11 +99,14 @@ public:
         return m_exit && (m_job.out_fd || m_job.err_fd) ? m_streams_deadline : std::nullopt;
     }
 
-    void signal(int signo) override {
+    // Stop and kill: the signal to the job's process group, which the job leads.
+    void stop(int signo) override {
         if (!m_exit) {
             ::kill(-m_job.pid, signo);
         }
     }
+
+    void kill() override { stop(SIGKILL); }
 
     void abandon() override {
         if (!m_exit) {
@@ -178,7 +182,11 @@ public:
                         std::chrono::milliseconds grace)
         : m_request(std::move(request)), m_output(output), m_grace(grace) {}
 
-    void go() override { m_job = start_local_job(m_request, m_output, m_grace); }
+    void go() override {
+        if (!m_result) { // stopped before: nothing starts
+            m_job = start_local_job(m_request, m_output, m_grace);
+        }
+    }
     void collect_fds(std::vector<pollfd>& fds) override {
         if (m_job) {
             m_job->collect_fds(fds);
@@ -193,9 +201,16 @@ public:
     std::optional<Clock::time_point> deadline() const override {
         return m_job ? m_job->deadline() : std::nullopt;
     }
-    void signal(int signo) override {
+    void stop(int signo) override {
         if (m_job) {
-            m_job->signal(signo);
+            m_job->stop(signo);
+        } else if (!m_result) {
+            not_started();
+        }
+    }
+    void kill() override {
+        if (m_job) {
+            m_job->kill();
         } else if (!m_result) {
             not_started();
         }

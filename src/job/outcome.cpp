@@ -6,7 +6,7 @@
 
 namespace colossalai::job {
 
-std::string describe(const Outcome& outcome, bool stopped) {
+std::string describe(const Outcome& outcome, std::span<const int> delivered) {
     std::string text;
     switch (outcome.kind()) {
     case Outcome::Kind::exited:
@@ -25,10 +25,21 @@ std::string describe(const Outcome& outcome, bool stopped) {
         text = outcome.reason();
         break;
     }
-    if (stopped) {
-        text += ", stopped by the launcher";
+    if (delivered.empty()) {
+        return text;
     }
-    return text;
+    // What the job got, when that was not what it died of: a job that ran (an error kind says
+    // its own story, a job not started got nothing).
+    if (outcome.kind() == Outcome::Kind::exited || outcome.kind() == Outcome::Kind::killed) {
+        std::string got;
+        for (int signo : delivered) {
+            if (outcome.kind() != Outcome::Kind::killed || signo != outcome.signal()) {
+                got += (got.empty() ? " after " : " and ") + util::signal_name(signo);
+            }
+        }
+        text += got;
+    }
+    return text + ", stopped by the launcher";
 }
 
 } // namespace colossalai::job

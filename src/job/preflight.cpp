@@ -27,6 +27,11 @@ std::string describe(const PreflightFailure& failure) {
         return fmt::format("no network interface '{}' (see 'ip -br link' on the node; "
                            "--network-interface names must exist on every node)",
                            subject);
+    case PreflightCheck::helper:
+        return fmt::format("cannot find '{}' on the node (--launcher slurm runs each task's job "
+                           "under it, so that the job's output crosses srun byte for byte; "
+                           "install it there, or use --launcher ssh)",
+                           subject);
     }
     return subject;
 }
@@ -44,6 +49,10 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
     if (what.substr(0, master.size()) == master) {
         return PreflightFailure{PreflightCheck::master_address,
                                 std::string(what.substr(master.size()))};
+    }
+    constexpr std::string_view helper = "helper ";
+    if (what.substr(0, helper.size()) == helper) {
+        return PreflightFailure{PreflightCheck::helper, std::string(what.substr(helper.size()))};
     }
     constexpr std::string_view interface = "interface ";
     if (what.substr(0, interface.size()) == interface) {

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <variant>
 
 namespace colossalai::launch {
 
@@ -54,26 +55,21 @@ void report_resources(output::Multiplexer& output, const std::string& ssh_timing
 } // namespace
 
 int execute(const run::Plan& plan) {
-    auto remote_nodes = static_cast<std::size_t>(
-        std::count_if(plan.nodes.begin(), plan.nodes.end(),
-                      [](const job::NodeCommand& node) { return !node.local; }));
-    bool slurm = !plan.srun_command.empty();
-    bool remote = remote_nodes > 0 && !slurm;
-    allow_descriptors_for(remote ? remote_nodes : 0);
+    const auto* hosts = std::get_if<run::HostsLaunch>(&plan.launch);
+    const auto* srun_launch = std::get_if<run::SrunLaunch>(&plan.launch);
+    std::size_t remote_nodes = 0;
+    if (hosts != nullptr) {
+        remote_nodes = static_cast<std::size_t>(
+            std::count_if(plan.nodes.begin(), plan.nodes.end(),
+                          [](const job::NodeCommand& node) { return !node.local; }));
+    }
+    allow_descriptors_for(remote_nodes);
 
     // Blocked before any thread exists, so that every thread inherits the mask.
     exec::SignalChannel signals({.job_control = true});
     Settings settings;
     settings.kill_grace = plan.timings.kill_grace;
     settings.log_dir = plan.log_dir;
-    job::LocalTransport local(plan.launcher_environment, settings.kill_grace);
-    std::optional<ssh::SshTransport> ssh;
-    if (remote) {
-        ssh::SshSettings ssh_settings =
-            ssh::ssh_settings(plan.timings.ssh_timeout, settings.kill_grace);
-        ssh_settings.connect.host_key_policy = plan.strict_host_key_checking;
-        ssh.emplace(ssh_settings);
-    }
     output::Multiplexer::Options output_options;
     output_options.prefixed = plan.nodes.size() > 1;
     output::Multiplexer output(output_options);
@@ -82,24 +78,28 @@ int execute(const run::Plan& plan) {
     // The nodes as the loop sees them: the names of an allocation srun makes are learnt as its
     // tasks start, for the summary and the notices.
     std::vector<run::NodeCommand> nodes = plan.nodes;
+    // The transports of the plan's launch intent: local children and SSH, or one srun.
+    std::optional<job::LocalTransport> local;
+    std::optional<ssh::SshTransport> ssh;
     std::optional<slurm::SlurmTransport> srun;
-    if (slurm) {
-        std::function<void(std::size_t, const std::string&)> named;
-        if (plan.srun_allocates) {
-            named = [&nodes](std::size_t rank, const std::string& host) {
-                nodes[rank].host = host;
-            };
+    if (hosts != nullptr) {
+        local.emplace(plan.launcher_environment, settings.kill_grace);
+        if (remote_nodes > 0) {
+            ssh::SshSettings ssh_settings =
+                ssh::ssh_settings(plan.timings.ssh_timeout, settings.kill_grace);
+            ssh_settings.connect.host_key_policy = hosts->strict_host_key_checking;
+            ssh.emplace(ssh_settings);
         }
+    } else if (srun_launch != nullptr) {
         srun.emplace(
-            plan.srun_command, plan.nodes.size(), plan.nodes.front().working_directory,
-            plan.launcher_environment, settings.kill_grace,
-            [&output](std::string_view text) { output.write_notice(text); }, named);
+            plan, *srun_launch, [&output](std::string_view text) { output.write_notice(text); },
+            [&nodes](std::size_t rank, const std::string& host) { nodes[rank].host = host; });
     }
     auto transport_for = [&](const job::NodeCommand& node) -> job::Transport& {
         if (srun) {
             return *srun;
         }
-        return node.local ? static_cast<job::Transport&>(local) : *ssh;
+        return node.local ? static_cast<job::Transport&>(*local) : *ssh;
     };
 
     LaunchResult result = run_nodes(nodes, transport_for, output, source, settings);

@@ -26,7 +26,8 @@ struct Node {
     const job::NodeCommand* command;
     std::unique_ptr<Process> process;
     std::optional<job::Outcome> exit;
-    bool stopped = false;
+    // What the stop sequence delivered (stop's signals, SIGKILL for kill), for the summary.
+    std::vector<int> delivered;
     size_t fd_begin = 0;
     size_t fd_end = 0;
 };
@@ -40,7 +41,7 @@ public:
                      output::Multiplexer& output) {
         m_output = &output;
         for (const job::NodeCommand& command : commands) {
-            m_nodes.push_back(Node{&command, nullptr, std::nullopt});
+            m_nodes.push_back(Node{&command, nullptr, std::nullopt, {}});
         }
         for (Node& node : m_nodes) {
             output::NodeOutput* sink = &output.add_node(node.command->host + ": ");
@@ -64,7 +65,7 @@ public:
         m_progress->erase();
         LaunchResult result;
         for (Node& node : m_nodes) {
-            result.outcomes.push_back(NodeOutcome{node.command->host, *node.exit, node.stopped});
+            result.outcomes.push_back(NodeOutcome{node.command->host, *node.exit, node.delivered});
         }
         result.first_failure = m_first_failure;
         result.launcher_signal = m_launcher_signal;
@@ -96,10 +97,9 @@ private:
             m_first_failure = m_failed;
             if (running) {
                 Node& failed = m_nodes[*m_failed];
-                notice("{} failed ({}); {}", failed.command->host,
-                       job::describe(*failed.exit, false),
+                notice("{} failed ({}); {}", failed.command->host, job::describe(*failed.exit),
                        m_started ? "stopping the other nodes" : "starting no job");
-                signal_all(SIGTERM);
+                stop_all(SIGTERM);
                 arm_grace(SIGTERM);
             }
         }
@@ -114,7 +114,7 @@ private:
 
     // Every job starts once every node is ready, none before: a host that cannot be reached or
     // logged into must not leave the others' jobs half-launched. A failure or a signal before
-    // that point stops the prepared nodes (signal_all) instead.
+    // that point stops the prepared nodes (stop_all) instead.
     void start_when_all_ready() {
         if (m_started || m_failed || m_launcher_signal != 0 || !all_settled()) {
             return;
@@ -158,7 +158,7 @@ private:
             node.fd_begin = m_fds.size();
             node.process->collect_fds(m_fds);
             node.fd_end = m_fds.size();
-            // A node that ended inside signal() (nothing left to wait for) is collected now.
+            // A node that ended inside stop() (nothing left to wait for) is collected now.
             work = work || node.process->has_work() || node.process->result().has_value();
             wake = earliest(wake, node.process->deadline());
         }
@@ -198,7 +198,7 @@ private:
             m_launcher_signal = signo;
             notice("received {}; stopping all nodes ({} again kills them at once)",
                    util::signal_name(signo), signo == SIGINT ? "Ctrl-C" : "the same signal");
-            signal_all(signo);
+            stop_all(signo);
             if (!m_kill_deadline && !m_abandon_deadline) {
                 arm_grace(signo);
             }
@@ -252,19 +252,32 @@ private:
     }
 
     void kill_all() {
-        signal_all(SIGKILL);
+        for (Node& node : m_nodes) {
+            if (!node.exit && !node.process->result()) {
+                record(node, SIGKILL);
+                node.process->kill();
+            }
+        }
         // The grace timer is spent: left armed, its past deadline would make every poll()
         // return at once until the abandon timer fires (a busy loop).
         m_kill_deadline.reset();
         m_abandon_deadline = m_settings.now() + m_settings.abandon_after;
     }
 
-    void signal_all(int signo) {
+    // The stop transition of every node still running: `signo` to its whole job.
+    void stop_all(int signo) {
         for (Node& node : m_nodes) {
             if (!node.exit && !node.process->result()) {
-                node.stopped = true;
-                node.process->signal(signo);
+                record(node, signo);
+                node.process->stop(signo);
             }
+        }
+    }
+
+    static void record(Node& node, int signo) {
+        if (std::find(node.delivered.begin(), node.delivered.end(), signo) ==
+            node.delivered.end()) {
+            node.delivered.push_back(signo);
         }
     }
 

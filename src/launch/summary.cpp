@@ -7,11 +7,12 @@ namespace colossalai::launch {
 std::string render_summary(const std::vector<NodeOutcome>& outcomes) {
     std::string text = "====== Training on All Nodes =====\n";
     for (const NodeOutcome& outcome : outcomes) {
-        if (outcome.exit.success()) {
+        if (outcome.exit.success() && !outcome.stopped()) {
             text += fmt::format("{}: success\n", outcome.host);
         } else {
-            text += fmt::format("{}: failure ({})\n", outcome.host,
-                                job::describe(outcome.exit, outcome.stopped));
+            text += fmt::format("{}: {} ({})\n", outcome.host,
+                                outcome.exit.success() ? "success" : "failure",
+                                job::describe(outcome.exit, outcome.delivered));
         }
     }
     return text;

@@ -80,6 +80,11 @@ std::vector<EnvSetting> parse_env_file(std::string_view text, std::string_view p
         }
         line.remove_prefix(first);
         std::string where = fmt::format("{}:{}: ", shown(path), number);
+        // A shell script's line: named as docs/run.md names it, not as a bad variable name.
+        if (line.size() > 6 && line.substr(0, 6) == "export" &&
+            (line[6] == ' ' || line[6] == '\t')) {
+            throw usage_error("{}expected NAME=VALUE, found 'export'", where);
+        }
         size_t equals = line.find('=');
         if (equals == std::string_view::npos) {
             throw usage_error("{}expected NAME=VALUE, found '{}'", where, shown(line));

@@ -125,8 +125,17 @@ std::optional<std::string> host_problem(std::string_view text, Host& host) {
     }
     host.name = std::string(text);
     host.address = std::string(address);
-    host.machine = (host.user ? *host.user + "@" : std::string()) + machine_of(address);
+    host.machine = machine_of(address);
     return std::nullopt;
+}
+
+// How a duplicate's message names the host seen before: nothing more when spelled the same.
+std::string same_machine(const Host& host, const Host& first, std::string_view first_at) {
+    if (host.name == first.name) {
+        return first_at.empty() ? std::string() : fmt::format(" (first {})", first_at);
+    }
+    return fmt::format(" (the same machine as '{}'{}{})", first.name, first_at.empty() ? "" : " ",
+                       first_at);
 }
 
 bool is_blank(char c) {
@@ -203,7 +212,7 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view file) {
         throw usage_error("{}:{}: NUL byte: not a text file", path, line);
     }
     std::vector<Host> hosts;
-    std::map<std::string, size_t> first_line;
+    std::map<std::string, std::pair<size_t, size_t>> first; // machine -> line, index in hosts
     size_t number = 0;
     for (std::string_view line : util::split_lines(text)) {
         ++number;
@@ -222,10 +231,12 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view file) {
         std::optional<int> slots = parse_slots(words, where);
         for (Host& host : line_hosts) {
             host.slots = slots;
-            auto [it, inserted] = first_line.emplace(host.machine, number);
+            auto [it, inserted] = first.emplace(host.machine, std::pair(number, hosts.size()));
             if (!inserted) {
-                throw usage_error("{}: duplicate host '{}' (first at line {})", where, host.name,
-                                  it->second);
+                const auto& [line, index] = it->second;
+                throw usage_error(
+                    "{}: duplicate host '{}'{}", where, host.name,
+                    same_machine(host, hosts[index], fmt::format("at line {}", line)));
             }
             hosts.push_back(std::move(host));
         }
@@ -241,7 +252,7 @@ std::vector<Host> parse_host_list(std::string_view list, std::string_view option
         throw usage_error("{}: empty host list", option);
     }
     std::vector<Host> hosts;
-    std::set<std::string> seen;
+    std::map<std::string, size_t> seen; // machine -> index in hosts
     for (std::string_view item : split_host_list(list)) {
         std::string_view pattern = util::trim(item);
         if (pattern.empty()) {
@@ -251,8 +262,10 @@ std::vector<Host> parse_host_list(std::string_view list, std::string_view option
         for (const std::string& name :
              expand_host_pattern(pattern, option, max_expanded_hosts - hosts.size())) {
             Host host = parse_host(name, option);
-            if (!seen.insert(host.machine).second) {
-                throw usage_error("{}: duplicate host '{}'", option, host.name);
+            auto [it, inserted] = seen.emplace(host.machine, hosts.size());
+            if (!inserted) {
+                throw usage_error("{}: duplicate host '{}'{}", option, host.name,
+                                  same_machine(host, hosts[it->second], ""));
             }
             hosts.push_back(std::move(host));
         }

@@ -15,22 +15,33 @@ LauncherForm launcher_form(const std::optional<util::Version>& torch) {
 }
 
 std::vector<std::string> build_launch_command(const LaunchSpec& spec) {
+    return launch_command(spec).argv;
+}
+
+LaunchCommand launch_command(const LaunchSpec& spec) {
     std::string nproc = fmt::format("--nproc_per_node={}", spec.nproc_per_node);
     std::string nnodes = fmt::format("--nnodes={}", spec.nnodes);
     std::string rank = fmt::format("--node_rank={}", spec.node_rank);
     std::string addr = fmt::format("--master_addr={}", spec.master_addr);
     std::string port = fmt::format("--master_port={}", spec.master_port);
 
-    std::vector<std::string> argv;
+    LaunchCommand command;
+    std::vector<std::string>& argv = command.argv;
     switch (spec.form) {
     case LauncherForm::distributed_launch:
         argv = {spec.python, "-m", "torch.distributed.launch", nproc, addr, port, nnodes, rank};
+        command.master_addr_word = 4;
+        command.node_rank_word = 7;
         break;
     case LauncherForm::distributed_run:
         argv = {spec.python, "-m", "torch.distributed.run", nproc, nnodes, rank, addr, port};
+        command.node_rank_word = 5;
+        command.master_addr_word = 6;
         break;
     case LauncherForm::torchrun:
         argv = {"torchrun", nproc, nnodes, rank, addr, port};
+        command.node_rank_word = 3;
+        command.master_addr_word = 4;
         break;
     }
     for (const LaunchArg& arg : spec.extra) {
@@ -43,7 +54,7 @@ std::vector<std::string> build_launch_command(const LaunchSpec& spec) {
         argv.push_back(*spec.script);
     }
     argv.insert(argv.end(), spec.script_args.begin(), spec.script_args.end());
-    return argv;
+    return command;
 }
 
 } // namespace colossalai::run

@@ -10,7 +10,6 @@
 #include "colossalai/run/nproc.hpp"
 #include "colossalai/run/scheduler_hosts.hpp"
 #include "colossalai/run/selection.hpp"
-#include "colossalai/run/srun_command.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
@@ -225,7 +224,7 @@ void check_master_address(const std::string& master_addr, std::string_view sourc
 }
 
 // --launcher slurm: every node is a task of one srun step, none is started locally or over SSH.
-void plan_srun(const Options& options, bool allocated, Plan& plan) {
+SrunLaunch plan_srun(const Options& options, bool allocated, Plan& plan) {
     for (NodeCommand& node : plan.nodes) {
         if (node.user) {
             throw usage_error("--launcher slurm: host '{}' names a user; Slurm runs every task "
@@ -234,9 +233,7 @@ void plan_srun(const Options& options, bool allocated, Plan& plan) {
         }
         node.local = false;
     }
-    plan.srun_command = build_srun_command(
-        plan.nodes, options.srun_args.value_or(std::vector<std::string>{}), allocated);
-    plan.srun_allocates = allocated;
+    return {options.srun_args.value_or(std::vector<std::string>{}), allocated};
 }
 
 } // namespace
@@ -292,6 +289,17 @@ Plan make_plan(const Options& options, const Context& context) {
 
     plan.launcher_environment = with_launcher_defaults(context.environment);
     std::vector<EnvVar> launcher_environment = filter_environment(plan.launcher_environment);
+    // Inside an allocation the launcher's Slurm task and node identity is its own: another node
+    // told SLURM_NODEID=0 would take itself for the launcher's (PyTorch's and Lightning's Slurm
+    // detection, submitit, DeepSpeed read them). -x still passes one on when asked.
+    std::vector<std::string> withheld;
+    std::erase_if(launcher_environment, [&withheld](const EnvVar& variable) {
+        if (!is_slurm_identity_variable(variable.first)) {
+            return false;
+        }
+        withheld.push_back(variable.first);
+        return true;
+    });
     EnvironmentChanges changes =
         plan_environment({context.env_files, options.exports, options.env_exclude},
                          plan.launcher_environment, launcher_environment);
@@ -313,8 +321,17 @@ Plan make_plan(const Options& options, const Context& context) {
         node.host = host.name;
         node.rank = spec.node_rank;
         node.local = placement.local[rank]; // never with --launcher slurm
-        node.argv = build_launch_command(spec);
+        LaunchCommand command = launch_command(spec);
+        node.argv = std::move(command.argv);
+        node.words = job::NodeWords{
+            command.node_rank_word,
+            master_given ? std::nullopt : std::optional<std::size_t>(command.master_addr_word)};
         node.environment = environment;
+        // Only a node reached over SSH gets `environment`: a local one and srun's tasks start
+        // from the launcher's own (srun sets each task's identity itself).
+        if (!node.local && options.launcher == Launcher::ssh) {
+            node.withheld_environment = withheld;
+        }
         node.environment_changes = changes;
         node.flag_environment = flag_environment;
         node.preflight = preflight;
@@ -324,12 +341,16 @@ Plan make_plan(const Options& options, const Context& context) {
         node.address = host.address;
         plan.nodes.push_back(std::move(node));
     }
-    if (options.launcher == Launcher::slurm) {
-        plan_srun(options, source.allocated, plan);
+    switch (options.launcher) {
+    case Launcher::ssh:
+        plan.launch = HostsLaunch{options.strict_host_key_checking};
+        break;
+    case Launcher::slurm:
+        plan.launch = plan_srun(options, source.allocated, plan);
+        break;
     }
     plan.log_dir = context.log_dir;
     plan.timings = {options.kill_grace, options.ssh_timeout};
-    plan.strict_host_key_checking = options.strict_host_key_checking;
     plan.report_resources =
         !find_variable(context.environment, "COLOSSALAI_TIMING").value_or("").empty();
     if (master_given) {

@@ -9,10 +9,12 @@ namespace colossalai::run {
 
 namespace {
 
-// The entry of `hosts` for the machine `host` names, however it is spelled (NODE1, node1.).
+// The entry of `hosts` for the machine `host` names, however it is spelled (NODE1, node1.)
+// and whatever user the entry logs in as; a `user@` in `host` must be the entry's own.
 const Host* find(const std::vector<Host>& hosts, const Host& host) {
-    auto it = std::find_if(hosts.begin(), hosts.end(),
-                           [&](const Host& other) { return other.machine == host.machine; });
+    auto it = std::find_if(hosts.begin(), hosts.end(), [&](const Host& other) {
+        return other.machine == host.machine && (!host.user || host.user == other.user);
+    });
     return it == hosts.end() ? nullptr : &*it;
 }
 

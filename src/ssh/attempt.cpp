@@ -22,7 +22,7 @@ Attempt::Attempt() : m_event_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
 }
 
 void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& settings,
-                      const std::string& remote_command, const std::string& stdin_prefix) {
+                      const std::string& input) {
     if (m_cancelled) {
         post(nullptr, not_started);
         return;
@@ -36,7 +36,7 @@ void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& setti
             post(nullptr, not_started); // dropping the session logs out: nothing ran
             return;
         }
-        start_command(*session, remote_command, stdin_prefix);
+        start_command(*session, input);
         // The wrapper's preflight answer is read by the launcher's loop (ssh_process.cpp): the
         // worker moves on to the next host while this one runs its checks.
         post(std::move(session), "");

@@ -24,11 +24,11 @@ public:
     Attempt(const Attempt&) = delete;
     Attempt& operator=(const Attempt&) = delete;
 
-    // Worker side: connect to the node, log in and start the node wrapper (`remote_command`, with
-    // `stdin_prefix` as its first input); its preflight answer is the launcher's loop's to read.
-    // Skips the work once cancelled.
+    // Worker side: connect to the node, log in and start the node wrapper (`input`:
+    // wrapper_input(), see start_command); its preflight answer is the launcher's loop's to
+    // read. Skips the work once cancelled.
     void connect(const job::NodeCommand& node, const ConnectSettings& settings,
-                 const std::string& remote_command, const std::string& stdin_prefix);
+                 const std::string& input);
 
     // Launcher side. take(): after `event_fd` became readable, the session, or an empty pointer
     // and `error` set; std::nullopt when there was no event.

@@ -5,6 +5,7 @@
 #include "libssh.hpp"
 #include "session.hpp"
 
+#include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/error.hpp"
 
 #include <netinet/in.h>
@@ -108,8 +109,14 @@ int on_data(ssh_session, ssh_channel, void*, uint32_t, int, void* userdata) {
     return 0;
 }
 
-void on_end(ssh_session, ssh_channel, void* userdata) {
+void on_eof(ssh_session, ssh_channel, void* userdata) {
     static_cast<Session*>(userdata)->activity = true;
+}
+
+void on_close(ssh_session, ssh_channel, void* userdata) {
+    auto* owned = static_cast<Session*>(userdata);
+    owned->remote_closed = true;
+    owned->activity = true;
 }
 
 } // namespace
@@ -151,6 +158,7 @@ SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& 
     lib::ssh_options_set(session, SSH_OPTIONS_TIMEOUT, &seconds);
     lib::ssh_options_set(session, SSH_OPTIONS_TIMEOUT_USEC, &usec);
     Target target = target_of(session);
+    owned->user = target.user;
     // What libssh leaves out of the ssh config (StrictHostKeyChecking accept-new,
     // HashKnownHosts, ServerAlive*, CertificateFile) is read by us, for the same host.
     owned->config = settings.read_config({address, target.host});
@@ -176,8 +184,7 @@ SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& 
     return owned;
 }
 
-void start_command(Session& owned, const std::string& remote_command,
-                   const std::string& stdin_prefix) {
+void start_command(Session& owned, const std::string& input) {
     ssh_session session = owned.session;
     owned.channel = lib::ssh_channel_new(session);
     if (owned.channel == nullptr) {
@@ -189,15 +196,17 @@ void start_command(Session& owned, const std::string& remote_command,
     owned.callbacks.channel_exit_status_function = on_exit_status;
     owned.callbacks.channel_exit_signal_function = on_exit_signal;
     owned.callbacks.channel_data_function = on_data;
-    owned.callbacks.channel_eof_function = on_end;
-    owned.callbacks.channel_close_function = on_end;
+    owned.callbacks.channel_eof_function = on_eof;
+    owned.callbacks.channel_close_function = on_close;
     lib::ssh_set_channel_callbacks(owned.channel, &owned.callbacks);
-    check(lib::ssh_channel_request_exec(owned.channel, remote_command.c_str()), session,
-          "cannot start the remote command");
-    int written = lib::ssh_channel_write(owned.channel, stdin_prefix.data(),
-                                         static_cast<uint32_t>(stdin_prefix.size()));
-    if (written != static_cast<int>(stdin_prefix.size())) {
-        throw runtime_error("cannot send the environment: {}", last_error(session));
+    check(lib::ssh_channel_request_exec(owned.channel, std::string(login_command()).c_str()),
+          session, "cannot start the remote command");
+    int written =
+        lib::ssh_channel_write(owned.channel, input.data(), static_cast<uint32_t>(input.size()));
+    // A login shell that runs no command (nologin) may have ended the channel already: its
+    // reader names it from what it printed.
+    if (written != static_cast<int>(input.size()) && !owned.remote_closed) {
+        throw runtime_error("cannot send the program: {}", last_error(session));
     }
 }
 

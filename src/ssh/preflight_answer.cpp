@@ -14,6 +14,8 @@ namespace {
 // The longest line held: a stream with no newline (no wrapper of ours at the other end) ends the
 // wait before the timeout, and what is held stays bounded.
 constexpr std::size_t line_limit = 64 * 1024;
+// What is kept of the lines that were not the wrapper's, for a failure's message.
+constexpr std::size_t printed_limit = 1024;
 
 } // namespace
 
@@ -35,9 +37,15 @@ PreflightAnswer::Step PreflightAnswer::take(std::string_view bytes) {
             continue;
         }
         std::optional<ReadyAnswer> answer = parse_ready_line(m_line, m_command);
+        if (m_line == started_line) {
+            m_started = true;
+        } else if (!answer && m_printed.size() < printed_limit) {
+            m_printed += m_line.substr(0, printed_limit - m_printed.size());
+            m_printed += '\n';
+        }
         m_line.clear();
         if (!answer) {
-            continue; // not the wrapper's line: a banner
+            continue; // not the wrapper's answer: a banner
         }
         step.verdict = PreflightVerdict{};
         if (answer->failure) {
@@ -58,9 +66,14 @@ std::optional<job::Outcome> PreflightAnswer::expired(job::Clock::time_point now)
                     std::chrono::duration<double>(m_timeout).count()));
 }
 
-job::Outcome PreflightAnswer::ended() {
-    return job::Outcome::connect_failed("the node wrapper ended before its preflight checks (is "
-                                        "/bin/sh a POSIX shell there?)");
+job::Outcome PreflightAnswer::ended(std::string_view user, std::string_view err,
+                                    std::optional<int> exit_status) const {
+    std::string printed = m_printed + m_line + "\n" + std::string(err);
+    if (!m_started) {
+        return job::Outcome::connect_failed(
+            login_shell_ran_nothing(user, printed, exit_status, "the launcher's command"));
+    }
+    return job::Outcome::connect_failed(wrapper_ended_early(err, exit_status));
 }
 
 job::Outcome PreflightAnswer::lost(const std::string& reason) {

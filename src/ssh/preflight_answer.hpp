@@ -36,25 +36,32 @@ public:
         std::optional<PreflightVerdict> verdict; // set once the answer's line is complete
     };
     // Takes the wrapper's stdout, in order. Lines before the answer (a start-up file's banner)
-    // are skipped; a line longer than 64 KiB ends the wait with a failure. Nothing after the
-    // answer's newline is consumed (the job's output follows it); an unfinished line is kept
-    // for the next call. Not to be called again once a verdict was given.
+    // are skipped (the first KiB of them kept for ended()); a line longer than 64 KiB ends the wait
+    // with a failure. Nothing after the answer's newline is consumed (the job's output follows it);
+    // an unfinished line is kept for the next call. Not to be called again once a verdict was
+    // given.
     Step take(std::string_view bytes);
 
     // When the answer is due.
     job::Clock::time_point deadline() const { return m_deadline; }
     // The failure to end with once `now` reached the deadline; nullopt before it.
     std::optional<job::Outcome> expired(job::Clock::time_point now) const;
-    // The failures for the channel's end (EOF before any answer) and for a lost connection
-    // (`reason`: libssh's error text).
-    static job::Outcome ended();
+    // The failure for a node whose stdout ended before any answer: when the wrapper never said
+    // it started (started_line), its login shell (`user`'s) did not run the launcher's command
+    // (nologin, /bin/false); else the wrapper failed. `err`: what the node wrote on stderr;
+    // `exit_status` as it came (nullopt: none). What it printed on stdout was kept by take().
+    job::Outcome ended(std::string_view user, std::string_view err,
+                       std::optional<int> exit_status) const;
+    // The failure for a lost connection (`reason`: libssh's error text).
     static job::Outcome lost(const std::string& reason);
 
 private:
     job::NodeCommand m_command;
     std::chrono::milliseconds m_timeout;
     job::Clock::time_point m_deadline;
-    std::string m_line; // the line being read, without its newline
+    std::string m_line;     // the line being read, without its newline
+    bool m_started = false; // the wrapper's started_line came
+    std::string m_printed;  // the first lines before the answer that were not the wrapper's
 };
 
 } // namespace colossalai::ssh

@@ -2,6 +2,7 @@
 
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/signal_name.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -11,9 +12,14 @@ namespace colossalai::ssh {
 
 namespace {
 
-// Kept on few lines and free of `'` so that it can be single-quoted for any POSIX login shell.
+// The one line every login shell passes on unchanged (login_command()): words without a quote,
+// a backslash, a `!`, a `$` or a glob.
+constexpr std::string_view loader = "exec /bin/sh -s";
+
 // Names start with `cai_` and are set after the environment is evaluated, so that no exported
 // variable can change them.
+// - The first line says the launcher's command runs: a node that ends before it did not run it
+//   (its login shell is nologin or /bin/false), one that ends after it failed in the wrapper.
 // - cai_k signals the job's group, or the job's own PID while it has not yet made itself a
 //   group leader: a control line (or EOF) that arrives right after the start would otherwise
 //   find no group and be lost, and the job would run on unstopped.
@@ -27,6 +33,12 @@ namespace {
 //   never delivers EOF, but it stops the launcher's heartbeats.
 // - `PAUSE` (the launcher is about to be stopped, Ctrl-Z) lifts the silence limit until the
 //   next line: a stopped launcher sends no heartbeat, and its job must not die of that.
+// - When the silence limit passed (timeout's 124), the watcher tells the wrapper (USR1, whose
+//   trap may interrupt its `wait`: then it waits again) before it stops the job; the wrapper
+//   then ends by SIGALRM (silence_signal), so that the launcher, should it ever read the end
+//   (it was stopped by SIGSTOP, which sends no PAUSE), says the node stopped the job, and not
+//   that the job failed. A job that ended before the limit keeps its status: the wrapper kills
+//   the watcher as soon as the job has ended.
 // - Preflight, before the job: the working directory, the command (argv[0]), the master address
 //   (`getent ahosts`, not even started for a numeric address: IPv4 digits and dots, or IPv6
 //   with a `:`) and the named interfaces. The answer is one line on stdout (ready, or the
@@ -37,7 +49,7 @@ namespace {
 //   signal N", which sh cannot tell apart; the launcher, which knows the signals it relayed,
 //   decides.
 constexpr std::string_view wrapper_head =
-    R"sh(while :; do IFS= read -r cai_l || exit 125; [ "$cai_l" = . ] && break; eval "$cai_l"; done
+    R"sh(printf "\036colossalai-started\n"
 cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5
 shift 5
 cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
@@ -52,9 +64,11 @@ env --default-signal=INT true 2>/dev/null && cai_e="env --default-signal=INT,QUI
 exec 3<&0 </dev/null
 setsid $cai_e "$@" 3<&- &
 cai_p=$!
+cai_a=
+trap "cai_a=1" USR1
 (
 cai_k() { kill -s "$1" -- "-$cai_p" || kill -s "$1" "$cai_p"; }
-while if [ "$cai_h" = 0 ]; then IFS= read -r cai_s; else cai_s=$(timeout "$cai_h" /bin/sh -c "IFS= read -r cai_s && printf %s \"\$cai_s\""); fi; do
+while if [ "$cai_h" = 0 ]; then IFS= read -r cai_s; else cai_s=$(timeout "$cai_h" /bin/sh -c "IFS= read -r cai_s && printf %s \"\$cai_s\"") || { [ $? = 124 ] && kill -s USR1 $$; false; }; fi; do
 case $cai_s in INT|TERM|HUP|QUIT|USR1|USR2|KILL) cai_k "$cai_s";; PAUSE) cai_q=$cai_h cai_h=0;; *) [ -n "$cai_q" ] && cai_h=$cai_q cai_q=;; esac
 done
 cai_k TERM || exit 0
@@ -66,8 +80,10 @@ cai_w=$!
 exec 3<&-
 wait "$cai_p" 2>/dev/null
 cai_r=$?
+[ -n "$cai_a" ] && wait "$cai_p" 2>/dev/null
 kill -s KILL -- "-$cai_p" 2>/dev/null
 kill -s KILL "$cai_w" 2>/dev/null
+[ -n "$cai_a" ] && trap - ALRM && kill -s ALRM $$
 exit "$cai_r")sh";
 
 const std::string& wrapper_text() {
@@ -87,6 +103,18 @@ std::string comma_list(const std::vector<std::string>& names) {
 
 constexpr std::string_view ready_line = "\036colossalai-ready";
 
+// The first line of `text` with something in it, trimmed and cut to 200 bytes: what a failure's
+// one line quotes of a node's output.
+std::string_view first_line(std::string_view text) {
+    for (std::string_view line : util::split_lines(text)) {
+        line = util::trim(line);
+        if (!line.empty()) {
+            return line.substr(0, 200);
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 std::optional<ReadyAnswer> parse_ready_line(std::string_view line,
@@ -105,26 +133,38 @@ std::optional<ReadyAnswer> parse_ready_line(std::string_view line,
     return std::nullopt;
 }
 
+std::string_view login_command() {
+    return loader;
+}
+
+std::string program_input(std::string_view program, const std::vector<std::string>& arguments,
+                          std::string_view prelude) {
+    std::string input = "{\nset --";
+    for (const std::string& argument : arguments) {
+        input += ' ' + util::shell_quote(argument);
+    }
+    input += '\n';
+    input += prelude;
+    input += program;
+    input += "\n}\n";
+    return input;
+}
+
 std::string_view node_wrapper() {
     return wrapper_text();
 }
 
-std::string remote_command(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
-                           std::chrono::milliseconds silence_limit) {
+std::string wrapper_input(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
+                          std::chrono::milliseconds silence_limit) {
     long long tenths = (kill_grace.count() + 99) / 100;
     long long silence = silence_limit.count() > 0 ? (silence_limit.count() + 99) / 100 : 0;
-    std::vector<std::string> words{"/bin/sh",
-                                   "-c",
-                                   wrapper_text(),
-                                   "colossalai-node",
-                                   std::to_string(tenths),
-                                   silence == 0 ? std::string("0")
-                                                : fmt::format("{}.{}", silence / 10, silence % 10),
-                                   command.working_directory,
-                                   command.preflight.master_address,
-                                   comma_list(command.preflight.interfaces)};
-    words.insert(words.end(), command.argv.begin(), command.argv.end());
-    return "exec " + util::shell_join(words);
+    std::vector<std::string> arguments{
+        std::to_string(tenths),
+        silence == 0 ? std::string("0") : fmt::format("{}.{}", silence / 10, silence % 10),
+        command.working_directory, command.preflight.master_address,
+        comma_list(command.preflight.interfaces)};
+    arguments.insert(arguments.end(), command.argv.begin(), command.argv.end());
+    return program_input(wrapper_text(), arguments, environment_block(command));
 }
 
 std::string environment_block(const job::NodeCommand& command) {
@@ -134,8 +174,37 @@ std::string environment_block(const job::NodeCommand& command) {
             block += fmt::format("export {}={}\n", name, util::shell_quote(value));
         }
     }
-    block += ".\n";
     return block;
+}
+
+job::Outcome stopped_by_silence(std::chrono::milliseconds silence_limit) {
+    return job::Outcome::connection_lost(fmt::format(
+        "stopped by its node: nothing came from the launcher for {:g} s (was the launcher "
+        "stopped by SIGSTOP, or cut off from the node?)",
+        std::chrono::duration<double>(silence_limit).count()));
+}
+
+std::string login_shell_ran_nothing(std::string_view user, std::string_view printed,
+                                    std::optional<int> exit_status, std::string_view what) {
+    std::string status =
+        exit_status ? fmt::format("exit status {}", *exit_status) : std::string("no exit status");
+    std::string_view first = first_line(printed);
+    if (first.empty()) {
+        return fmt::format("the login shell of {} did not run {} ({}, nothing printed: a login "
+                           "shell such as /usr/sbin/nologin or /bin/false runs no command)",
+                           util::escape_for_message(user), what, status);
+    }
+    return fmt::format("the login shell of {} did not run {} ({}; it printed: {})",
+                       util::escape_for_message(user), what, status,
+                       util::escape_for_message(first));
+}
+
+std::string wrapper_ended_early(std::string_view printed, std::optional<int> exit_status) {
+    std::string_view first = first_line(printed);
+    return fmt::format("the node wrapper ended before its preflight checks{}{}{} (is /bin/sh a "
+                       "POSIX shell there?)",
+                       exit_status ? fmt::format(" (exit status {})", *exit_status) : "",
+                       first.empty() ? "" : ": ", util::escape_for_message(first));
 }
 
 std::optional<std::string> control_line(int signo) {

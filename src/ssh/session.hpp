@@ -31,7 +31,12 @@ public:
     // owner last cleared it. libssh takes packets in whenever it is called (polling one
     // stream, writing), so what arrives for the other stream is announced by no descriptor.
     bool activity = false;
+    // The node closed the channel (its close callback ran): libssh refuses every write from now
+    // on, while what the node sent before may still wait in its buffers. Not
+    // ssh_channel_is_eof(), which stays false while any of that is unread.
+    bool remote_closed = false;
     ssh_channel_callbacks_struct callbacks{};
+    std::string user;              // the login (the command line's, the ssh config's or ours)
     HostTiming timing;             // filled in by whichever thread drives the session at the time
     ClientConfig config;           // what the ssh config says for the host beyond libssh's part
     ssh_counter_struct received{}; // packets libssh took in (ssh_set_counters), for keepalive

@@ -38,7 +38,8 @@ public:
           m_answer_timeout(settings.connect.timeout), m_timings(timings), m_streams(output),
           m_heartbeat(settings.heartbeat), m_unacked_limit(settings.unacked_limit),
           m_keepalive_interval(settings.keepalive_interval),
-          m_keepalive_count(settings.keepalive_count), m_now(settings.now) {}
+          m_keepalive_count(settings.keepalive_count), m_silence_limit(settings.silence_limit),
+          m_now(settings.now) {}
 
     ~SshProcess() override {
         if (m_attempt) {
@@ -137,28 +138,10 @@ public:
         }
     }
 
-    void signal(int signo) override {
-        if (m_result) {
-            return;
-        }
-        switch (m_phase) {
-        case Phase::connecting: // nothing runs on the node yet, and nothing will
-        case Phase::checking:   // the wrapper reads EOF instead of `go`: it starts nothing
-        case Phase::connected:
-            if (m_attempt) {
-                m_attempt->cancel();
-            }
-            finish(Outcome::not_started());
-            return;
-        case Phase::running:
-            if (auto line = control_line(signo)) {
-                m_relayed.push_back(signo);
-                m_outbox += *line;
-                flush_outbox();
-            }
-            return;
-        }
-    }
+    // Stop and kill: a control line (`TERM`, `KILL`) that the node wrapper turns into the signal
+    // to the job's process group; before go(), the wrapper reads EOF instead of `go`.
+    void stop(int signo) override { deliver(signo); }
+    void kill() override { deliver(SIGKILL); }
 
     void launcher_stopping() override {
         if (m_phase != Phase::running || m_result || m_remote_closed) {
@@ -189,6 +172,29 @@ public:
     std::optional<Outcome> result() const override { return m_result; }
 
 private:
+    void deliver(int signo) {
+        if (m_result) {
+            return;
+        }
+        switch (m_phase) {
+        case Phase::connecting: // nothing runs on the node yet, and nothing will
+        case Phase::checking:   // the wrapper reads EOF instead of `go`: it starts nothing
+        case Phase::connected:
+            if (m_attempt) {
+                m_attempt->cancel();
+            }
+            finish(Outcome::not_started());
+            return;
+        case Phase::running:
+            if (auto line = control_line(signo)) {
+                m_relayed.push_back(signo);
+                m_outbox += *line;
+                flush_outbox();
+            }
+            return;
+        }
+    }
+
     // The worker's outcome: a session logged in with the wrapper started, or an error.
     void take_session() {
         std::optional<Attempt::Outcome> outcome = m_attempt->take();
@@ -213,13 +219,13 @@ private:
     // output follows it).
     void read_answer() {
         m_session->activity = false;
-        while (m_phase == Phase::checking && !m_result) {
+        while (m_phase == Phase::checking && !m_result && !m_ending) {
             char byte = 0;
             int n = lib::ssh_channel_read_nonblocking(m_session->channel, &byte, 1, 0);
             if (n == SSH_ERROR) {
                 finish(PreflightAnswer::lost(last_error(m_session->session)));
             } else if (n == SSH_EOF || (n == 0 && lib::ssh_channel_is_eof(m_session->channel))) {
-                finish(PreflightAnswer::ended());
+                m_ending.emplace();
             } else if (n == 0) {
                 break;
             } else if (std::optional<PreflightVerdict> verdict =
@@ -227,10 +233,34 @@ private:
                 take_verdict(*verdict);
             }
         }
+        if (m_phase == Phase::checking && !m_result && m_ending) {
+            read_ending();
+        }
         if (m_phase == Phase::checking && !m_result) {
             if (std::optional<Outcome> late = m_answer->expired(m_now())) {
-                finish(std::move(*late));
+                finish(m_ending
+                           ? m_answer->ended(m_session->user, *m_ending, m_session->exit_status)
+                           : std::move(*late));
             }
+        }
+    }
+
+    // The node's stdout ended before its answer: what it wrote on stderr (all of it is in: the
+    // end is the whole channel's) and its exit status, which may come later, say why (a login
+    // shell that runs no command prints its reason).
+    void read_ending() {
+        Session& s = *m_session;
+        constexpr size_t kept = 4096;
+        char buffer[4096];
+        int n = 0;
+        while ((n = lib::ssh_channel_read_nonblocking(s.channel, buffer, sizeof buffer, 1)) > 0) {
+            size_t room = kept - std::min(kept, m_ending->size());
+            m_ending->append(buffer, std::min(room, static_cast<size_t>(n)));
+        }
+        lib::ssh_channel_get_exit_status(s.channel); // takes in what waits; the callbacks tell
+        if (s.exit_status || s.exit_signal || s.remote_closed ||
+            lib::ssh_is_connected(s.session) == 0) {
+            finish(m_answer->ended(s.user, *m_ending, s.exit_status));
         }
     }
 
@@ -338,10 +368,13 @@ private:
 
     // A write fails once the node closed the channel (its job ended; libssh refuses writes as
     // soon as the close arrives, while the output before it may still wait in its buffers).
-    // That is the end of the job, to be read to its last byte, not a lost connection.
+    // That is the end of the job, to be read to its last byte, not a lost connection. Known by
+    // the close callback: ssh_channel_is_eof() says 0 while output is unread, and taking that for
+    // a lost connection ended the node with its exit status and dropped all of it (issue #22: a
+    // launcher stopped while its jobs ended; on `fg` the keepalive took everything in at once
+    // and the heartbeat's write was refused).
     void write_failed() {
-        if (lib::ssh_channel_is_eof(m_session->channel) != 0 &&
-            lib::ssh_is_connected(m_session->session) != 0) {
+        if (m_session->remote_closed && lib::ssh_is_connected(m_session->session) != 0) {
             m_remote_closed = true; // its job ended: no control line or heartbeat is needed
             return;
         }
@@ -371,7 +404,9 @@ private:
 
     void finish_with_status() {
         Session& s = *m_session;
-        if (s.exit_signal) {
+        if (s.exit_signal == silence_signal) {
+            finish(stopped_by_silence(m_silence_limit)); // not the job's own end
+        } else if (s.exit_signal) {
             finish(Outcome::killed(util::signal_number(*s.exit_signal).value_or(SIGKILL)));
         } else if (std::optional<int> signo = relayed_signal(*s.exit_status)) {
             finish(Outcome::killed(*signo));
@@ -416,7 +451,9 @@ private:
     job::NodeCommand m_command; // what the wrapper's failed checks name (moved to m_answer)
     std::chrono::milliseconds m_answer_timeout;
     std::optional<PreflightAnswer> m_answer; // from the checking phase on
-    std::vector<HostTiming>& m_timings;      // the transport's, one entry per host whose job ran
+    // The node's stdout ended before its answer: what it wrote on stderr.
+    std::optional<std::string> m_ending;
+    std::vector<HostTiming>& m_timings; // the transport's, one entry per host whose job ran
     Phase m_phase = Phase::connecting;
     ChannelStreams m_streams;
     std::chrono::milliseconds m_heartbeat;
@@ -425,6 +462,7 @@ private:
     // The launcher's keepalive; the host's ssh config may replace both (KeepaliveWatch::for_host).
     std::chrono::milliseconds m_keepalive_interval;
     int m_keepalive_count;
+    std::chrono::milliseconds m_silence_limit; // the wrappers' (silence_signal names it)
     Now m_now;
     std::optional<KeepaliveWatch> m_keepalive; // from the running phase on
     SessionPtr m_session;

@@ -20,8 +20,9 @@ std::unique_ptr<job::Process> SshTransport::start(const job::NodeCommand& comman
     auto attempt = std::make_shared<Attempt>();
     m_pool.submit(
         [attempt, node = command, connect = m_settings.connect,
-         remote = remote_command(command, m_settings.kill_grace, m_settings.silence_limit),
-         prefix = environment_block(command)] { attempt->connect(node, connect, remote, prefix); });
+         input = wrapper_input(command, m_settings.kill_grace, m_settings.silence_limit)] {
+            attempt->connect(node, connect, input);
+        });
     return make_ssh_process(std::move(attempt), command, output, m_settings, m_timings);
 }
 

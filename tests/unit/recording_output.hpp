@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace colossalai::test {
 
@@ -20,8 +21,11 @@ public:
         ++(stream == output::Stream::out ? out_closed : err_closed);
     }
 
+    void set_prefix(std::string text) override { prefix = std::move(text); }
+
     std::string out, err;
     int out_closed = 0, err_closed = 0;
+    std::string prefix; // the last set_prefix()
 };
 
 } // namespace colossalai::test

@@ -11,8 +11,9 @@
 // What runs on a node for `colossalai check --host/--hostfile`, and how its answer becomes the
 // same Facts as a local check. Pure: no libssh, no files.
 //
-// The node program is a POSIX sh text given to the login shell (`exec /bin/sh -c '...'`), so
-// that nothing needs to be installed on the node. It prints the raw inputs of the local probes in
+// The node program is a POSIX sh text run by the node's /bin/sh whatever the login shell (sent on
+// the channel after ssh::login_command(), see ssh/remote_command.hpp), so that nothing needs to
+// be installed on the node. It prints the raw inputs of the local probes in
 // sections, each a line `@@ NAME [ARGUMENT]` followed by its lines, and ends with `@@ end`:
 //   python (the interpreter), sys (the answer of python::probe_command's code, NULs as
 //   newlines), torch / colossalai (the package directory, first on sys.path with __init__.py or
@@ -25,13 +26,13 @@
 //   --query-gpu=name,compute_cap --format=csv,noheader`), smi (nvidia-smi's `CUDA Version` line).
 namespace colossalai::cluster_check {
 
-// The program (text of `sh -c`).
+// The program (POSIX sh).
 std::string_view node_program();
 
-// The line for the node's login shell: the program with the --python given (empty: python3,
-// then python, from the node's PATH) and the per-probe timeout.
-std::string node_command(const std::optional<std::string>& python,
-                         std::chrono::milliseconds probe_timeout);
+// What the node's channel gets (ssh::program_input): the program with the --python given
+// (empty: python3, then python, from the node's PATH) and the per-probe timeout.
+std::string node_input(const std::optional<std::string>& python,
+                       std::chrono::milliseconds probe_timeout);
 
 // A parsed answer: each section's argument and lines (the first of a name wins).
 struct Dump {

@@ -13,8 +13,9 @@ namespace colossalai::job {
 // Runs a node's job as a child process of the launcher — no shell, no SSH — in its own process
 // group, with `launcher_environment` (`NAME=value`: the plan's snapshot of the launcher's, see
 // run::Plan) changed as the node's command says, the node's working directory, stdin from
-// /dev/null. Signals go to the whole group. A guardian process stops the group if the launcher
-// dies (see spawn.hpp), and stops what the job leaves behind in its group when it ends.
+// /dev/null. The stop sequence: stop(N) sends N to the job's process group, kill() sends it
+// SIGKILL; a guardian process stops the group if the launcher dies (see spawn.hpp), and stops
+// what the job leaves behind in its group when it ends.
 class LocalTransport : public Transport {
 public:
     LocalTransport(std::vector<std::string> launcher_environment,

@@ -2,6 +2,7 @@
 
 #include "colossalai/job/preflight.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,17 @@ struct EnvironmentChanges {
     bool empty() const { return set.empty() && patterns.empty(); }
 };
 
+// Where a node's command holds the words that differ from node to node, as the planner built it
+// (run::launch_command): the Slurm transport's task script puts each task's own values there
+// rather than searching the words.
+struct NodeWords {
+    std::size_t node_rank = 0; // `--node_rank=R`
+    // `--master_addr=A` when A is node 0's own host because no master address was given (a
+    // placeholder when srun allocates the nodes); nullopt when the user gave the address.
+    std::optional<std::size_t> implicit_master;
+    friend bool operator==(const NodeWords&, const NodeWords&) = default;
+};
+
 // Everything needed to start one node's job, whatever the transport. Pure data, made by the
 // planner (run::Plan), read by the transports.
 struct NodeCommand {
@@ -36,7 +48,12 @@ struct NodeCommand {
     int rank = 0;                    // node rank = position in the final host list
     bool local = false;              // started as a child process, without SSH
     std::vector<std::string> argv;   // torchrun ... SCRIPT ARGS..., one word per element
+    std::optional<NodeWords> words;  // where argv's per-node words are; nullopt: it has none
     std::vector<EnvVar> environment; // what a remote node exports, sorted by name
+    // The launcher's variables that describe its own Slurm task and node (inside an allocation:
+    // SLURM_PROCID, SLURMD_NODENAME, ...; run::is_slurm_identity_variable), left out of
+    // `environment`: another node is not the launcher's. Sorted; the dry run lists them.
+    std::vector<std::string> withheld_environment;
     // --env-file, -x, --env-exclude: a local node (and srun) gets the launcher's whole
     // environment with these changes instead of `environment`.
     EnvironmentChanges environment_changes;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <span>
 #include <string>
 
 namespace colossalai::job {
@@ -67,8 +68,12 @@ private:
 };
 
 // What the summary says of a node's end, without the host: "exit code 3", "killed by SIGTERM",
-// "not started", the error's reason; `stopped` (the launcher stopped the node: fail-fast or a
-// signal to the launcher) adds ", stopped by the launcher" — once, whatever the kind.
-std::string describe(const Outcome& outcome, bool stopped);
+// "not started", the error's reason. `delivered` is what the launcher's stop sequence gave the
+// node, in order (Process::stop's signal, SIGKILL for Process::kill); when not empty (fail-fast
+// or a signal to the launcher) it adds what the job got before its end to an exit or a death by
+// another signal (" after SIGTERM", " after SIGINT and SIGKILL"), then ", stopped by the
+// launcher" — once, whatever the kind: "exit code 0 after SIGTERM, stopped by the launcher" (a
+// handler that wrote its checkpoint), "killed by SIGKILL after SIGTERM, stopped by the launcher".
+std::string describe(const Outcome& outcome, std::span<const int> delivered = {});
 
 } // namespace colossalai::job

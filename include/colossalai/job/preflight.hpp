@@ -23,8 +23,9 @@ struct Preflight {
     std::vector<std::string> interfaces; // must exist on the node (--network-interface)
 };
 
-// The checks, in the order a node runs them.
-enum class PreflightCheck { working_directory, command, master_address, network_interface };
+// The checks, in the order a node runs them; then what a transport itself needs on the node
+// (`helper`: the relay of --launcher slurm, slurm/relay.hpp).
+enum class PreflightCheck { working_directory, command, master_address, network_interface, helper };
 
 // A failed check and what it was about (the directory, the command, the address, the name).
 struct PreflightFailure {
@@ -38,7 +39,8 @@ std::string describe(const PreflightFailure& failure);
 struct NodeCommand;
 
 // How a node's shell names a failed check (ssh's node wrapper, srun's task script): a line of
-// its own, `failed_check_marker` then `cwd`, `command`, `master ADDRESS` or `interface NAME`. The
+// its own, `failed_check_marker` then `cwd`, `command`, `master ADDRESS`, `interface NAME` or
+// `helper PROGRAM`. The
 // first byte (ASCII RS) never starts a line of a login banner or a job's text output.
 inline constexpr std::string_view failed_check_marker = "\036colossalai-failed ";
 

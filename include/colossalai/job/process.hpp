@@ -41,17 +41,28 @@ public:
     virtual bool has_work() const { return false; }
     // When process_events() must be called at the latest, even without fd activity.
     virtual std::optional<Clock::time_point> deadline() const { return std::nullopt; }
-    // Sends a signal to the whole job (its process group, on its host). Best effort.
-    virtual void signal(int signo) = 0;
-    // Gives up on a job that does not end after SIGKILL (e.g. a hung connection): releases its
-    // resources and sets an `abandoned` (or `not_started`) result.
+    // The stop sequence. The launcher's loop drives it the same way for every transport:
+    // stop() with the signal the launcher received (SIGTERM for fail-fast), kill() once
+    // --kill-grace has passed or at a second signal, abandon() when even that does not end the
+    // job. Each transport delivers the transitions its own way, said above its class.
+    //
+    // Stop: delivers `signo` to every process of the job, which may then end as it pleases (a
+    // handler that writes a checkpoint and exits 0 is a clean end). Before go(), or while the
+    // job waits for resources, the process ends `not_started` and nothing starts later. Best
+    // effort; a signal already delivered is not delivered again.
+    virtual void stop(int signo) = 0;
+    // Kill: ends every process of the job now (SIGKILL, or the transport's equivalent). Before
+    // go(): as stop().
+    virtual void kill() = 0;
+    // Lost: gives up on a job that does not end after kill() (a hung connection, a stuck srun):
+    // releases its resources and sets an `abandoned` (or `not_started`) result.
     virtual void abandon() = 0;
     // Set once the job has ended and its output streams are closed.
     virtual std::optional<Outcome> result() const = 0;
 
     // Two steps, so that nothing is launched half-way: start() only prepares (connects to the
     // host and logs in); the launcher calls go() on every node once all are ready(), and never
-    // when one failed first. A process stopped (signal()) before go() ends at once with a
+    // when one failed first. A process stopped (stop(), kill()) before go() ends at once with a
     // `not_started` result, and a process that cannot get ready ends with an error result.
     virtual bool ready() const { return true; }
     virtual void go() {}

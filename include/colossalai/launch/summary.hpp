@@ -12,15 +12,20 @@ namespace colossalai::launch {
 struct NodeOutcome {
     std::string host;
     job::Outcome exit;
-    bool stopped = false; // the launcher stopped it (fail-fast or a signal to the launcher)
+    // What the launcher's stop sequence delivered to the node, in order (the stop signal,
+    // SIGKILL for a kill); empty unless the launcher stopped it (fail-fast or a signal to the
+    // launcher).
+    std::vector<int> delivered;
+    bool stopped() const { return !delivered.empty(); }
 };
 
-// The end-of-job block:
+// The end-of-job block (job::describe says what each node got and how it ended):
 //   ====== Training on All Nodes =====
 //   host1: success
 //   host2: failure (exit code 3)
 //   host3: failure (killed by SIGTERM, stopped by the launcher)
 //   host4: failure (connection lost: ...)
+//   host5: success (exit code 0 after SIGTERM, stopped by the launcher)
 std::string render_summary(const std::vector<NodeOutcome>& outcomes);
 
 // The launcher's exit status: 128+N when the launcher itself was stopped by signal N; else the

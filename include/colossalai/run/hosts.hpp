@@ -14,10 +14,10 @@ struct Host {
     std::string name;                // as written: "node1", "alice@node1", "[::1]"
     std::optional<std::string> user; // "alice" for "alice@node1"
     std::string address;             // what to resolve and connect to: "node1", "::1"
-    // The machine it names, for telling hosts apart: `user@` kept, the name in lower case
-    // without a trailing dot, an IPv6 address in its canonical spelling ("node1", "::1",
-    // "alice@fe80::1%eth0"). `NODE1`, `node1.` and `node1` are one machine; so are `[::1]`,
-    // `::1` and `0::1`.
+    // The machine it names, for telling hosts apart: without `user@` (one machine is one node,
+    // whoever logs in), the name in lower case without a trailing dot, an IPv6 address in its
+    // canonical spelling ("node1", "::1", "fe80::1%eth0"). `NODE1`, `node1.`, `alice@node1` and
+    // `node1` are one machine; so are `[::1]`, `::1` and `0::1`.
     std::string machine;
     // Processes this host offers, from a hostfile's `slots=N` (or `max_slots=N`) or from the
     // lines of a scheduler's node file; nullopt when nothing said.
@@ -40,7 +40,8 @@ Host parse_host(std::string_view text, std::string_view where);
 // followed by `slots=N` and/or `max_slots=N` (DeepSpeed, Open MPI, Horovod hostfiles; slots
 // wins when both are given, and may not exceed max_slots); surrounding whitespace, blank lines, `#`
 // comments (whole-line or trailing), CRLF line ends and a UTF-8 byte-order mark are ignored. `path`
-// names the file in messages: `<path>:<line>: duplicate host 'x' (first at line N)`. Throws a usage
+// names the file in messages: `<path>:<line>: duplicate host 'x' (first at line N)`, or
+// `(the same machine as 'alice@x' at line N)` when spelled otherwise there. Throws a usage
 // error for a bad or duplicate host, a NUL byte (not a text file) or a file without hosts.
 std::vector<Host> parse_hostfile(std::string_view text, std::string_view path);
 
@@ -48,7 +49,8 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view path);
 // be a host range (`node[01-16]`, see expand_host_pattern), whose commas inside brackets do not
 // split the list. Whitespace around each item is ignored. Hosts come in the order written.
 // Throws a usage error for an empty list, an empty item (`a,,b`, `a,`), a bad range, more than
-// max_expanded_hosts hosts, a bad host or a duplicate (after expansion).
+// max_expanded_hosts hosts, a bad host or a duplicate machine (after expansion: `duplicate host
+// 'x'`, or `duplicate host 'bob@x' (the same machine as 'alice@x')` when spelled otherwise).
 std::vector<Host> parse_host_list(std::string_view list, std::string_view option);
 
 // Reads the hostfile at `path` for parse_hostfile() (or a scheduler's node file). Throws a usage

@@ -3,6 +3,7 @@
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/util/version.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,5 +44,13 @@ struct LaunchSpec {
 //           --master_port=P
 // then the extra launch args, then `-m MODULE` or the script, then the script args verbatim.
 std::vector<std::string> build_launch_command(const LaunchSpec& spec);
+
+// The same argv with where its per-node words are, as the planner builds it once.
+struct LaunchCommand {
+    std::vector<std::string> argv;
+    std::size_t node_rank_word = 0;   // `--node_rank=R`
+    std::size_t master_addr_word = 0; // `--master_addr=A`
+};
+LaunchCommand launch_command(const LaunchSpec& spec);
 
 } // namespace colossalai::run

@@ -1,40 +1,55 @@
 #pragma once
 
+#include "colossalai/exec/spawn.hpp"
 #include "colossalai/job/process.hpp"
+#include "colossalai/run/plan.hpp"
 
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 // `--launcher slurm`: every node's job is one task of a single srun step.
 namespace colossalai::slurm {
 
 class Step;
 
-// One more transport of the launch seam. The nodes' processes share one local child, srun
-// (started like a local job: own process group, a guardian, PR_SET_PDEATHSIG), which the first
-// go() starts once every node is ready. srun's `--label`ed output is split by task: each task's
-// wrapper names its node rank first and its exit status last (run/srun_command.hpp), so each
-// line reaches that node's NodeOutput and each node gets its own result. srun's own lines go to
-// `notice`. A signal to any node goes to srun once (SIGINT, SIGTERM, SIGHUP become SIGTERM,
-// which srun passes to every task; SIGKILL kills srun, and Slurm then ends the step on every
-// node). A task with no exit status when srun ends was stopped (by the launcher's signal) or
-// failed with srun's status.
+// How the Slurm transport starts its local programs, srun and scancel: as a local job
+// (job::start_local_job: own process group, a guardian, PR_SET_PDEATHSIG) by default; a unit
+// test's fake otherwise. Each is a Process that the launcher's loop polls, so nothing blocks.
+using Spawn = std::function<std::unique_ptr<job::Process>(const exec::SpawnRequest& request,
+                                                          output::NodeOutput& output)>;
+
+// One more transport of the launch seam. It builds srun's command from the plan
+// (srun_command.hpp); the nodes' processes share that one srun, which the first go() starts once
+// every node is ready. srun's `--label`ed output is split by task: each task's wrapper names its
+// node rank and its step first and its exit status last, and passes the job's output through the
+// relay (relay.hpp), so each node's NodeOutput gets the job's exact bytes and each node its own
+// result. srun's own lines go to `notice`.
+//
+// The stop sequence (Process::stop, kill, abandon), for the whole step at once:
+// - stop(N) once a task has named the step: `scancel --signal=N JOB.STEP` (a child the loop
+//   polls), which Slurm delivers to every process of every task; the jobs' handlers run, and
+//   each task reports its job's status as it ends. Before any task started (srun waits for
+//   resources, queued or in an allocation): SIGTERM to srun, which cancels its request; the
+//   tasks are `not_started`, and nothing starts later.
+// - kill(): `scancel --signal=KILL JOB.STEP`; before the step: SIGTERM to srun, as for a stop.
+// - abandon(): SIGKILL to srun; Slurm then ends the step on every node.
+// A scancel that fails (not found, refused) is said in a notice, and srun gets the signal
+// instead: SIGTERM makes srun end the step with SIGKILL (no handler runs), SIGKILL ends srun.
+// A task without an exit status when srun ends was stopped, or failed with srun's status.
 class SlurmTransport : public job::Transport {
 public:
-    // `srun_argv` from run::build_srun_command for `tasks` nodes; srun runs in
-    // `working_directory` with `launcher_environment` (`NAME=value`: the plan's snapshot of the
-    // launcher's, run::Plan) changed as the nodes' commands say. With `named` (srun allocates, the
-    // plan's hosts are placeholders), each node's name comes from its task's start marker: its
-    // output's prefix becomes `name: ` and `named(rank, name)` is called, once per node.
-    SlurmTransport(std::vector<std::string> srun_argv, std::size_t tasks,
-                   std::string working_directory, std::vector<std::string> launcher_environment,
-                   std::chrono::milliseconds kill_grace,
+    // `plan`'s nodes run as tasks of one srun (`launch` says how), in `plan`'s working
+    // directory, with the launcher's environment as the plan read it (srun passes it to every
+    // task: the variables of -x, --env-file and --network-interface go into it, those of
+    // --env-exclude stay out). With `launch.allocates` (the plan's hosts are placeholders), each
+    // node's name comes from its task's start marker: its output's prefix becomes `name: ` and
+    // `named(rank, name)` is called, once per node. scancel is found on srun's PATH.
+    SlurmTransport(const run::Plan& plan, const run::SrunLaunch& launch,
                    std::function<void(std::string_view)> notice,
-                   std::function<void(std::size_t, const std::string&)> named = {});
+                   std::function<void(std::size_t, const std::string&)> named = {},
+                   Spawn spawn = {});
     ~SlurmTransport() override;
 
     // Called once per node, in rank order.

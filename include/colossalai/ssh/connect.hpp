@@ -43,9 +43,10 @@ using SessionPtr = std::unique_ptr<Session, SessionDeleter>;
 // refused, timeout, unknown or changed host key (with how to fix it), authentication.
 SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& settings);
 
-// Starts the remote command on a new channel of a connected session and sends `stdin_prefix` on
-// it. Blocking (a few round trips); throws colossalai::Error with one line.
-void start_command(Session& session, const std::string& remote_command,
-                   const std::string& stdin_prefix);
+// Starts a program on a new channel of a connected session: the exec request is
+// login_command() (remote_command.hpp), whatever the login shell, and `input` (program_input())
+// is written on the channel at once. Blocking (a few round trips); throws colossalai::Error
+// with one line.
+void start_command(Session& session, const std::string& input);
 
 } // namespace colossalai::ssh

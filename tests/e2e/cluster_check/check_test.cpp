@@ -219,6 +219,47 @@ TEST_F(CheckOverSsh, AnAllocationsNodesAreCheckedOnlyWhenAsked) {
         << both.err;
 }
 
+// Every login shell a user may have (cluster.sh's users sh-bash ... sh-csh) runs the node
+// program with its arguments exact: an interpreter path that each shell would read otherwise
+// is the one the node reports.
+TEST_F(CheckOverSsh, EveryLoginShellRunsTheCheckWithItsExactArguments) {
+    std::filesystem::path odd =
+        m_trees / "py it's \"q\" \\ \\' $HOME `id` !! % ~ * {a,b} #c \t \u00fc" / "python3";
+    std::filesystem::create_directories(odd.parent_path());
+    std::filesystem::create_symlink(python(), odd);
+    for (const char* shell : {"bash", "dash", "zsh", "ksh", "fish", "tcsh", "csh"}) {
+        std::string host = std::string("sh-") + shell + "@node1";
+        RunOptions options;
+        options.env = cluster().client_environment();
+        RunResult result =
+            cluster().run_on_client({binary().string(), "check", "-i", "--json", "--python",
+                                     odd.string(), "--ssh-timeout", "10", "--host", host},
+                                    options);
+        EXPECT_EQ(result.exit_code, 0) << shell << ": " << result.out << result.err;
+        auto report = nlohmann::json::parse(result.out, nullptr, false);
+        ASSERT_FALSE(report.is_discarded()) << shell << ": " << result.out << result.err;
+        EXPECT_EQ(report["nodes"][host]["environment"]["python"], odd.string()) << shell;
+        EXPECT_EQ(report["nodes"][host]["environment"]["torch_version"], "2.1.0") << shell;
+    }
+}
+
+// A login shell that runs no command: the node is not checked, and its line says why.
+TEST_F(CheckOverSsh, ALoginShellThatRunsNothingIsNamed) {
+    RunResult result = check({"--host", "node2,sh-nologin@node1,sh-false@node3"});
+    EXPECT_EQ(result.exit_code, 255) << result.out << result.err;
+    EXPECT_NE(result.out.find("- sh-nologin@node1: the login shell of sh-nologin did not run the "
+                              "check (exit status 1; it printed: This account is currently not "
+                              "available.)\n"),
+              std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find("- sh-false@node3: the login shell of sh-false did not run the "
+                              "check (exit status 1, nothing printed: a login shell such as "
+                              "/usr/sbin/nologin or /bin/false runs no command)\n"),
+              std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find("Checked: 1 of 3\n"), std::string::npos) << result.out;
+}
+
 TEST_F(CheckOverSsh, UsageErrorsConnectNowhere) {
     RunResult both = check({"--host", "node1", "--hostfile", (m_trees / "hosts").string()});
     EXPECT_EQ(both.exit_code, 2) << both.err;

@@ -1,3 +1,4 @@
+#include "lines.hpp"
 #include "support.hpp"
 
 #include <gtest/gtest.h>
@@ -24,7 +25,12 @@ struct Shell {
 class Completion : public testing::TestWithParam<Shell> {
 protected:
     void SetUp() override {
-        write_file(m_dir / "work/hosts", "node1 # the first\nalice@node2\n\n# a comment\n");
+        // Saved on Windows (a byte-order mark, CRLF), with DeepSpeed's slots and a range: the
+        // completions offer what `run` reads.
+        write_file(m_dir / "work/hosts", "\xEF\xBB\xBFnode1 slots=2 # the first\r\nalice@node2\r\n"
+                                         "\r\n# a comment\r\nn[1-2] max_slots=2\r\n");
+        // A file `run` refuses: no host of it is offered.
+        write_file(m_dir / "work/bad", "node7\nnode;8\n");
         write_file(m_dir / "work/train.py", "");
         write_file(m_dir / "work/notes.txt", "");
         fs::create_directories(m_dir / "work/logs");
@@ -40,6 +46,8 @@ protected:
         argv.insert(argv.end(), words.begin(), words.end());
         std::map<std::string, std::string> env = current_environment();
         env["HOME"] = (m_dir / "home").string();
+        // The completions ask the program itself for a hostfile's hosts: the one under test.
+        env["PATH"] = binary().parent_path().string() + ":" + env["PATH"];
         env.erase("XDG_CONFIG_HOME");
         env.erase("XDG_DATA_HOME");
         RunOptions options;
@@ -93,7 +101,7 @@ TEST_P(Completion, OffersFileNamesForFileOptions) {
 }
 
 TEST_P(Completion, OffersTheHostsOfTheHostfileAndOfSshConfig) {
-    Words hosts{"node1", "alice@node2", "gpu-a", "gpu-b", "lower"};
+    Words hosts{"node1", "alice@node2", "n1", "n2", "gpu-a", "gpu-b", "lower"};
     EXPECT_EQ(complete({"run", "--hostfile", "hosts", "--host", ""}), hosts);
     EXPECT_EQ(complete({"run", "--hostfile=hosts", "--include", "node1,gpu"}),
               (Words{"node1,gpu-a", "node1,gpu-b"}));
@@ -102,9 +110,15 @@ TEST_P(Completion, OffersTheHostsOfTheHostfileAndOfSshConfig) {
               (Words{GetParam().name == "bash" ? "alice@node2" : "--exclude=alice@node2"}));
     // A host already in the list is not offered again.
     EXPECT_EQ(complete({"run", "--hostfile", "hosts", "-H", "node1,gpu-a,"}),
-              (Words{"node1,gpu-a,alice@node2", "node1,gpu-a,gpu-b", "node1,gpu-a,lower"}));
-    // Without a hostfile: ~/.ssh/config alone.
+              (Words{"node1,gpu-a,alice@node2", "node1,gpu-a,n1", "node1,gpu-a,n2",
+                     "node1,gpu-a,gpu-b", "node1,gpu-a,lower"}));
+    EXPECT_EQ(complete({"run", "--hostfile", "hosts", "--include", "n"}),
+              (Words{"node1", "n1", "n2"}));
+    // Without a hostfile, or with one `run` refuses: ~/.ssh/config alone.
     EXPECT_EQ(complete({"run", "-H", ""}), (Words{"gpu-a", "gpu-b", "lower"}));
+    EXPECT_EQ(complete({"run", "--hostfile", "bad", "-H", ""}), (Words{"gpu-a", "gpu-b", "lower"}));
+    EXPECT_EQ(complete({"run", "--hostfile", "missing", "-H", ""}),
+              (Words{"gpu-a", "gpu-b", "lower"}));
 }
 
 TEST_P(Completion, OffersPythonScriptsAndNothingAfterTheScript) {
@@ -120,6 +134,25 @@ TEST_P(Completion, OffersPythonScriptsAndNothingAfterTheScript) {
 
 TEST_P(Completion, OffersNothingForAFreeValue) {
     EXPECT_EQ(complete({"run", "--master_port", ""}), Words{});
+}
+
+// What the completions ask for: a hostfile's hosts as `run --hostfile` reads them, or run's
+// error (exit 2) for a file it refuses.
+TEST(ListHosts, PrintsTheHostsRunReadsOnePerLine) {
+    TempDir dir{"colossalai-list-hosts"};
+    write_file(dir / "hosts",
+               "\xEF\xBB\xBF# nodes\r\nnode1 slots=8\r\nalice@gpu[01-03] # a range\r\n[::1]\r\n");
+    RunResult listed = run({binary().string(), "--list-hosts", (dir / "hosts").string()});
+    EXPECT_EQ(listed.exit_code, 0) << describe(listed);
+    EXPECT_EQ(listed.out, "node1\nalice@gpu01\nalice@gpu02\nalice@gpu03\n[::1]\n");
+    EXPECT_EQ(listed.err, "");
+    write_file(dir / "twice", "alice@node2\nbob@node2\n");
+    RunResult refused = run({binary().string(), "--list-hosts", (dir / "twice").string()});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.out, "");
+    EXPECT_EQ(lines_of(refused.err).at(0),
+              "Error: " + (dir / "twice").string() +
+                  ":2: duplicate host 'bob@node2' (the same machine as 'alice@node2' at line 1)");
 }
 
 std::string shell_name(const testing::TestParamInfo<Shell>& info) {

@@ -83,9 +83,7 @@ TEST_F(RunEnvironment, BadValuesAreUsageErrorsAndNothingStarts) {
          "-x: 'UNSET_HERE' is not set in the launcher's environment (use -x UNSET_HERE=VALUE)"},
         {{"-x", "A=two\nlines"},
          "-x: the value of 'A' holds a line break, which cannot be passed to a node"},
-        {{"--env-file", "bad.env"},
-         "bad.env:3: 'export BAD' is not a variable name (letters, "
-         "digits and _, not starting with a digit)"},
+        {{"--env-file", "bad.env"}, "bad.env:3: expected NAME=VALUE, found 'export'"},
         {{"--env-file", "missing.env"}, "--env-file 'missing.env': No such file or directory"},
         {{"--env-exclude", "NCCL_*,"}, "--env-exclude 'NCCL_*,': an empty pattern"},
         {{"--log-dir", "file"}, "--log-dir 'file': not a directory"},

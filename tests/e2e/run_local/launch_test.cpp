@@ -244,7 +244,8 @@ TEST_F(RunLaunch, ANodeIgnoringSigtermIsKilledAfterTheGrace) {
         "colossalai: localhost failed (exit code 3); stopping the other nodes\n"
         "colossalai: nodes still running 1000 ms after SIGTERM; sending SIGKILL\n" +
             summary_block({"localhost: failure (exit code 3)",
-                           "127.0.0.1: failure (killed by SIGKILL, stopped by the launcher)"}));
+                           "127.0.0.1: failure (killed by SIGKILL after SIGTERM, stopped by the "
+                           "launcher)"}));
     expect_job_gone(1, 3);
     expect_nothing_left();
 }

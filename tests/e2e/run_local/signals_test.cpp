@@ -109,8 +109,9 @@ TEST_F(RunSignals, ASecondSigintKillsAtOnce) {
         launcher_err(),
         "colossalai: received SIGINT; stopping all nodes (Ctrl-C again kills them at once)\n"
         "colossalai: received SIGINT again; killing all nodes\n" +
-            summary_block({"localhost: failure (killed by SIGKILL, stopped by the launcher)",
-                           "127.0.0.1: failure (killed by SIGKILL, stopped by the launcher)"}));
+            summary_block(
+                {"localhost: failure (killed by SIGKILL after SIGINT, stopped by the launcher)",
+                 "127.0.0.1: failure (killed by SIGKILL after SIGINT, stopped by the launcher)"}));
     expect_job_gone(0, 3);
     expect_job_gone(1, 3);
     expect_nothing_left();

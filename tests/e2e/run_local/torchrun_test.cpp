@@ -208,7 +208,8 @@ TEST_F(SignalledTorchrun, SigintStopsTheJobAndLeavesNothing) {
         << err;
     // torchrun stops its workers on SIGINT and exits 1 (NOTES.md).
     EXPECT_TRUE(err.ends_with(summary_header +
-                              "\n127.0.0.1: failure (exit code 1, stopped by the launcher)\n"))
+                              "\n127.0.0.1: failure (exit code 1 after SIGINT, stopped by the "
+                              "launcher)\n"))
         << err;
     // Its workers' records, held in torchrun's stdout buffer, come out when it exits.
     EXPECT_EQ(sorted_lines(read_file(m_dir / "out")),

@@ -1,6 +1,8 @@
 // `colossalai run --launcher slurm` against the real test Slurm cluster: one srun step runs a
 // task per node; output is prefixed per node from srun's labels, every node gets its own exit
-// status in the summary, and fail-fast, signals and a SIGKILLed launcher stop every task.
+// status in the summary, and fail-fast, signals and a SIGKILLed launcher stop every task: the
+// same stop sequence as over SSH (the signal to every task, SIGKILL after --kill-grace or at a
+// second signal), and a request still waiting for resources is cancelled, never started.
 
 #include "lines.hpp"
 #include "slurm_cluster.hpp"
@@ -12,6 +14,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,13 @@ namespace {
 
 using namespace std::chrono_literals;
 using Words = std::vector<std::string>;
+
+// Cancels a Slurm job when the test ends, whatever happened.
+struct CancelAtEnd {
+    const SlurmCluster& cluster;
+    std::string job;
+    ~CancelAtEnd() { cluster.run_on_controller({"scancel", job}); }
+};
 
 class SlurmLaunch : public SharedSlurmCluster<2> {
 protected:
@@ -54,6 +64,28 @@ protected:
         argv.push_back("run");
         argv.insert(argv.end(), args.begin(), args.end());
         return cluster().controller_command(argv);
+    }
+
+    // `colossalai run --launcher slurm --host node1,node2 --nproc_per_node 1 ARGS...` in the
+    // background, its output in DIR/out and DIR/err.
+    std::unique_ptr<Background> start_on_both(const Words& args) const {
+        Words words = {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1"};
+        words.insert(words.end(), args.begin(), args.end());
+        RunOptions options;
+        options.cwd = job();
+        options.env = environment();
+        return std::make_unique<Background>(launcher(words), options, m_dir.path() / "out",
+                                            m_dir.path() / "err");
+    }
+    std::string launcher_err() const { return read_file(m_dir.path() / "err"); }
+    // Waits until both tasks' jobs have made their record `what` (R.what).
+    bool both_recorded(const std::string& what) const {
+        return eventually(
+            [&] {
+                return std::filesystem::exists(recorded(0, what)) &&
+                       std::filesystem::exists(recorded(1, what));
+            },
+            30s);
     }
 
     RunResult run_launcher(const Words& args, const Words& before = {},
@@ -214,11 +246,10 @@ TEST_F(SlurmLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
         has_line(result.err, "colossalai: srun: error: node2: task 1: Exited with exit code 3"))
         << describe(result);
     EXPECT_EQ(("\n" + result.err).find("\nsrun: "), std::string::npos) << describe(result);
-    // Slurm ends the stopped task's step: by SIGTERM, or by SIGKILL after its KillWait.
-    EXPECT_NE(result.err.find("====== Training on All Nodes =====\nnode1: failure (killed by SIG"),
-              std::string::npos)
-        << describe(result);
-    EXPECT_NE(result.err.find(", stopped by the launcher)\nnode2: failure (exit code 3)\n"),
+    // Fail-fast's SIGTERM reaches the other task's job (scancel), as over SSH.
+    EXPECT_NE(result.err.find(
+                  summary_block({"node1: failure (killed by SIGTERM, stopped by the launcher)",
+                                 "node2: failure (exit code 3)"})),
               std::string::npos)
         << describe(result);
     EXPECT_TRUE(
@@ -263,6 +294,164 @@ TEST_P(SlurmLaunchStop, EveryTaskEnds) {
         30s))
         << cluster().processes_with_marker(marker).size() << " task processes left";
 }
+
+// Issue #24: Slurm stop = SSH stop. SIGTERM to the launcher reaches every task's job (not
+// srun's SIGKILL): a job that traps it writes its checkpoint and exits 0, and the summary says
+// what each task got and how it ended.
+TEST_F(SlurmLaunch, ASigtermReachesEveryJobWhoseHandlerWritesItsCheckpoint) {
+    behave("all", "trap 'echo \"rank $rank saving\"; echo saved > \"$record/$rank.checkpoint\"; "
+                  "exit 0' TERM\n"
+                  ": > \"$record/$rank.trapping\"\n"
+                  "while :; do sleep 0.1; done\n");
+    std::unique_ptr<Background> running = start_on_both({"checkpoint-2236.py"});
+    ASSERT_TRUE(both_recorded("trapping")) << launcher_err();
+    running->signal(SIGTERM);
+    EXPECT_EQ(exit_code_of(*running, 30s), 143);
+    std::string out = read_file(m_dir.path() / "out");
+    std::string err = launcher_err();
+    for (int rank = 0; rank < 2; ++rank) {
+        EXPECT_EQ(read_file(recorded(rank, "checkpoint")), "saved\n") << rank;
+        EXPECT_TRUE(has_line(out, "node" + std::to_string(rank + 1) + ": rank " +
+                                      std::to_string(rank) + " saving"))
+            << out;
+    }
+    EXPECT_NE(err.find(summary_block(
+                  {"node1: success (exit code 0 after SIGTERM, stopped by the launcher)",
+                   "node2: success (exit code 0 after SIGTERM, stopped by the launcher)"})),
+              std::string::npos)
+        << err;
+    EXPECT_TRUE(eventually(
+        [&] { return cluster().processes_with_marker("checkpoint-2236").empty(); }, 30s));
+}
+
+// A job that ignores the stop: a second Ctrl-C kills it at once; SIGTERM's grace
+// (--kill-grace) ends with SIGKILL. Either way the summary says both signals, and nothing of the
+// step is left on any node.
+struct StubbornCase {
+    std::string name;
+    int signo;        // what the launcher gets (twice for SIGINT)
+    std::string args; // --kill-grace
+};
+
+class SlurmLaunchStubborn : public SlurmLaunch,
+                            public ::testing::WithParamInterface<StubbornCase> {};
+
+TEST_P(SlurmLaunchStubborn, IsKilledAfterItsStop) {
+    const StubbornCase& c = GetParam();
+    const std::string marker = "stubborn-" + c.name + ".py";
+    std::string ignored = c.signo == SIGINT ? "INT" : "TERM";
+    behave("all", "trap '' " + ignored + "\n: > \"$record/$rank.ignoring\"\nhold\n");
+    std::unique_ptr<Background> running = start_on_both({"--kill-grace", c.args, marker});
+    ASSERT_TRUE(both_recorded("ignoring")) << launcher_err();
+    running->signal(c.signo);
+    if (c.signo == SIGINT) {
+        ASSERT_TRUE(eventually(
+            [&] { return launcher_err().find("received SIGINT") != std::string::npos; }, 30s));
+        running->signal(SIGINT);
+    }
+    EXPECT_EQ(exit_code_of(*running, 60s), 128 + c.signo);
+    std::string err = launcher_err();
+    std::string line =
+        "failure (killed by SIGKILL after SIG" + ignored + ", stopped by the launcher)";
+    EXPECT_NE(err.find(summary_block({"node1: " + line, "node2: " + line})), std::string::npos)
+        << err;
+    EXPECT_TRUE(eventually([&] { return cluster().processes_with_marker(marker).empty(); }, 30s))
+        << cluster().processes_with_marker(marker).size() << " task processes left";
+}
+
+INSTANTIATE_TEST_SUITE_P(Stops, SlurmLaunchStubborn,
+                         ::testing::Values(StubbornCase{"SecondCtrlC", SIGINT, "600"},
+                                           StubbornCase{"GraceEnds", SIGTERM, "1"}),
+                         [](const auto& info) { return info.param.name; });
+
+// Issue #24: queued is not killed. Both nodes are busy with another job, so srun waits for
+// resources; Ctrl-C or SIGTERM then cancels the request: every task is "not started", the
+// launcher exits 128+N, nothing stays queued and nothing starts once the nodes are free.
+class SlurmLaunchQueued : public SlurmLaunch, public ::testing::WithParamInterface<int> {};
+
+TEST_P(SlurmLaunchQueued, AStopCancelsTheRequest) {
+    const int signo = GetParam();
+    RunResult blocker = cluster().run_on_controller(
+        {"sbatch", "--parsable", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 600"});
+    ASSERT_EQ(blocker.exit_code, 0) << describe(blocker);
+    std::string blocking = blocker.out.substr(0, blocker.out.find_first_of(";\n"));
+    CancelAtEnd cancel{cluster(), blocking};
+    auto queue = [&] { return cluster().run_on_controller({"squeue", "-h", "-o", "%i %T"}).out; };
+    ASSERT_TRUE(eventually([&] { return queue() == blocking + " RUNNING\n"; }, 30s)) << queue();
+
+    std::unique_ptr<Background> running = start_on_both({"queued.py"});
+    ASSERT_TRUE(eventually(
+        [&] {
+            return launcher_err().find("queued and waiting for resources") != std::string::npos;
+        },
+        30s))
+        << launcher_err();
+    running->signal(signo);
+    EXPECT_EQ(exit_code_of(*running, 30s), 128 + signo);
+    std::string err = launcher_err();
+    EXPECT_NE(err.find(summary_block({"node1: failure (not started, stopped by the launcher)",
+                                      "node2: failure (not started, stopped by the launcher)"})),
+              std::string::npos)
+        << err;
+    // The request is gone, not pending.
+    EXPECT_TRUE(eventually([&] { return queue() == blocking + " RUNNING\n"; }, 30s)) << queue();
+    RunResult freed = cluster().run_on_controller({"scancel", blocking});
+    ASSERT_EQ(freed.exit_code, 0) << describe(freed);
+    EXPECT_TRUE(eventually([&] { return queue().empty(); }, 30s)) << queue();
+    EXPECT_TRUE(std::filesystem::is_empty(m_dir.path() / "record")); // nothing ever started
+}
+
+// The same inside an allocation whose CPUs another step holds: srun waits to create its step
+// (saying nothing), and a stop cancels it (`srun: Cancelled pending job step with signal 15`).
+TEST_F(SlurmLaunch, AStopWhileItsStepWaitsInABusyAllocationStartsNothing) {
+    RunResult allocation = cluster().run_on_controller(
+        {"salloc", "--no-shell", "-N2", "--exclusive", "--job-name", "busy-allocation"});
+    ASSERT_EQ(allocation.exit_code, 0) << describe(allocation);
+    std::string granted = "Granted job allocation ";
+    size_t at = allocation.err.find(granted);
+    ASSERT_NE(at, std::string::npos) << describe(allocation);
+    std::string id = allocation.err.substr(at + granted.size());
+    id = id.substr(0, id.find_first_not_of("0123456789"));
+    CancelAtEnd cancel{cluster(), id};
+    // A step that holds every CPU of both nodes.
+    RunOptions options;
+    options.env = environment();
+    Background holder(
+        cluster().controller_command(
+            {"srun", "--jobid=" + id, "-N2", "--ntasks-per-node=1", "-c", "2", "sleep", "3141.59"}),
+        options, m_dir.path() / "holder.out", m_dir.path() / "holder.err");
+    ASSERT_TRUE(
+        eventually([&] { return cluster().processes_with_marker("3141.59").size() >= 3; }, 30s))
+        << read_file(m_dir.path() / "holder.err");
+
+    std::map<std::string, std::string> inside = environment();
+    inside["SLURM_JOB_ID"] = id; // as in the allocation's shell: srun makes a step of that job
+    options.cwd = job();
+    options.env = inside;
+    Background running(launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node",
+                                 "1", "waiting-2718.py"}),
+                       options, m_dir.path() / "out", m_dir.path() / "err");
+    // Its srun runs (its argv holds the marker); the step cannot be created while the other holds
+    // the CPUs, however long this takes.
+    ASSERT_TRUE(eventually(
+        [&] { return cluster().processes_with_marker("waiting-2718").size() >= 3; }, 30s))
+        << launcher_err();
+    running.signal(SIGTERM);
+    EXPECT_EQ(exit_code_of(running, 30s), 143);
+    EXPECT_NE(launcher_err().find(
+                  summary_block({"node1: failure (not started, stopped by the launcher)",
+                                 "node2: failure (not started, stopped by the launcher)"})),
+              std::string::npos)
+        << launcher_err();
+    EXPECT_TRUE(std::filesystem::is_empty(m_dir.path() / "record")); // nothing ever started
+    EXPECT_TRUE(
+        eventually([&] { return cluster().processes_with_marker("waiting-2718").empty(); }, 30s));
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, SlurmLaunchQueued, ::testing::Values(SIGINT, SIGTERM),
+                         [](const auto& info) {
+                             return info.param == SIGINT ? "Sigint" : "Sigterm";
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Signals, SlurmLaunchStop, ::testing::Values(SIGINT, SIGKILL),
                          [](const auto& info) {

@@ -43,7 +43,8 @@ TEST_F(SshFailFast, AJobThatIgnoresSigtermIsKilledAfterTheGrace) {
               "colossalai: node1 failed (exit code 3); stopping the other nodes\n"
               "colossalai: nodes still running 1000 ms after SIGTERM; sending SIGKILL\n" +
                   summary_block({"node1: failure (exit code 3)",
-                                 "node2: failure (killed by SIGKILL, stopped by the launcher)"}));
+                                 "node2: failure (killed by SIGKILL after SIGTERM, stopped by the "
+                                 "launcher)"}));
     expect_no_job_left(10s);
 }
 

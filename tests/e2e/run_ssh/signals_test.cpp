@@ -48,11 +48,13 @@ TEST_F(SshSignals, ASecondSigintKillsAtOnce) {
     ASSERT_TRUE(launcher_said("received SIGINT;")) << launcher_err();
     launcher->signal(SIGINT);
     EXPECT_EQ(exit_status(*launcher), 130);
-    EXPECT_EQ(launcher_err(),
-              "colossalai: received SIGINT; stopping all nodes (Ctrl-C again kills them at once)\n"
-              "colossalai: received SIGINT again; killing all nodes\n" +
-                  summary_block({"node1: failure (killed by SIGKILL, stopped by the launcher)",
-                                 "node2: failure (killed by SIGKILL, stopped by the launcher)"}));
+    EXPECT_EQ(
+        launcher_err(),
+        "colossalai: received SIGINT; stopping all nodes (Ctrl-C again kills them at once)\n"
+        "colossalai: received SIGINT again; killing all nodes\n" +
+            summary_block(
+                {"node1: failure (killed by SIGKILL after SIGINT, stopped by the launcher)",
+                 "node2: failure (killed by SIGKILL after SIGINT, stopped by the launcher)"}));
     expect_no_job_left(10s);
 }
 

@@ -4,7 +4,8 @@
 # A cluster is N hosts node1..nodeN plus a client, each a network namespace of its own with one
 # interface `eth0` on a private /24, all joined by a bridge that lives in a "switch" namespace.
 # Every host runs its own sshd in its own UTS namespace (host name nodeK) and mount namespace
-# (/etc/hosts of the cluster, root's ~/.bashrc and ~/.profile masked by an empty file). The
+# (/etc/hosts of the cluster, root's ~/.bashrc and ~/.profile masked by an empty file, and an
+# /etc/passwd with the login-shell users below). The
 # launcher runs in the client namespace with the cluster's client home bind-mounted over /root,
 # so OpenSSH and libssh (both read the passwd home, not only $HOME) see the test identity.
 # Nothing is created in the root network namespace and nothing is written to /etc; the only
@@ -24,6 +25,11 @@ readonly CLIENT_OCTET=254
 readonly MAX_HOSTS=250
 readonly MAX_ALIASES=1024
 readonly MAX_ID=250
+# Users of every host, one per login shell a user may have, for the tests of login shells
+# (sh-bash ... sh-false): UID 0 like root, so that the tests' files (fake torchrun, records) are
+# theirs too, each with a home of its own under DIR/users. A shell not installed here
+# (.ci/packages, group test) gets its user all the same: sshd then refuses the login.
+readonly LOGIN_SHELLS="bash:/bin/bash dash:/bin/dash zsh:/usr/bin/zsh ksh:/usr/bin/ksh fish:/usr/bin/fish tcsh:/usr/bin/tcsh csh:/usr/bin/csh nologin:/usr/sbin/nologin false:/bin/false"
 # The tools below are called by name; a caller's PATH (pyenv shims...) is restored for `exec`.
 readonly CALLER_PATH=${PATH:-/usr/bin:/bin}
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -114,6 +120,7 @@ write_fstab() {
     local k=$1 f
     {
         echo "$DIR/etc/hosts /etc/hosts none bind 0 0"
+        echo "$DIR/etc/passwd /etc/passwd none bind 0 0"
         echo "$DIR/node$k/hostname /etc/hostname none bind 0 0"
         for f in /root/.bashrc /root/.profile; do
             if [[ -f $f ]]; then echo "$DIR/empty $f none bind 0 0"; fi
@@ -241,6 +248,17 @@ write_ssh_config() {
     } >"$1"
 }
 
+# /etc/passwd of the hosts: the machine's, and a user sh-NAME per login shell of LOGIN_SHELLS.
+write_passwd() {
+    local entry name shell
+    cat /etc/passwd >"$DIR/etc/passwd"
+    for entry in $LOGIN_SHELLS; do
+        name=${entry%%:*} shell=${entry#*:}
+        mkdir -p "$DIR/users/sh-$name"
+        echo "sh-$name:x:0:0:login shell $name:$DIR/users/sh-$name:$shell" >>"$DIR/etc/passwd"
+    done
+}
+
 write_hosts() {
     local k name
     alias_names
@@ -365,6 +383,7 @@ cmd_up() {
     done
     cp "$DIR/home/.ssh/id_ed25519.pub" "$DIR/authorized_keys"
     write_hosts
+    write_passwd
     write_known_hosts "$DIR/home/.ssh/known_hosts" all ""
     write_ssh_config "$DIR/home/.ssh/config"
 

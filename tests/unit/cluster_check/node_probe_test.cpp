@@ -252,15 +252,16 @@ TEST(DfSize, SecondFieldOfTheSecondLineInKib) {
     EXPECT_EQ(parse_df_size(""), std::nullopt);
 }
 
-TEST(NodeCommand, QuotesTheProgramAndItsArgumentsForTheLoginShell) {
-    std::string command =
-        node_command(std::string("/opt/py it's/python3"), std::chrono::milliseconds(2500));
-    EXPECT_EQ(command.rfind("exec /bin/sh -c ", 0), 0U) << command;
-    EXPECT_NE(command.find("colossalai-check '/opt/py it'\\''s/python3'"), std::string::npos)
-        << command;
-    EXPECT_EQ(command.substr(command.size() - 2), " 3"); // seconds, rounded up
-    EXPECT_NE(node_command(std::nullopt, std::chrono::milliseconds(10000)).find(" '' "),
-              std::string::npos);
+// The node's /bin/sh reads the program with its arguments from the connection, whatever the
+// login shell (ssh::program_input): --python as given, the query, the seconds rounded up.
+TEST(NodeInput, TheProgramWithItsArgumentsQuoted) {
+    std::string input =
+        node_input(std::string("/opt/py it's/python3"), std::chrono::milliseconds(2500));
+    EXPECT_EQ(input.rfind("{\nset -- '/opt/py it'\\''s/python3' ", 0), 0U) << input;
+    EXPECT_NE(input.find(" 3\n" + std::string(node_program()) + "\n}\n"), std::string::npos)
+        << input;
+    EXPECT_EQ(node_input(std::nullopt, std::chrono::milliseconds(10000)).rfind("{\nset -- '' ", 0),
+              0U);
 }
 
 } // namespace

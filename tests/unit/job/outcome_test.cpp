@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <vector>
 
 namespace colossalai::job {
 namespace {
@@ -29,23 +30,40 @@ TEST(Outcome, OnlyAnExitWithZeroIsASuccess) {
 }
 
 TEST(Outcome, DescribedOnce) {
-    EXPECT_EQ(describe(Outcome::exited(3), false), "exit code 3");
-    EXPECT_EQ(describe(Outcome::exited(130), false), "exit code 130");
-    EXPECT_EQ(describe(Outcome::killed(SIGTERM), false), "killed by SIGTERM");
-    EXPECT_EQ(describe(Outcome::killed(42), false), "killed by signal 42");
-    EXPECT_EQ(describe(Outcome::not_started(), false), "not started");
-    EXPECT_EQ(describe(Outcome::not_started("cannot resolve 'gpu1'"), false),
+    EXPECT_EQ(describe(Outcome::exited(3)), "exit code 3");
+    EXPECT_EQ(describe(Outcome::exited(130)), "exit code 130");
+    EXPECT_EQ(describe(Outcome::killed(SIGTERM)), "killed by SIGTERM");
+    EXPECT_EQ(describe(Outcome::killed(42)), "killed by signal 42");
+    EXPECT_EQ(describe(Outcome::not_started()), "not started");
+    EXPECT_EQ(describe(Outcome::not_started("cannot resolve 'gpu1'")),
               "not started: cannot resolve 'gpu1'");
-    EXPECT_EQ(describe(Outcome::connect_failed("cannot connect: refused"), false),
+    EXPECT_EQ(describe(Outcome::connect_failed("cannot connect: refused")),
               "cannot connect: refused");
 }
 
 TEST(Outcome, StoppedByTheLauncherIsSaidOnceWhateverTheKind) {
-    EXPECT_EQ(describe(Outcome::not_started(), true), "not started, stopped by the launcher");
-    EXPECT_EQ(describe(Outcome::killed(SIGTERM), true),
+    const std::vector<int> term = {SIGTERM};
+    EXPECT_EQ(describe(Outcome::not_started(), term), "not started, stopped by the launcher");
+    EXPECT_EQ(describe(Outcome::killed(SIGTERM), term),
               "killed by SIGTERM, stopped by the launcher");
-    EXPECT_EQ(describe(Outcome::abandoned("did not end after SIGKILL; connection closed"), true),
+    EXPECT_EQ(describe(Outcome::abandoned("did not end after SIGKILL; connection closed"),
+                       std::vector<int>{SIGTERM, SIGKILL}),
               "did not end after SIGKILL; connection closed, stopped by the launcher");
+}
+
+// Issue #24: what the node got from the launcher and how it ended, the same line for every
+// transport (the loop records the deliveries, not the transport).
+TEST(Outcome, AStoppedNodeSaysWhatItGotBeforeItsEnd) {
+    EXPECT_EQ(describe(Outcome::exited(0), std::vector<int>{SIGTERM}),
+              "exit code 0 after SIGTERM, stopped by the launcher");
+    EXPECT_EQ(describe(Outcome::exited(1), std::vector<int>{SIGINT}),
+              "exit code 1 after SIGINT, stopped by the launcher");
+    EXPECT_EQ(describe(Outcome::killed(SIGKILL), std::vector<int>{SIGTERM, SIGKILL}),
+              "killed by SIGKILL after SIGTERM, stopped by the launcher");
+    EXPECT_EQ(describe(Outcome::killed(SIGKILL), std::vector<int>{SIGKILL}),
+              "killed by SIGKILL, stopped by the launcher");
+    EXPECT_EQ(describe(Outcome::exited(0), std::vector<int>{SIGTERM, SIGINT, SIGKILL}),
+              "exit code 0 after SIGTERM and SIGINT and SIGKILL, stopped by the launcher");
 }
 
 TEST(Outcome, ValuesCompare) {

@@ -47,19 +47,21 @@ inline int fake_wait(pollfd* fds, nfds_t count, int timeout_ms) {
 
 // What a scripted node does.
 struct Script {
-    std::string output;            // written to stdout at the first step
-    std::optional<int> exit_code;  // ends with this code at the first step
-    std::set<int> ignored;         // signals that do not end it
-    bool hangs_after_kill = false; // not even SIGKILL ends it (a hung connection)
-    int raise_in_launcher = 0;     // sends this signal to the launcher at its first step
-    size_t connect_steps = 0;      // process_events() calls before it is ready (a slow host)
+    std::string output;              // written to stdout at the first step
+    std::optional<int> exit_code;    // ends with this code at the first step
+    std::set<int> ignored;           // signals that do not end it
+    std::optional<int> handles_stop; // stop() makes it exit with this code (its own handler)
+    bool hangs_after_kill = false;   // not even SIGKILL ends it (a hung connection)
+    int raise_in_launcher = 0;       // sends this signal to the launcher at its first step
+    size_t connect_steps = 0;        // process_events() calls before it is ready (a slow host)
     std::optional<std::string> connect_error; // fails when it would be ready (host unreachable)
 };
 
 struct Shared {
     int signal_pipe = -1;
-    std::vector<std::vector<int>> received;                       // signals each node got, in order
-    std::vector<std::vector<job::Clock::time_point>> received_at; // when (TestClock)
+    std::vector<std::vector<int>>
+        received; // stop(N) and kill() (as SIGKILL) each node got, in order
+    std::vector<std::vector<job::Clock::time_point>> received_at;    // when (TestClock)
     std::vector<std::optional<job::Clock::time_point>> abandoned_at; // abandon() called
     std::vector<size_t> steps; // process_events() calls each node got
     std::vector<bool> went;    // go() was called
@@ -117,7 +119,9 @@ public:
             finish(job::Outcome::exited(*m_script.exit_code));
         }
     }
-    void signal(int signo) override {
+    void stop(int signo) override { deliver(signo); }
+    void kill() override { deliver(SIGKILL); }
+    void deliver(int signo) {
         m_shared.received[m_index].push_back(signo);
         m_shared.received_at[m_index].push_back(TestClock::now());
         if (!m_result && !m_going) {
@@ -128,6 +132,10 @@ public:
             return;
         }
         if (signo == SIGKILL && m_script.hangs_after_kill) {
+            return;
+        }
+        if (signo != SIGKILL && m_script.handles_stop) {
+            finish(job::Outcome::exited(*m_script.handles_stop));
             return;
         }
         finish(job::Outcome::killed(signo));

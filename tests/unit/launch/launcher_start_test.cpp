@@ -43,7 +43,7 @@ TEST_F(LauncherTest, AHostThatCannotBeReachedStartsNoJobAnywhere) {
     EXPECT_EQ(result.outcomes[2].exit, job::Outcome::connect_failed("unknown host key"));
     for (size_t i : {0u, 3u}) {
         EXPECT_EQ(result.outcomes[i].exit, job::Outcome::not_started()) << i;
-        EXPECT_TRUE(result.outcomes[i].stopped) << i;
+        EXPECT_TRUE(result.outcomes[i].stopped()) << i;
     }
     EXPECT_EQ(read_all(m_err), "colossalai: node1 failed (connection refused); starting no job\n");
 }

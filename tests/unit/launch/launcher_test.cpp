@@ -22,8 +22,8 @@ TEST_F(LauncherTest, FailFastStopsTheOthersWithSigterm) {
     EXPECT_EQ(result.exit_code, 3);
     EXPECT_EQ(result.first_failure, 1u);
     EXPECT_EQ(m_shared.received[0], std::vector<int>{SIGTERM});
-    EXPECT_TRUE(result.outcomes[0].stopped);
-    EXPECT_FALSE(result.outcomes[1].stopped);
+    EXPECT_EQ(result.outcomes[0].delivered, std::vector<int>{SIGTERM});
+    EXPECT_FALSE(result.outcomes[1].stopped());
     EXPECT_EQ(result.outcomes[0].exit.signal(), SIGTERM);
     EXPECT_EQ(read_all(m_err),
               "colossalai: node1 failed (exit code 3); stopping the other nodes\n");
@@ -134,6 +134,24 @@ TEST_F(LauncherTest, ASecondSignalKillsAtOnce) {
     EXPECT_EQ(result.exit_code, 130);
     EXPECT_EQ(m_shared.received[0], (std::vector<int>{SIGINT, SIGKILL}));
     EXPECT_EQ(result.outcomes[1].exit.signal(), SIGKILL);
+}
+
+// Issue #24: the summary says what each node got and how it ended, whatever its transport.
+TEST_F(LauncherTest, TheSummarySaysWhatEachNodeGotAndHowItEnded) {
+    Settings settings;
+    settings.kill_grace = std::chrono::milliseconds(10);
+    Script checkpoints = runs();
+    checkpoints.handles_stop = 0;
+    checkpoints.raise_in_launcher = SIGTERM;
+    LaunchResult result = launch({checkpoints, runs({SIGTERM}), runs()}, settings);
+    EXPECT_EQ(result.exit_code, 143);
+    EXPECT_EQ(result.outcomes[0].delivered, std::vector<int>{SIGTERM});
+    EXPECT_EQ(result.outcomes[1].delivered, (std::vector<int>{SIGTERM, SIGKILL}));
+    EXPECT_EQ(render_summary(result.outcomes),
+              "====== Training on All Nodes =====\n"
+              "node0: success (exit code 0 after SIGTERM, stopped by the launcher)\n"
+              "node1: failure (killed by SIGKILL after SIGTERM, stopped by the launcher)\n"
+              "node2: failure (killed by SIGTERM, stopped by the launcher)\n");
 }
 
 TEST_F(LauncherTest, SingleNodeOutputIsUnprefixed) {

@@ -107,6 +107,13 @@ TEST(ParseHostfile, ReportsFileAndLine) {
     const std::vector<BadHostCase> cases = {
         {"a\nb\n\na\n", "hosts:4: duplicate host 'a' (first at line 1)"},
         {"a\r\nb # x\r\nb\r\n", "hosts:3: duplicate host 'b' (first at line 2)"},
+        // One machine is one node, whoever logs in: both spellings are named.
+        {"alice@node2\nb\nbob@node2\n",
+         "hosts:3: duplicate host 'bob@node2' (the same machine as 'alice@node2' at line 1)"},
+        {"node2\nalice@NODE2\n",
+         "hosts:2: duplicate host 'alice@NODE2' (the same machine as 'node2' at line 1)"},
+        {"n[1-3]\nalice@n2\n",
+         "hosts:2: duplicate host 'alice@n2' (the same machine as 'n2' at line 1)"},
         {"a\nb c\n", "hosts:2: 'c' after the host: expected slots=N or max_slots=N (one host "
                      "per line)"},
         {"a\n\n-oProxyCommand=touch /tmp/x\n",
@@ -154,13 +161,19 @@ TEST(ParseHostList, RejectsEmptyItemsDuplicatesAndBadNames) {
         {"a,b c", "--host: invalid host 'b c': contains whitespace (one host per line or per "
                   "comma-separated item)"},
         {"a,-x", "--host: invalid host '-x': starts with '-'"},
-        // Two spellings of one machine would be two nodes sharing its GPUs.
-        {"node1,NODE1", "--host: duplicate host 'NODE1'"},
-        {"node1,node1.", "--host: duplicate host 'node1.'"},
-        {"[::1],::1", "--host: duplicate host '::1'"},
-        {"::1,0:0::1", "--host: duplicate host '0:0::1'"},
-        {"2001:DB8::7,2001:db8:0::7", "--host: duplicate host '2001:db8:0::7'"},
-        {"a@node1,a@Node1", "--host: duplicate host 'a@Node1'"},
+        // Two spellings of one machine would be two nodes sharing its GPUs: both are named.
+        {"node1,NODE1", "--host: duplicate host 'NODE1' (the same machine as 'node1')"},
+        {"node1,node1.", "--host: duplicate host 'node1.' (the same machine as 'node1')"},
+        {"[::1],::1", "--host: duplicate host '::1' (the same machine as '[::1]')"},
+        {"::1,0:0::1", "--host: duplicate host '0:0::1' (the same machine as '::1')"},
+        {"2001:DB8::7,2001:db8:0::7",
+         "--host: duplicate host '2001:db8:0::7' (the same machine as '2001:DB8::7')"},
+        {"a@node1,a@Node1", "--host: duplicate host 'a@Node1' (the same machine as 'a@node1')"},
+        // So are two logins on one machine.
+        {"alice@node2,bob@node2",
+         "--host: duplicate host 'bob@node2' (the same machine as 'alice@node2')"},
+        {"node2,alice@node2", "--host: duplicate host 'alice@node2' (the same machine as 'node2')"},
+        {"alice@n[1-3],bob@n3", "--host: duplicate host 'bob@n3' (the same machine as 'alice@n3')"},
     };
     for (const BadHostCase& c : cases) {
         EXPECT_EQ(usage_message([&] { parse_host_list(c.text, "--host"); }), c.message);
@@ -176,14 +189,13 @@ TEST(ParseHost, TheMachineANameStandsFor) {
         {"[::1]", "::1"},
         {"0:0:0::1", "::1"},
         {"FE80::1%eth0", "fe80::1%eth0"},
-        {"Alice@NODE1", "Alice@node1"},
+        // One machine, whoever logs in.
+        {"Alice@NODE1", "node1"},
+        {"bob@[::1]", "::1"},
     };
     for (const auto& [text, machine] : cases) {
         EXPECT_EQ(parse_host(text, "here").machine, machine) << text;
     }
-    // Other users on one machine are other logins: both may be asked for.
-    EXPECT_EQ(names(parse_host_list("alice@node1,bob@node1", "--host")),
-              (std::vector<std::string>{"alice@node1", "bob@node1"}));
 }
 
 TEST(ParseHost, NamesNoLongerThanDnsAllows) {

@@ -61,6 +61,18 @@ TEST(BuildLaunchCommand, Torch110AndLaterUseTorchrun) {
                      "--master_port", "1"}));
 }
 
+// The planner keeps where each node's own words are, so that nothing searches the argv later
+// (the Slurm transport's task script puts Slurm's values there).
+TEST(LaunchCommand, SaysWhereTheNodeRankAndTheMasterAddressAre) {
+    for (LauncherForm form : {LauncherForm::distributed_launch, LauncherForm::distributed_run,
+                              LauncherForm::torchrun}) {
+        LaunchCommand command = launch_command(spec(form));
+        EXPECT_EQ(command.argv, build_launch_command(spec(form)));
+        EXPECT_EQ(command.argv.at(command.node_rank_word), "--node_rank=2");
+        EXPECT_EQ(command.argv.at(command.master_addr_word), "--master_addr=node0");
+    }
+}
+
 TEST(BuildLaunchCommand, ExtraArgsComeBeforeTheScript) {
     LaunchSpec with_extra = spec(LauncherForm::torchrun);
     with_extra.extra = {{"rdzv_conf", "timeout=900"}, {"standalone", std::nullopt}};

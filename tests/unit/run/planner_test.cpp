@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -76,6 +77,8 @@ TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
         EXPECT_EQ(node.argv[2], "--nnodes=3");
         EXPECT_EQ(node.argv[3], "--node_rank=" + std::to_string(i));
         EXPECT_EQ(node.argv[4], "--master_addr=me");
+        // Where the per-node words are, so that no transport searches them.
+        EXPECT_EQ(node.words, (job::NodeWords{3, 4}));
         EXPECT_EQ(node.ssh_port, 2222);
         hosts.push_back(node.host);
         addresses.push_back(node.address);
@@ -294,6 +297,7 @@ TEST(MakePlan, ExplicitMasterIsKept) {
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=10.1.1.1");
     EXPECT_EQ(plan.nodes[1].argv[5], "--master_port=1234");
+    EXPECT_EQ(plan.nodes[1].words, (job::NodeWords{3, std::nullopt})); // not node 0's own name
     EXPECT_TRUE(plan.warnings.empty());
 }
 
@@ -552,7 +556,8 @@ TEST(MakePlan, PythonUnbufferedIsOneUnlessTheUserSetIt) {
     }
 }
 
-// The launcher's timings and SSH policy travel in the plan: launch::execute reads nothing else.
+// The launcher's timings and SSH policy travel in the plan, the policy in its launch intent:
+// launch::execute reads nothing else.
 TEST(MakePlan, CarriesTheTimingsAndTheHostKeyPolicy) {
     Options options = basic();
     options.kill_grace = std::chrono::milliseconds(2500);
@@ -561,7 +566,7 @@ TEST(MakePlan, CarriesTheTimingsAndTheHostKeyPolicy) {
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.timings,
               (Timings{std::chrono::milliseconds(2500), std::chrono::milliseconds(7000)}));
-    EXPECT_EQ(plan.strict_host_key_checking, job::HostKeyPolicy::accept_new);
+    EXPECT_EQ(plan.launch, LaunchIntent(HostsLaunch{job::HostKeyPolicy::accept_new}));
     EXPECT_FALSE(plan.report_resources);
     EXPECT_EQ(make_plan(basic(), context()).timings, Timings{});
 
@@ -570,6 +575,41 @@ TEST(MakePlan, CarriesTheTimingsAndTheHostKeyPolicy) {
     EXPECT_TRUE(make_plan(basic(), ctx).report_resources);
     ctx.environment.back() = "COLOSSALAI_TIMING=";
     EXPECT_FALSE(make_plan(basic(), ctx).report_resources);
+}
+
+// Issue #24, inside an allocation: the launcher's own Slurm task and node identity reaches no
+// other node over SSH (each would take itself for the launcher's), the job's variables do; a
+// local node keeps the launcher's whole environment, and -x still passes one on when asked.
+TEST(MakePlan, TheLaunchersSlurmIdentityReachesNoOtherNode) {
+    Options options = basic();
+    options.host = test::hosts("localhost,node2");
+    Context ctx = context();
+    ctx.find_local = test::find_local_by([](std::string_view host) { return host == "localhost"; });
+    ctx.source_towards = [](const std::string&) { return std::optional<std::string>("10.0.0.1"); };
+    ctx.environment = {"PATH=/bin",           "SLURM_JOB_ID=7",       "SLURM_JOB_NODELIST=n[1-2]",
+                       "SLURM_NODEID=0",      "SLURM_PROCID=0",       "SLURM_LOCALID=0",
+                       "SLURMD_NODENAME=n1",  "SLURM_STEP_ID=0",      "SLURM_TASK_PID=42",
+                       "SLURM_GTIDS=0",       "SLURM_CPU_BIND=quiet", "SLURM_TOPOLOGY_ADDR=n1",
+                       "SLURM_CPUS_ON_NODE=8"};
+    Plan plan = make_plan(options, ctx);
+    ASSERT_EQ(plan.nodes.size(), 2u);
+    const NodeCommand& remote = plan.nodes[1];
+    EXPECT_EQ(remote.environment, (std::vector<EnvVar>{{"PATH", "/bin"},
+                                                       {"PYTHONUNBUFFERED", "1"},
+                                                       {"SLURM_JOB_ID", "7"},
+                                                       {"SLURM_JOB_NODELIST", "n[1-2]"}}));
+    EXPECT_EQ(remote.withheld_environment,
+              (Words{"SLURMD_NODENAME", "SLURM_CPUS_ON_NODE", "SLURM_CPU_BIND", "SLURM_GTIDS",
+                     "SLURM_LOCALID", "SLURM_NODEID", "SLURM_PROCID", "SLURM_STEP_ID",
+                     "SLURM_TASK_PID", "SLURM_TOPOLOGY_ADDR"}));
+    EXPECT_TRUE(plan.nodes[0].local);
+    EXPECT_TRUE(plan.nodes[0].withheld_environment.empty());
+
+    options.exports = {"SLURM_PROCID"};
+    Plan asked = make_plan(options, ctx);
+    EXPECT_NE(std::find(asked.nodes[1].environment.begin(), asked.nodes[1].environment.end(),
+                        EnvVar{"SLURM_PROCID", "0"}),
+              asked.nodes[1].environment.end());
 }
 
 TEST(MakePlan, KeepsTheLogDirectory) {

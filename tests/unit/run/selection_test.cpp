@@ -83,6 +83,31 @@ TEST(SelectHosts, IncludedHostsKeepTheirSlots) {
     EXPECT_EQ(selected[0].slots, 4);
 }
 
+// A host name selects that machine whatever user the hostfile logs in as; a `user@` in the
+// selection must be the hostfile's own.
+TEST(SelectHosts, AUserBeforeTheHostMatchesOnlyThatUser) {
+    const std::vector<std::string> logins = {"alice@n1", "n2", "bob@n3"};
+    EXPECT_EQ(select(logins, with("n1,N3", std::nullopt, std::nullopt)),
+              (std::vector<std::string>{"alice@n1", "bob@n3"}));
+    EXPECT_EQ(select(logins, with(std::nullopt, "n1", std::nullopt)),
+              (std::vector<std::string>{"n2", "bob@n3"}));
+    EXPECT_EQ(select(logins, with("alice@n1", std::nullopt, std::nullopt)),
+              (std::vector<std::string>{"alice@n1"}));
+    EXPECT_EQ(select(logins, with(std::nullopt, "bob@N3", std::nullopt)),
+              (std::vector<std::string>{"alice@n1", "n2"}));
+    const std::vector<ErrorCase> cases = {
+        {with("bob@n1", std::nullopt, std::nullopt),
+         "--include: host 'bob@n1' is not in the hostfile hosts"},
+        {with("alice@n2", std::nullopt, std::nullopt),
+         "--include: host 'alice@n2' is not in the hostfile hosts"},
+        {with(std::nullopt, "alice@n3", std::nullopt),
+         "--exclude: host 'alice@n3' is not in the hostfile hosts"},
+    };
+    for (const ErrorCase& c : cases) {
+        EXPECT_EQ(test::usage_message([&] { select(logins, c.options); }), c.message);
+    }
+}
+
 TEST(SelectHosts, RejectsUnknownNamesEmptyResultsAndTooManyNodes) {
     const std::vector<ErrorCase> cases = {
         {with("n1,n9", std::nullopt, std::nullopt),

@@ -1,18 +1,16 @@
-// The srun transport against a stand-in for srun: a shell script that prints what srun prints
-// (`--label`ed lines of several tasks, interleaved, markers included) and exits.
+// The Slurm transport's transitions (start, output, stop, kill, lost) with a fake srun and a fake
+// scancel behind its Spawn seam: each child is a Process the test drives (what srun prints, when
+// it ends, what it was sent), so every step of the stop sequence is checked without Slurm. The
+// real srun and scancel: tests/e2e/run_slurm/.
 
 #include "../recording_output.hpp"
 
 #include "colossalai/slurm/slurm_transport.hpp"
-#include "colossalai/util/quote.hpp"
+#include "colossalai/slurm/srun_command.hpp"
 
 #include <gtest/gtest.h>
 
-#include <poll.h>
-#include <unistd.h>
-
 #include <csignal>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,166 +18,364 @@
 namespace colossalai::slurm {
 namespace {
 
+using job::Outcome;
 using output::Stream;
+using test::RecordingOutput;
+using Words = std::vector<std::string>;
 
-using colossalai::test::RecordingOutput; // what one node received
+// One child the transport started (srun or scancel), as the test sees it.
+struct Child {
+    exec::SpawnRequest request;
+    output::NodeOutput* output = nullptr;
+    std::vector<int> stopped; // stop(N) and kill() (SIGKILL), in order
+    bool abandoned = false;
+    std::optional<Outcome> result;
+    bool alive = true; // the transport still holds it
 
-struct StepRun {
-    std::vector<RecordingOutput> outputs;
-    std::vector<std::optional<job::Outcome>> results;
-    std::string notices;
+    // What the child prints: a whole line on `stream`.
+    void say(const std::string& line, Stream stream = Stream::out) const {
+        output->write(stream, line + "\n");
+    }
+    void end(Outcome outcome) {
+        output->close(Stream::out);
+        output->close(Stream::err);
+        result = std::move(outcome);
+    }
 };
 
-// Runs `script` as "srun" for `tasks` nodes until every node has a result; a non-zero
-// `signal_before_go` is sent to node 0 before go().
-StepRun run_step(const std::string& script, size_t tasks, int signal_before_go = 0) {
-    StepRun run;
-    run.outputs.resize(tasks);
-    SlurmTransport transport({"/bin/sh", "-c", script}, tasks, "/", {"PATH=/usr/bin:/bin"},
-                             std::chrono::milliseconds(500),
-                             [&run](std::string_view text) { run.notices += text; });
-    std::vector<job::NodeCommand> commands(tasks);
-    std::vector<std::unique_ptr<job::Process>> processes;
-    for (size_t rank = 0; rank < tasks; ++rank) {
-        commands[rank].rank = static_cast<int>(rank);
-        processes.push_back(transport.start(commands[rank], run.outputs[rank]));
-    }
-    if (signal_before_go != 0) {
-        processes[0]->signal(signal_before_go);
-    }
-    for (auto& process : processes) {
-        process->go();
-    }
-    run.results.resize(tasks);
-    for (int round = 0; round < 100000; ++round) {
-        std::vector<pollfd> fds;
-        std::vector<std::pair<size_t, size_t>> spans;
-        bool pending = false;
-        for (size_t rank = 0; rank < tasks; ++rank) {
-            if (!run.results[rank]) {
-                run.results[rank] = processes[rank]->result();
-            }
-            size_t begin = fds.size();
-            if (!run.results[rank]) {
-                pending = true;
-                processes[rank]->collect_fds(fds);
-            }
-            spans.emplace_back(begin, fds.size());
-        }
-        if (!pending) {
-            break;
-        }
-        ::poll(fds.data(), fds.size(), 100);
-        for (size_t rank = 0; rank < tasks; ++rank) {
-            if (!run.results[rank]) {
-                processes[rank]->process_events(std::span<const pollfd>(fds).subspan(
-                    spans[rank].first, spans[rank].second - spans[rank].first));
-            }
+class FakeChild : public job::Process {
+public:
+    explicit FakeChild(std::shared_ptr<Child> child) : m_child(std::move(child)) {}
+    ~FakeChild() override { m_child->alive = false; }
+    void collect_fds(std::vector<pollfd>&) override {}
+    void process_events(std::span<const pollfd>) override {}
+    void stop(int signo) override { m_child->stopped.push_back(signo); }
+    void kill() override { m_child->stopped.push_back(SIGKILL); }
+    void abandon() override {
+        m_child->abandoned = true;
+        if (!m_child->result) {
+            m_child->end(Outcome::killed(SIGKILL));
         }
     }
-    return run;
+    std::optional<Outcome> result() const override { return m_child->result; }
+
+private:
+    std::shared_ptr<Child> m_child;
+};
+
+const std::string rs = "\x1e";
+
+std::string start_marker(int task, int rank, const std::string& step = "7.0",
+                         const std::string& node = "") {
+    return std::to_string(task) + ": " + rs + "colossalai-task-start " + std::to_string(rank) +
+           " " + step + " " + (node.empty() ? "node" + std::to_string(rank + 1) : node);
+}
+std::string exit_marker(int task, int status) {
+    return std::to_string(task) + ": " + rs + "colossalai-task-exit " + std::to_string(status);
+}
+// A frame of the relay's: `text` and how it ended (`n` newline, `p` none).
+std::string frame(int task, const std::string& text, char end = 'n') {
+    return std::to_string(task) + ": " + text + rs + end;
 }
 
-// A line that srun would print for task `task`.
-std::string labelled(int task, const std::string& text, bool to_err = false) {
-    return "printf '%s\\n' " + util::shell_quote(std::to_string(task) + ": " + text) +
-           (to_err ? " >&2" : "") + "\n";
-}
-std::string markers(int task, const std::string& which, int value) {
-    std::string text = "\x1e"
-                       "colossalai-task-" +
-                       which + " " + std::to_string(value);
-    return labelled(task, text) + labelled(task, text, true);
-}
-
-TEST(SlurmTransport, SplitsSrunsLabelledOutputByTheTasksNodeRank) {
-    // Slurm's task 0 runs the plan's rank 1 and the other way round.
-    std::string script = markers(0, "start", 1) + markers(1, "start", 0) +
-                         labelled(1, "rank 0 out") + labelled(0, "rank 1 out") +
-                         labelled(0, "rank 1: err", true) + labelled(1, "") +
-                         "printf 'srun: error: node2: task 0: Exited with exit code 3\\n' >&2\n" +
-                         markers(0, "exit", 3) + markers(1, "exit", 0);
-    StepRun run = run_step(script, 2);
-    EXPECT_EQ(run.outputs[0].out, "rank 0 out\n\n");
-    EXPECT_EQ(run.outputs[0].err, "");
-    EXPECT_EQ(run.outputs[1].out, "rank 1 out\n");
-    EXPECT_EQ(run.outputs[1].err, "rank 1: err\n");
-    for (const RecordingOutput& output : run.outputs) {
-        EXPECT_EQ(output.out_closed, 1);
-        EXPECT_EQ(output.err_closed, 1);
+class SlurmTransportTest : public ::testing::Test {
+protected:
+    // A plan of `count` nodes node1..; srun allocates them when `allocates`.
+    void start(std::size_t count = 2, bool allocates = false) {
+        m_plan.nodes.clear();
+        for (std::size_t rank = 0; rank < count; ++rank) {
+            job::NodeCommand node;
+            node.host = allocates ? "(node " + std::to_string(rank) + ")"
+                                  : "node" + std::to_string(rank + 1);
+            node.rank = static_cast<int>(rank);
+            node.argv = {"torchrun", "--node_rank=" + std::to_string(rank), "train.py"};
+            node.words = job::NodeWords{1, std::nullopt};
+            node.working_directory = "/work/job";
+            node.environment_changes.set = {{"SET_BY_X", "1", "-x"}};
+            m_plan.nodes.push_back(node);
+        }
+        m_plan.launcher_environment = {"PATH=/usr/bin:/bin", "HOME=/root"};
+        m_plan.launch = run::SrunLaunch{{"-p", "gpu"}, allocates};
+        m_outputs.resize(count);
+        m_transport = std::make_unique<SlurmTransport>(
+            m_plan, std::get<run::SrunLaunch>(m_plan.launch),
+            [this](std::string_view text) { m_notices += text; },
+            [this](std::size_t rank, const std::string& host) {
+                m_named.push_back(std::to_string(rank) + "=" + host);
+            },
+            [this](const exec::SpawnRequest& request, output::NodeOutput& output) {
+                auto child = std::make_shared<Child>();
+                child->request = request;
+                child->output = &output;
+                m_children.push_back(child);
+                return std::make_unique<FakeChild>(child);
+            });
+        for (std::size_t rank = 0; rank < count; ++rank) {
+            m_processes.push_back(m_transport->start(m_plan.nodes[rank], m_outputs[rank]));
+        }
     }
-    EXPECT_EQ(run.notices, "colossalai: srun: error: node2: task 0: Exited with exit code 3\n");
-    ASSERT_TRUE(run.results[0] && run.results[1]);
-    EXPECT_TRUE(run.results[0]->success());
-    EXPECT_EQ(*run.results[1], job::Outcome::exited(3));
-}
 
-TEST(SlurmTransport, ALastLineWithoutItsNewlineKeepsItsText) {
-    StepRun run = run_step(markers(0, "start", 0) +
-                               labelled(0, "50%\x1e"
-                                           "colossalai-task-exit 0") +
-                               labelled(0,
-                                        "\x1e"
-                                        "colossalai-task-exit 0",
-                                        true),
-                           1);
-    EXPECT_EQ(run.outputs[0].out, "50%");
-    EXPECT_EQ(run.outputs[0].out_closed, 1);
-    ASSERT_TRUE(run.results[0]);
-    EXPECT_TRUE(run.results[0]->success());
-}
-
-TEST(SlurmTransport, AStatusAbove128IsTheSignalThatKilledTheCommand) {
-    StepRun run = run_step(markers(0, "start", 0) + markers(0, "exit", 143), 1);
-    ASSERT_TRUE(run.results[0]);
-    EXPECT_EQ(*run.results[0], job::Outcome::killed(SIGTERM));
-}
-
-TEST(SlurmTransport, ATaskWithoutAnExitStatusFailsWithSrunsStatus) {
-    std::string script = markers(0, "start", 0) + markers(1, "start", 1) + markers(0, "exit", 0) +
-                         labelled(1, "cut short") + "exit 1\n";
-    StepRun run = run_step(script, 2);
-    ASSERT_TRUE(run.results[0] && run.results[1]);
-    EXPECT_TRUE(run.results[0]->success());
-    EXPECT_EQ(*run.results[1],
-              job::Outcome::connection_lost("no exit status from the task (srun exit code 1)", 1));
-    EXPECT_EQ(run.outputs[1].out, "cut short\n");
-    EXPECT_EQ(run.outputs[1].out_closed, 1);
-}
-
-TEST(SlurmTransport, ALineOfATaskWithoutAStartMarkerIsANotice) {
-    StepRun run = run_step(labelled(0, "early") + "exit 2\n", 1);
-    EXPECT_EQ(run.notices, "colossalai: srun: task 0: early\n");
-    ASSERT_TRUE(run.results[0]);
-    // The task never reported its start or end: srun's status is all there is.
-    EXPECT_EQ(*run.results[0],
-              job::Outcome::connection_lost("no exit status from the task (srun exit code 2)", 2));
-}
-
-TEST(SlurmTransport, StoppedBeforeGoNothingStarts) {
-    StepRun run = run_step("echo started > /dev/stderr\n", 2, SIGINT);
-    for (size_t rank = 0; rank < 2; ++rank) {
-        ASSERT_TRUE(run.results[rank]);
-        EXPECT_EQ(*run.results[rank], job::Outcome::not_started());
+    void go() {
+        for (auto& process : m_processes) {
+            process->go();
+        }
     }
-    EXPECT_EQ(run.notices, "");
+
+    // One turn of the launcher's loop over every node without a result.
+    void turn() {
+        for (auto& process : m_processes) {
+            if (!process->result()) {
+                std::vector<pollfd> fds;
+                process->collect_fds(fds);
+                process->process_events(fds);
+            }
+        }
+    }
+
+    std::optional<Outcome> result(std::size_t rank) {
+        turn();
+        return m_processes[rank]->result();
+    }
+
+    Child& srun() { return *m_children.at(0); }
+    // The scancels started so far, after srun.
+    std::vector<std::shared_ptr<Child>> scancels() const {
+        return {m_children.begin() + (m_children.empty() ? 0 : 1), m_children.end()};
+    }
+
+    // Both tasks started (task 0 on node2 is rank 1, task 1 on node1 rank 0: Slurm's order is
+    // not the plan's).
+    void tasks_start() {
+        srun().say(start_marker(0, 1));
+        srun().say(start_marker(1, 0));
+        srun().say(start_marker(0, 1), Stream::err);
+        srun().say(start_marker(1, 0), Stream::err);
+    }
+    void task_ends(int task, int status) {
+        srun().say(exit_marker(task, status));
+        srun().say(exit_marker(task, status), Stream::err);
+    }
+
+    run::Plan m_plan;
+    std::vector<RecordingOutput> m_outputs;
+    std::unique_ptr<SlurmTransport> m_transport;
+    std::vector<std::unique_ptr<job::Process>> m_processes;
+    std::vector<std::shared_ptr<Child>> m_children;
+    std::string m_notices;
+    std::vector<std::string> m_named;
+};
+
+// --- start ---
+
+TEST_F(SlurmTransportTest, GoStartsOneSrunBuiltFromThePlan) {
+    start();
+    EXPECT_TRUE(m_children.empty()); // nothing before every node is ready
+    go();
+    ASSERT_EQ(m_children.size(), 1u);
+    EXPECT_EQ(srun().request.argv, srun_command(m_plan, std::get<run::SrunLaunch>(m_plan.launch)));
+    EXPECT_EQ(srun().request.working_directory, "/work/job");
+    EXPECT_EQ(srun().request.environment,
+              (Words{"PATH=/usr/bin:/bin", "HOME=/root", "SET_BY_X=1"}));
+}
+
+TEST_F(SlurmTransportTest, StoppedBeforeGoNothingStarts) {
+    start();
+    m_processes[1]->stop(SIGINT);
+    go();
+    EXPECT_TRUE(m_children.empty());
+    for (std::size_t rank = 0; rank < 2; ++rank) {
+        EXPECT_EQ(result(rank), Outcome::not_started());
+        EXPECT_EQ(m_outputs[rank].out_closed, 1);
+    }
 }
 
 TEST(SlurmTransport, ASrunThatCannotBeStartedFailsEveryNode) {
-    StepRun run;
-    run.outputs.resize(1);
-    SlurmTransport transport({"/nonexistent/srun"}, 1, "/", {"PATH=/usr/bin:/bin"},
-                             std::chrono::milliseconds(100),
-                             [&run](std::string_view text) { run.notices += text; });
-    job::NodeCommand command;
-    std::unique_ptr<job::Process> process = transport.start(command, run.outputs[0]);
+    run::Plan plan;
+    plan.nodes.resize(1);
+    plan.nodes[0].argv = {"torchrun", "t.py"};
+    plan.nodes[0].working_directory = "/";
+    plan.launcher_environment = {"PATH=/nonexistent"};
+    std::string notices;
+    SlurmTransport transport(plan, run::SrunLaunch{},
+                             [&](std::string_view text) { notices += text; });
+    RecordingOutput output;
+    std::unique_ptr<job::Process> process = transport.start(plan.nodes[0], output);
     process->go();
-    std::optional<job::Outcome> result = process->result();
+    std::optional<Outcome> result = process->result();
     ASSERT_TRUE(result);
-    EXPECT_EQ(result->kind(), job::Outcome::Kind::cannot_run);
+    EXPECT_EQ(result->kind(), Outcome::Kind::cannot_run);
     EXPECT_EQ(result->status(), 127);
-    EXPECT_NE(result->reason().find("/nonexistent/srun"), std::string::npos) << result->reason();
-    EXPECT_NE(run.notices.find("colossalai: srun: "), std::string::npos);
+    EXPECT_NE(result->reason().find("srun"), std::string::npos) << result->reason();
+    EXPECT_NE(notices.find("colossalai: srun: "), std::string::npos);
+}
+
+// --- output ---
+
+TEST_F(SlurmTransportTest, EachTasksFramesReachItsNodeAsTheJobWroteThem) {
+    start();
+    go();
+    tasks_start();
+    srun().say(frame(1, "rank 0 \r", 'n'));                 // a line ending in \r\n
+    srun().say(frame(0, "bar 1%\r", 'p'));                  // a bar's state, at once
+    srun().say(frame(0, std::string("n\0l \xff", 5), 'n')); // NUL, invalid UTF-8
+    srun().say(frame(1, "warn", 'n'), Stream::err);
+    srun().say("srun: error: node2: task 0: Exited with exit code 3", Stream::err);
+    srun().say("0: slurmstepd: error: *** STEP 7.0 ON node2 CANCELLED ***", Stream::err);
+    task_ends(0, 3);
+    task_ends(1, 0);
+    srun().end(Outcome::exited(0));
+    EXPECT_EQ(result(0), Outcome::exited(0));
+    EXPECT_EQ(result(1), Outcome::exited(3));
+    EXPECT_EQ(m_outputs[0].out, "rank 0 \r\n");
+    EXPECT_EQ(m_outputs[0].err, "warn\n");
+    EXPECT_EQ(m_outputs[1].out, "bar 1%\r" + std::string("n\0l \xff\n", 6));
+    EXPECT_EQ(m_outputs[1].err, "slurmstepd: error: *** STEP 7.0 ON node2 CANCELLED ***\n");
+    EXPECT_EQ(m_notices, "colossalai: srun: error: node2: task 0: Exited with exit code 3\n");
+    for (const RecordingOutput& output : m_outputs) {
+        EXPECT_EQ(output.out_closed, 1);
+        EXPECT_EQ(output.err_closed, 1);
+    }
+}
+
+TEST_F(SlurmTransportTest, ALineOfATaskThatHasNotStartedIsANotice) {
+    start(1);
+    go();
+    srun().say("0: colossalai: the Slurm node 'x' is not one of the run's hosts", Stream::err);
+    srun().end(Outcome::exited(127));
+    EXPECT_EQ(m_notices,
+              "colossalai: srun: task 0: colossalai: the Slurm node 'x' is not one of the run's "
+              "hosts\n");
+    EXPECT_EQ(result(0),
+              Outcome::connection_lost("no exit status from the task (srun exit code 127)", 127));
+}
+
+TEST_F(SlurmTransportTest, TheTasksOfAnAllocationSrunMadeNameTheirNodes) {
+    start(2, true);
+    go();
+    srun().say(start_marker(0, 0, "7.0", "gpu7"));
+    srun().say(start_marker(0, 0, "7.0", "gpu7"), Stream::err);
+    EXPECT_EQ(m_outputs[0].prefix, "gpu7: ");
+    EXPECT_EQ(m_named, Words{"0=gpu7"}); // once
+}
+
+// --- stop, kill, lost ---
+
+// Issue #24: waiting for resources (queued, or a step of a busy allocation), no task has named
+// the step: srun gets SIGTERM, which cancels its request, and every task is reported not started.
+TEST_F(SlurmTransportTest, AStopWhileSrunWaitsCancelsTheRequest) {
+    start();
+    go();
+    srun().say("srun: job 13 queued and waiting for resources", Stream::err);
+    m_processes[0]->stop(SIGINT);
+    m_processes[1]->stop(SIGINT);
+    m_processes[0]->kill(); // the second Ctrl-C: srun already ends its request
+    EXPECT_EQ(srun().stopped, std::vector<int>{SIGTERM});
+    EXPECT_TRUE(scancels().empty());
+    srun().say("srun: Job allocation 13 has been revoked", Stream::err);
+    srun().end(Outcome::exited(1));
+    EXPECT_EQ(result(0), Outcome::not_started());
+    EXPECT_EQ(result(1), Outcome::not_started());
+}
+
+// Issue #24: once the step runs, a stop is the signal to every process of the step (scancel),
+// once per signal; the job handles it and each task reports its job's status.
+TEST_F(SlurmTransportTest, AStopOnceTheStepRunsIsScancelOfThatSignal) {
+    start();
+    go();
+    tasks_start();
+    m_processes[0]->stop(SIGINT);
+    m_processes[1]->stop(SIGINT); // the same stop, from the other node
+    ASSERT_EQ(scancels().size(), 1u);
+    EXPECT_EQ(scancels()[0]->request.argv, (Words{"scancel", "--signal=INT", "7.0"}));
+    EXPECT_EQ(scancels()[0]->request.environment, srun().request.environment); // SLURM_CONF...
+    EXPECT_TRUE(srun().stopped.empty());
+    m_processes[0]->stop(SIGTERM); // waits for the first scancel
+    EXPECT_EQ(scancels().size(), 1u);
+    scancels()[0]->end(Outcome::exited(0));
+    turn();
+    ASSERT_EQ(scancels().size(), 2u);
+    EXPECT_FALSE(scancels()[0]->alive);
+    EXPECT_EQ(scancels()[1]->request.argv, (Words{"scancel", "--signal=TERM", "7.0"}));
+    scancels()[1]->end(Outcome::exited(0));
+    srun().say(frame(0, "checkpoint written", 'n'));
+    task_ends(0, 0);   // rank 1 handled it
+    task_ends(1, 143); // rank 0 died of the TERM the launcher sent
+    srun().end(Outcome::exited(0));
+    EXPECT_EQ(result(1), Outcome::exited(0));
+    EXPECT_EQ(result(0), Outcome::killed(SIGTERM));
+    EXPECT_EQ(m_outputs[1].out, "checkpoint written\n");
+    EXPECT_EQ(m_notices, "");
+}
+
+TEST_F(SlurmTransportTest, AStatusOf128PlusNIsTheJobsOwnWhenNothingWasSent) {
+    start(1);
+    go();
+    srun().say(start_marker(0, 0));
+    task_ends(0, 143);
+    srun().end(Outcome::exited(143));
+    EXPECT_EQ(result(0), Outcome::exited(143));
+}
+
+// After the grace: SIGKILL to every process of the step; a task whose wrapper died with its job
+// has no status, and was killed.
+TEST_F(SlurmTransportTest, KillIsScancelOfSigkill) {
+    start();
+    go();
+    tasks_start();
+    m_processes[0]->stop(SIGTERM);
+    scancels()[0]->end(Outcome::exited(0));
+    turn();
+    m_processes[0]->kill();
+    ASSERT_EQ(scancels().size(), 2u);
+    EXPECT_EQ(scancels()[1]->request.argv, (Words{"scancel", "--signal=KILL", "7.0"}));
+    task_ends(1, 0); // rank 0 ended cleanly before the kill
+    srun().end(Outcome::exited(0));
+    EXPECT_EQ(result(0), Outcome::exited(0));
+    EXPECT_EQ(result(1), Outcome::killed(SIGKILL));
+}
+
+// A scancel that fails: said once, and srun ends the step instead (its tasks get SIGKILL).
+TEST_F(SlurmTransportTest, AFailedScancelStopsSrunInstead) {
+    start();
+    go();
+    tasks_start();
+    m_processes[0]->stop(SIGTERM);
+    scancels()[0]->say("scancel: error: Kill job error on job id 7.0: Access denied", Stream::err);
+    scancels()[0]->end(Outcome::exited(1));
+    turn();
+    EXPECT_EQ(m_notices, "colossalai: scancel --signal=TERM 7.0 failed (exit code 1: scancel: "
+                         "error: Kill job error on job id 7.0: Access denied); stopping srun "
+                         "instead (its tasks get SIGKILL)\n");
+    EXPECT_EQ(srun().stopped, std::vector<int>{SIGTERM});
+    m_processes[0]->kill(); // still to the step; when scancel cannot run either, srun is killed
+    ASSERT_EQ(scancels().size(), 2u);
+    scancels()[1]->end(Outcome::cannot_run("cannot execute 'scancel': not found"));
+    turn();
+    EXPECT_EQ(srun().stopped, (std::vector<int>{SIGTERM, SIGKILL}));
+    srun().end(Outcome::exited(1));
+    EXPECT_EQ(result(0), Outcome::killed(SIGKILL));
+    EXPECT_EQ(result(1), Outcome::killed(SIGKILL));
+}
+
+// Lost: a srun that even SIGKILL to the step does not end is killed itself (Slurm ends the step).
+TEST_F(SlurmTransportTest, AbandonKillsSrun) {
+    start();
+    go();
+    tasks_start();
+    m_processes[1]->abandon();
+    EXPECT_TRUE(srun().abandoned);
+    EXPECT_EQ(result(0), Outcome::killed(SIGKILL));
+    EXPECT_EQ(result(1), Outcome::killed(SIGKILL));
+}
+
+// Lost without a stop: srun died under the running tasks.
+TEST_F(SlurmTransportTest, ASrunThatDiesLosesItsTasks) {
+    start();
+    go();
+    tasks_start();
+    srun().end(Outcome::killed(SIGKILL));
+    EXPECT_EQ(result(0), Outcome::connection_lost("srun was killed by signal 9"));
+    EXPECT_EQ(m_outputs[0].out_closed, 1);
 }
 
 } // namespace

@@ -377,9 +377,11 @@ void install(FakeLibssh::State& s) {
         std::lock_guard lock(state().mutex);
         return state().remote_closed || state().broken ? 1 : 0;
     };
+    // As libssh's: 0 while anything the node sent is unread, on either stream.
     lib::ssh_channel_is_eof = [](ssh_channel) {
-        std::lock_guard lock(state().mutex);
-        return state().remote_eof ? 1 : 0;
+        FakeLibssh::State& s = state();
+        std::lock_guard lock(s.mutex);
+        return s.remote_eof && s.buffers[0].empty() && s.buffers[1].empty() ? 1 : 0;
     };
     lib::ssh_set_blocking = [](ssh_session, int) {};
     lib::ssh_get_status = [](ssh_session) { // the fake buffers no writes
@@ -395,9 +397,13 @@ void install(FakeLibssh::State& s) {
         std::lock_guard lock(state().mutex);
         state().received = received;
     };
+    // As libssh's (a global request that waits for its answer without blocking): it handles
+    // the packets that wait.
     lib::ssh_send_keepalive = [](ssh_session) {
-        std::lock_guard lock(state().mutex);
-        ++state().keepalives;
+        FakeLibssh::State& s = state();
+        std::lock_guard lock(s.mutex);
+        take_in(s);
+        ++s.keepalives;
         return SSH_OK;
     };
 }

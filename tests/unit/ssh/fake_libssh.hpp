@@ -7,10 +7,10 @@
 // What the node sends travels as batches of packets: arrive() queues a batch and writes one
 // byte on the session's socket, so that poll() sees it readable. As real libssh does, the fake
 // takes packets in whenever it is called (polling or reading a stream, writing, asking for the
-// exit status) and the buffer it was asked about is empty; each take-in handles one batch (and
-// reads its byte): the data goes into the stream's buffer and the channel callbacks run, on the
-// calling thread. All state is behind one mutex: the connecting worker and the test's thread
-// both call in.
+// exit status, sending a keepalive) and the buffer it was asked about is empty; each take-in
+// handles one batch (and reads its byte): the data goes into the stream's buffer and the channel
+// callbacks run, on the calling thread. All state is behind one mutex: the connecting worker and
+// the test's thread both call in.
 
 #include <libssh/libssh.h>
 
@@ -41,8 +41,10 @@ Packet reply();
 // The connection breaks: every later call fails with `error`.
 Packet reset(std::string error);
 
-// The node wrapper's answer once its preflight checks passed (ssh/remote_command.hpp).
-inline const std::string ready_answer = "\036colossalai-ready\n";
+// The node wrapper's first lines once its preflight checks passed: it started, it is ready
+// (ssh/remote_command.hpp).
+inline const std::string started_answer = "\036colossalai-started\n";
+inline const std::string ready_answer = started_answer + "\036colossalai-ready\n";
 
 // How the node answers while connecting and starting.
 struct Script {

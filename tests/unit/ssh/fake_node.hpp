@@ -70,7 +70,9 @@ inline SshSettings test_settings() {
     return settings;
 }
 
-inline const std::string remote = "exec wrapper";
+// The exec request every node gets, and (in place of the wrapper's input) what the test's
+// launcher writes first.
+inline const std::string remote(login_command());
 inline const std::string environment = "ENV=1\n\n";
 
 // The node's command, as the wrapper's preflight failures name it.
@@ -172,9 +174,7 @@ public:
     // The end's reason (an error kind's one line), for the failures worded by libssh's answers.
     std::string reason() const { return ended() ? process->result()->reason() : "(running)"; }
     // What the summary would say, for messages.
-    std::string said() const {
-        return ended() ? job::describe(*process->result(), false) : "(running)";
-    }
+    std::string said() const { return ended() ? job::describe(*process->result()) : "(running)"; }
 
     // The control lines and heartbeats written after the environment block and the go line.
     std::string written_after_go() const {
@@ -201,7 +201,7 @@ private:
         }
         auto attempt = std::make_shared<Attempt>();
         m_pool.submit([attempt, node = node_command(), connect = m_settings.connect] {
-            attempt->connect(node, connect, remote, environment);
+            attempt->connect(node, connect, environment);
         });
         process = make_ssh_process(attempt, node_command(), output, m_settings, m_timings);
     }
@@ -216,6 +216,6 @@ namespace colossalai::job {
 // For GoogleTest's messages.
 inline void PrintTo(const Outcome& outcome, std::ostream* out) {
     *out << "Outcome(kind " << static_cast<int>(outcome.kind()) << ", code " << outcome.code()
-         << ", signal " << outcome.signal() << ": " << describe(outcome, false) << ")";
+         << ", signal " << outcome.signal() << ": " << describe(outcome) << ")";
 }
 } // namespace colossalai::job

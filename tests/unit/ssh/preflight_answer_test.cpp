@@ -173,13 +173,42 @@ TEST(PreflightAnswerWait, DueTheTimeoutAfterTheWrapperStarted) {
 }
 
 TEST(PreflightAnswerWait, TheChannelsEndAndALostConnectionAreConnectFailures) {
-    job::Outcome ended = PreflightAnswer::ended();
+    PreflightAnswer wrapper = answer();
+    EXPECT_FALSE(wrapper.take("\036colossalai-started\n").verdict);
+    job::Outcome ended = wrapper.ended("alice", "", 125);
     EXPECT_EQ(ended.kind(), job::Outcome::Kind::connect_failed);
     EXPECT_EQ(ended, job::Outcome::connect_failed("the node wrapper ended before its preflight "
-                                                  "checks (is /bin/sh a POSIX shell there?)"));
+                                                  "checks (exit status 125) (is /bin/sh a POSIX "
+                                                  "shell there?)"));
     EXPECT_EQ(PreflightAnswer::lost("Socket error: reset"),
               job::Outcome::connect_failed(
                   "connection lost during the preflight checks: Socket error: reset"));
+}
+
+// No started line: the login shell ran nothing of the launcher's. What it printed before its end
+// (banner lines on stdout, a last line without newline, stderr) is named by its first line.
+TEST(PreflightAnswerWait, WithoutTheStartedLineTheLoginShellRanNothing) {
+    PreflightAnswer nologin = answer();
+    EXPECT_FALSE(nologin.take("\nThis account is currently not available.\n").verdict);
+    EXPECT_EQ(nologin.ended("sh-nologin", "", 1),
+              job::Outcome::connect_failed("the login shell of sh-nologin did not run the "
+                                           "launcher's command (exit status 1; it printed: This "
+                                           "account is currently not available.)"));
+    PreflightAnswer unfinished = answer();
+    EXPECT_FALSE(unfinished.take("no newline").verdict);
+    EXPECT_EQ(unfinished.ended("u", "", std::nullopt),
+              job::Outcome::connect_failed("the login shell of u did not run the launcher's "
+                                           "command (no exit status; it printed: no newline)"));
+    PreflightAnswer on_stderr = answer();
+    EXPECT_EQ(on_stderr.ended("u", "  \n\tcsh: /bin/sh: Command not found.\n", 1),
+              job::Outcome::connect_failed("the login shell of u did not run the launcher's "
+                                           "command (exit status 1; it printed: csh: /bin/sh: "
+                                           "Command not found.)"));
+    EXPECT_EQ(answer().ended("sh-false", "", 1),
+              job::Outcome::connect_failed(
+                  "the login shell of sh-false did not run the launcher's command (exit status 1, "
+                  "nothing printed: a login shell such as /usr/sbin/nologin or /bin/false runs no "
+                  "command)"));
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <csignal>
+#include <filesystem>
 
 // The node wrapper, run by a local /bin/sh exactly as a remote login shell would run it.
 namespace colossalai::ssh {
@@ -27,40 +28,49 @@ job::NodeCommand node(std::vector<std::string> argv, std::string cwd = "/tmp") {
     return command;
 }
 
+constexpr std::string_view started = "\036colossalai-started\n";
 constexpr std::string_view ready = "\036colossalai-ready\n";
 
-// Runs the remote command with its stdin on a FIFO that the test script holds open as fd 4,
-// like the launcher holds the channel: the environment block is written first, then the `go`
-// line (unless `go` is false), then `actions` (a shell snippet that may write control lines to
-// fd 4 or close it), then the script waits for the wrapper and prints its status. The script's
-// own report of a wrapper killed by a signal ("Terminated") goes to /dev/null: the stderr the
-// tests see is the wrapper's alone. The wrapper's ready line, when it comes first, is taken
-// off `out` (with `go`).
+// Runs the login command under /bin/sh as the login shell (as sshd would run it), with its
+// stdin on a FIFO that the test script holds open as fd 4, like the launcher holds the channel:
+// the wrapper's input (program, arguments, environment: `input`, a shell word; "$INPUT" is
+// wrapper_input()) is written first; once the wrapper has answered (or ended), as the launcher
+// waits for every node's answer, the `go` line (unless `go` is false), then `actions` (a shell
+// snippet that may write control lines to fd 4 or close it); then the script waits for the
+// wrapper and prints what it printed and its status. The script's own report of a wrapper killed
+// by a signal ("Terminated") goes to /dev/null: the stderr the tests see is the wrapper's alone.
+// The wrapper's started line is taken off `out`, and its ready line after it (with `go`).
 RunResult run_wrapper(const job::NodeCommand& command, const std::string& actions,
                       std::chrono::milliseconds grace = 2000ms,
-                      const std::string& block = "\"$BLOCK\"",
+                      const std::string& input = "\"$INPUT\"",
                       std::chrono::milliseconds silence_limit = 0ms, bool go = true) {
     test::TempDir dir("colossalai-wrapper");
     std::string fifo = util::shell_quote((dir.path() / "stdin").string());
-    std::string script = "mkfifo " + fifo + " || exit 1; /bin/sh -c " +
-                         util::shell_quote(remote_command(command, grace, silence_limit)) + " < " +
-                         fifo + " & w=$!; exec 4> " + fifo + "; printf %s " + block + " >&4; " +
-                         (go ? "echo go >&4; " : "") + actions +
-                         "\nwait $w 2>/dev/null; echo \"status=$?\"";
+    std::string out = util::shell_quote((dir.path() / "out").string());
+    std::string script = "mkfifo " + fifo + " && : > " + out + " || exit 1; /bin/sh -c " +
+                         util::shell_quote(std::string(login_command())) + " < " + fifo + " > " +
+                         out + " & w=$!; exec 4> " + fifo + "; printf %s " + input +
+                         " >&4; i=0; while ! grep -q " + "'colossalai-[rf]' " + out +
+                         " && kill -0 $w 2>/dev/null && [ $i -lt 400 ]; do " +
+                         "sleep 0.05; i=$((i+1)); done; " + (go ? "echo go >&4; " : "") + actions +
+                         "\nwait $w 2>/dev/null; s=$?; cat " + out + "; echo \"status=$s\"";
     test::RunOptions options;
-    options.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"},
-                                                     {"BLOCK", environment_block(command)}};
+    options.env = std::map<std::string, std::string>{
+        {"PATH", "/usr/bin:/bin"}, {"INPUT", wrapper_input(command, grace, silence_limit)}};
     options.timeout = 20000ms;
     RunResult result = test::run({"/bin/sh", "-c", script}, options);
+    if (result.out.rfind(started, 0) == 0) {
+        result.out.erase(0, started.size());
+    }
     if (go && result.out.rfind(ready, 0) == 0) {
         result.out.erase(0, ready.size());
     }
     return result;
 }
 
-// The wrapper's checks alone: the block, no `go`, then end of input.
+// The wrapper's checks alone: its input, no `go`, then end of input.
 RunResult run_preflight(const job::NodeCommand& command) {
-    return run_wrapper(command, "exec 4>&-", 2000ms, "\"$BLOCK\"", 0ms, false);
+    return run_wrapper(command, "exec 4>&-", 2000ms, "\"$INPUT\"", 0ms, false);
 }
 
 TEST(RemoteCommand, ArgumentsEnvironmentAndDirectoryArriveIntact) {
@@ -147,15 +157,25 @@ TEST(RemoteCommand, KillsAJobThatIgnoresSigtermAfterTheGrace) {
 }
 
 TEST(RemoteCommand, SilenceStopsTheWholeJobLikeEndOfInput) {
-    // A host cut off by the network: the channel stays open, nothing more arrives.
+    // A host cut off by the network, or a launcher stopped by SIGSTOP: the channel stays open,
+    // nothing more arrives. The wrapper ends by SIGALRM: not the job's status, which only says
+    // that the wrapper stopped it.
     std::string marker = "colossalai-wrapper-silence-" + std::to_string(::getpid());
     job::NodeCommand command =
         node({"/bin/sh", "-c", "sh -c 'sleep 30; : " + marker + "' & echo started; wait"});
-    RunResult result = run_wrapper(command, "", 2000ms, "\"$BLOCK\"", 1000ms);
-    EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
+    RunResult result = run_wrapper(command, "", 2000ms, "\"$INPUT\"", 1000ms);
+    EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGALRM) + "\n");
     EXPECT_EQ(result.err, "");
     EXPECT_TRUE(
         test::eventually([&] { return test::processes_with_marker(marker).empty(); }, 3000ms));
+}
+
+// A job that ended before the silence limit passed keeps its own status.
+TEST(RemoteCommand, AJobThatEndsBeforeTheSilenceLimitKeepsItsStatus) {
+    RunResult result = run_wrapper(node({"/bin/sh", "-c", "echo done; exit 3"}), "sleep 2", 2000ms,
+                                   "\"$INPUT\"", 1000ms);
+    EXPECT_EQ(result.out, "done\nstatus=3\n");
+    EXPECT_EQ(result.err, "");
 }
 
 TEST(RemoteCommand, HeartbeatsKeepTheJobRunning) {
@@ -165,7 +185,7 @@ TEST(RemoteCommand, HeartbeatsKeepTheJobRunning) {
     RunResult result = run_wrapper(command,
                                    "trap '' PIPE; i=0; while [ $i -lt 20 ]; do echo >&4; "
                                    "sleep 0.2; i=$((i+1)); done 2>/dev/null",
-                                   2000ms, "\"$BLOCK\"", 2000ms);
+                                   2000ms, "\"$INPUT\"", 2000ms);
     EXPECT_EQ(result.out, "done\nstatus=0\n");
     EXPECT_EQ(result.err, "");
 }
@@ -173,7 +193,7 @@ TEST(RemoteCommand, HeartbeatsKeepTheJobRunning) {
 TEST(RemoteCommand, ControlLinesStillWorkUnderASilenceLimit) {
     RunResult result =
         run_wrapper(node({"/bin/sh", "-c", "echo started; sleep 30"}),
-                    "sleep 0.3; echo >&4; echo HUP >&4", 2000ms, "\"$BLOCK\"", 5000ms);
+                    "sleep 0.3; echo >&4; echo HUP >&4", 2000ms, "\"$INPUT\"", 5000ms);
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGHUP) + "\n");
 }
 
@@ -183,23 +203,25 @@ TEST(RemoteCommand, APauseLiftsTheSilenceLimitUntilTheNextLine) {
     job::NodeCommand command =
         node({"/bin/sh", "-c", "echo started; sleep 2; echo survived; sleep 30"});
     RunResult result =
-        run_wrapper(command, "echo PAUSE >&4; sleep 3; echo >&4", 2000ms, "\"$BLOCK\"", 1000ms);
+        run_wrapper(command, "echo PAUSE >&4; sleep 3; echo >&4", 2000ms, "\"$INPUT\"", 1000ms);
     // Alive through the pause (2 s in); then silence again, and the limit stops it.
-    EXPECT_EQ(result.out, "started\nsurvived\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
+    EXPECT_EQ(result.out, "started\nsurvived\nstatus=" + std::to_string(128 + SIGALRM) + "\n");
     EXPECT_EQ(result.err, "");
 }
 
 TEST(RemoteCommand, APausedJobStillStopsAtEndOfInput) {
     job::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 30"});
     RunResult result =
-        run_wrapper(command, "echo PAUSE >&4; sleep 0.3; exec 4>&-", 2000ms, "\"$BLOCK\"", 1000ms);
+        run_wrapper(command, "echo PAUSE >&4; sleep 0.3; exec 4>&-", 2000ms, "\"$INPUT\"", 1000ms);
     EXPECT_EQ(result.out, "started\nstatus=" + std::to_string(128 + SIGTERM) + "\n");
 }
 
-TEST(RemoteCommand, StartsNothingWithoutTheWholeEnvironment) {
+TEST(RemoteCommand, StartsNothingWithoutTheWholeInput) {
+    // The script cut short: the shell reads all of its block before it runs any of it.
     RunResult result = run_wrapper(node({"/bin/sh", "-c", "echo started"}), "exec 4>&-", 2000ms,
-                                   "'export A=1\\n'");
-    EXPECT_EQ(result.out, "status=125\n");
+                                   "\"${INPUT%??}\"");
+    EXPECT_EQ(result.out.find("started"), std::string::npos) << result.out;
+    EXPECT_NE(result.out, "status=0\n");
 }
 
 // Preflight: one line on stdout says which check failed, in the order of job::PreflightCheck;
@@ -284,26 +306,95 @@ TEST(RemoteCommand, AnExitCodeAbove128IsPassedOnAsIs) {
     EXPECT_EQ(result.out, "status=130\n");
 }
 
-TEST(RemoteCommand, ShapeOfTheCommandLine) {
+// The exec request: one line that bash, dash, zsh, ksh, fish, tcsh and csh all pass on
+// unchanged, so single-quoted with nothing inside that any of them reads there: no `'`, no
+// backslash (fish), no `!` (csh history), no line break (csh).
+TEST(LoginCommand, IsOneLineEveryLoginShellPassesOnUnchanged) {
+    std::string_view line = login_command();
+    EXPECT_EQ(line, "exec /bin/sh -s");
+    for (char c : std::string_view("'\"\\!$`*?[{~#;&|<>()\n\r\t")) {
+        EXPECT_EQ(line.find(c), std::string_view::npos) << "'" << c << "' in " << line;
+    }
+}
+
+// Every login shell a user may have runs the program of program_input(), its arguments and
+// environment byte for byte (real shells from Debian's packages: .ci/packages, group test), and
+// leaves what the launcher writes after the program has answered for the program to read.
+TEST(LoginCommand, EveryLoginShellRunsTheProgramWithItsExactArguments) {
+    const std::vector<std::string> arguments{
+        "train.py", "--match", "step\\d+", "it's",       "a\"b",  "\\", "\\'",   "$HOME",
+        "`id`",     "$(id)",   "!1",       "%s",         "~",     "*",  "{a,b}", "#c",
+        "sp ace",   "t\tab",   "ünï\xff",  "two\nlines", "\n}\n", "}",  "",      "\r\n"};
+    const std::string value = "v'a\"l\\ue $x `id` ! %d ~ * {} # ü";
+    test::TempDir dir("colossalai-login-shells"); // the shells' home: no start-up files
+    std::string input =
+        program_input("printf '%s\\0' \"$@\"; printf '%s\\0' \"$CAI_TEST\"; : > \"$CAI_ANSWERED\"; "
+                      "IFS= read -r rest; printf '%s' \"$rest\"",
+                      arguments,
+                      "export CAI_TEST=" + util::shell_quote(value) + " CAI_ANSWERED=" +
+                          util::shell_quote((dir.path() / "answered").string()) + "\n");
+    std::string expected;
+    for (const std::string& argument : arguments) {
+        expected += argument + '\0';
+    }
+    expected += value + '\0' + "what the program reads";
+    // The program's input on a FIFO, as a channel: the script first, then (once the program has
+    // answered, as the launcher writes `go`) one more line.
+    std::string fifo = util::shell_quote((dir.path() / "stdin").string());
+    std::string answered = util::shell_quote((dir.path() / "answered").string());
+    for (const char* shell : {"bash", "dash", "zsh", "ksh", "fish", "tcsh", "csh"}) {
+        std::filesystem::remove(dir.path() / "answered");
+        std::filesystem::remove(dir.path() / "stdin");
+        std::string script =
+            "command -v " + std::string(shell) + " >/dev/null || exit 127; mkfifo " + fifo +
+            " || exit 1; " + shell + " -c " + util::shell_quote(std::string(login_command())) +
+            " < " + fifo + " & w=$!; exec 4> " + fifo + "; printf %s \"$INPUT\" >&4; i=0; " +
+            "while [ ! -e " + answered + " ] && [ $i -lt 200 ]; do sleep 0.05; " +
+            "i=$((i+1)); done; echo 'what the program reads' >&4; exec 4>&-; " + "wait $w";
+        test::RunOptions options;
+        options.env = std::map<std::string, std::string>{
+            {"PATH", "/usr/bin:/bin"}, {"HOME", dir.path().string()}, {"INPUT", input}};
+        RunResult result = test::run({"/bin/sh", "-c", script}, options);
+        ASSERT_NE(result.exit_code, 127)
+            << shell << " is not installed (.ci/packages, group test): " << test::describe(result);
+        EXPECT_EQ(result.exit_code, 0) << shell << ": " << test::describe(result);
+        EXPECT_TRUE(result.out == expected) << shell << ": " << test::describe(result);
+        EXPECT_EQ(result.err, "") << shell;
+    }
+}
+
+TEST(LoginCommand, AScriptCutShortRunsNothing) {
+    test::RunOptions options;
+    options.stdin_data = program_input("echo ran", {"a"});
+    options.stdin_data.resize(options.stdin_data.size() - 2); // no closing brace
+    RunResult result = test::run({"/bin/sh", "-c", std::string(login_command())}, options);
+    EXPECT_NE(result.exit_code, 0);
+    EXPECT_EQ(result.out, "");
+}
+
+TEST(ProgramInput, ArgumentsThenPreludeThenProgramInOneBlock) {
+    EXPECT_EQ(program_input("echo \"$1\"", {"a b", "it's", "x"}, "export A=1\n"),
+              "{\nset -- 'a b' 'it'\\''s' x\nexport A=1\necho \"$1\"\n}\n");
+    // A line break inside a value stays inside its quotes, a `}` line too.
+    EXPECT_EQ(program_input("p", {"one\ntwo", "\n}\n"}), "{\nset -- 'one\ntwo' '\n}\n'\np\n}\n");
+    EXPECT_EQ(program_input("p", {}), "{\nset --\np\n}\n");
+}
+
+TEST(WrapperInput, ArgumentsEnvironmentAndTheWrapper) {
     job::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
-    std::string text = remote_command(command, 1500ms, 0ms);
-    EXPECT_EQ(text.rfind("exec /bin/sh -c '", 0), 0u);
-    EXPECT_NE(text.find("' colossalai-node 15 0 /tmp '' '' torchrun --nproc_per_node=2 train.py"),
-              std::string::npos)
-        << text;
+    std::string text = wrapper_input(command, 1500ms, 0ms);
+    EXPECT_EQ(text, "{\nset -- 15 0 /tmp '' '' torchrun --nproc_per_node=2 train.py\n" +
+                        environment_block(command) + std::string(node_wrapper()) + "\n}\n");
     // The silence limit in seconds with one decimal, as coreutils' timeout takes it.
-    EXPECT_NE(
-        remote_command(command, 1500ms, 60000ms).find("' colossalai-node 15 60.0 /tmp '' '' torch"),
-        std::string::npos);
-    EXPECT_NE(remote_command(command, 1500ms, 2250ms).find("' colossalai-node 15 2.3 /tmp"),
-              std::string::npos);
-    EXPECT_EQ(node_wrapper().find('\''), std::string_view::npos);
+    EXPECT_EQ(
+        wrapper_input(command, 1500ms, 60000ms).rfind("{\nset -- 15 60.0 /tmp '' '' torch", 0), 0u);
+    EXPECT_EQ(wrapper_input(command, 1500ms, 2250ms).rfind("{\nset -- 15 2.3 /tmp", 0), 0u);
 }
 
 TEST(RemoteCommand, EnvironmentBlockQuotesEveryValue) {
     EXPECT_EQ(environment_block(node({})),
               "export COLOSSALAI_TEST_VALUE='a '\\''b'\\'' $HOME `id` $(id) \\ ;'\n"
-              "export PATH=/usr/bin:/bin\n.\n");
+              "export PATH=/usr/bin:/bin\n");
 }
 
 TEST(RemoteCommand, ControlLines) {

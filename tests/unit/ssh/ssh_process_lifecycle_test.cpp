@@ -199,15 +199,72 @@ TEST(SshProcessConnectFailure, CommandRefused) {
 
 TEST(SshProcessConnectFailure, WrapperEndedWithoutAnAnswer) {
     Script script;
+    script.answer = started_answer;
+    FakeNode node(script);
+    ASSERT_TRUE(node.libssh.await_wrapper_started());
+    node.libssh.arrive({err("sh: 12: Syntax error\n"), eof(), exit_status(2), close()});
+    node.await_worker();
+    ASSERT_TRUE(node.settle());
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.outcome(),
+              job::Outcome::connect_failed(
+                  "the node wrapper ended before its preflight checks (exit status 2): sh: 12: "
+                  "Syntax error (is /bin/sh a POSIX shell there?)"));
+}
+
+// A login shell that runs no command (/usr/sbin/nologin) prints its reason and ends: the
+// wrapper never said it started. The summary names the login and what it printed, with the exit
+// status that came after the end of stdout.
+TEST(SshProcessConnectFailure, ALoginShellThatRunsNoCommandIsNamedWithWhatItPrinted) {
+    Script script;
     script.answer.reset();
     FakeNode node(script);
     ASSERT_TRUE(node.libssh.await_wrapper_started());
-    node.libssh.arrive({eof(), exit_status(125), close()});
     node.await_worker();
+    node.libssh.arrive({out("This account is currently not available.\n"), eof()});
+    ASSERT_TRUE(node.settle());
+    EXPECT_FALSE(node.ended()) << "ended before its exit status came: " << node.said();
+    node.libssh.arrive({exit_status(1), close()});
+    ASSERT_TRUE(node.settle());
     ASSERT_TRUE(node.ended());
-    EXPECT_EQ(node.outcome()->kind(), job::Outcome::Kind::connect_failed);
-    EXPECT_EQ(node.reason().rfind("the node wrapper ended before its preflight checks", 0), 0u)
-        << node.said();
+    EXPECT_EQ(node.outcome(), job::Outcome::connect_failed(login_shell_ran_nothing(
+                                  "tester", "This account is currently not available.", 1,
+                                  "the launcher's command")));
+    EXPECT_EQ(node.reason(), "the login shell of tester did not run the launcher's command (exit "
+                             "status 1; it printed: This account is currently not available.)");
+}
+
+TEST(SshProcessConnectFailure, ALoginShellThatRunsNoCommandAndSaysNothing) {
+    Script script;
+    script.answer.reset();
+    FakeNode node(script); // /bin/false
+    ASSERT_TRUE(node.libssh.await_wrapper_started());
+    node.libssh.arrive({eof(), exit_status(1), close()});
+    node.await_worker();
+    ASSERT_TRUE(node.settle());
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.reason(), "the login shell of tester did not run the launcher's command (exit "
+                             "status 1, nothing printed: a login shell such as /usr/sbin/nologin "
+                             "or /bin/false runs no command)");
+}
+
+// What it says on stderr is named too (read once the channel's end came: all of it is there),
+// with the exit status that comes later.
+TEST(SshProcessConnectFailure, ALoginShellsStderrAndALateExitStatusAreNamed) {
+    Script script;
+    script.answer.reset();
+    FakeNode node(script);
+    ASSERT_TRUE(node.libssh.await_wrapper_started());
+    node.await_worker();
+    node.libssh.arrive({err("fish: Unknown command: /bin/sh\n")});
+    node.libssh.arrive({eof()});
+    ASSERT_TRUE(node.settle());
+    EXPECT_FALSE(node.ended()) << node.said();
+    node.libssh.arrive({exit_status(127), close()});
+    ASSERT_TRUE(node.settle());
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.reason(), "the login shell of tester did not run the launcher's command (exit "
+                             "status 127; it printed: fish: Unknown command: /bin/sh)");
 }
 
 TEST(SshProcessPreflight, NoAnswerWithinTheConnectTimeoutEndsTheNode) {
@@ -244,7 +301,7 @@ TEST(SshProcessPreflight, AFailedCheckEndsTheNodeAsCannotRunWithoutGo) {
 TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
     FakeNode node;
     node.await_worker();
-    node.process->signal(SIGTERM);
+    node.process->stop(SIGTERM);
     EXPECT_EQ(node.outcome(), job::Outcome::not_started());
     node.process->go(); // the launcher's fail-fast may still call it: nothing happens
     EXPECT_TRUE(node.wanted().empty());
@@ -255,7 +312,7 @@ TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
 
 TEST(SshProcessStop, SignalWhileTheConnectionWaitsForAWorkerStartsNothing) {
     FakeNode node{WorkerHeld{}};
-    node.process->signal(SIGINT);
+    node.process->stop(SIGINT);
     EXPECT_EQ(node.outcome(), job::Outcome::not_started());
     node.release_worker();
     node.await_idle_worker();
@@ -268,7 +325,7 @@ TEST(SshProcessStop, SignalWhileAwaitingThePreflightAnswerStartsNothing) {
     script.answer.reset();
     FakeNode node(script);
     ASSERT_TRUE(node.libssh.await_wrapper_started()); // the wrapper runs its checks
-    node.process->signal(SIGTERM);
+    node.process->stop(SIGTERM);
     EXPECT_EQ(node.outcome(), job::Outcome::not_started());
     node.libssh.arrive({out(ready_answer)}); // the checks pass after all
     node.await_idle_worker();
@@ -282,9 +339,26 @@ TEST(SshProcessStop, SignalWhileAwaitingThePreflightAnswerStartsNothing) {
 TEST(SshProcessStop, SignalWhileRunningSendsItsControlLine) {
     FakeNode node;
     node.start_running();
-    node.process->signal(SIGTERM);
+    node.process->stop(SIGTERM);
     EXPECT_EQ(node.written_after_go(), control_line(SIGTERM).value());
     EXPECT_FALSE(node.ended()); // the job ends when the node says so
+}
+
+TEST(SshProcessStop, KillWhileRunningSendsTheKillLine) {
+    FakeNode node;
+    node.start_running();
+    node.process->stop(SIGTERM);
+    node.process->kill();
+    EXPECT_EQ(node.written_after_go(), "TERM\nKILL\n");
+    EXPECT_FALSE(node.ended());
+}
+
+TEST(SshProcessStop, KillBeforeGoStartsNothing) {
+    FakeNode node;
+    node.await_worker();
+    node.process->kill();
+    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
+    EXPECT_EQ(node.libssh.written(), environment); // no go line
 }
 
 TEST(SshProcessStop, LauncherStoppingSendsPause) {

@@ -94,11 +94,56 @@ TEST(SshWriteRefused, NoHeartbeatAfterTheNodeClosed) {
     EXPECT_FALSE(node.ended());
 }
 
+// The launcher was stopped (Ctrl-Z, SIGSTOP) while its node printed, ended and closed the
+// channel. On `fg` the heartbeat and the keepalive are due: the keepalive's request takes in
+// everything at once, then the heartbeat's write is refused on the closed channel, while every
+// byte of the output still waits in libssh (ssh_channel_is_eof says 0). That refusal used to
+// end the node with its exit status at once, its output unread (issue #22: 0 of 16 lines, and
+// "success").
+TEST(SshStoppedLauncher, OutputTakenInWithTheCloseAfterAStopIsReadToItsLastByte) {
+    FakeNode node;
+    node.start_running();
+    std::string out_text;
+    for (int line = 1; line <= 16; ++line) {
+        out_text += "line " + std::to_string(line) + "\n";
+    }
+    node.libssh.arrive(
+        {out(out_text), err("warning 1\nwarning 2\n"), eof(), exit_status(0), close()});
+    TestClock::advance(10s); // stopped past the heartbeat and the keepalive interval
+    ASSERT_TRUE(node.settle());
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.libssh.keepalives_sent(), 1); // what took the batch in
+    EXPECT_EQ(node.written_after_go(), "");      // the heartbeat, refused
+    EXPECT_EQ(node.output.text(Stream::out), out_text);
+    EXPECT_EQ(node.output.text(Stream::err), "warning 1\nwarning 2\n");
+    EXPECT_TRUE(node.output.closed(Stream::out) && node.output.closed(Stream::err));
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(0));
+}
+
+// The same with the output paused when the launcher resumes (a pager on a page): the node is
+// not ended before its output was read, however long that takes.
+TEST(SshStoppedLauncher, OutputTakenInWithTheCloseWaitsForAPausedReader) {
+    FakeNode node;
+    node.start_running();
+    node.output.set_accepting(Stream::out, false);
+    node.libssh.arrive({out("held\n"), err("e\n"), eof(), exit_status(4), close()});
+    TestClock::advance(10s);
+    ASSERT_TRUE(node.settle());
+    EXPECT_EQ(node.libssh.batches_waiting(), 0u);
+    ASSERT_FALSE(node.ended()) << node.said();
+    EXPECT_EQ(node.output.text(Stream::err), "e\n");
+    node.output.set_accepting(Stream::out, true);
+    ASSERT_TRUE(node.settle());
+    ASSERT_TRUE(node.ended());
+    EXPECT_EQ(node.output.text(Stream::out), "held\n");
+    EXPECT_EQ(node.outcome(), job::Outcome::exited(4));
+}
+
 TEST(SshPollOut, NotAskedForWithNothingToWrite) {
     FakeNode node;
     node.start_running();
     EXPECT_EQ(node.events() & POLLOUT, 0);
-    node.process->signal(SIGTERM); // written at once
+    node.process->stop(SIGTERM); // written at once
     EXPECT_EQ(node.events() & POLLOUT, 0);
     ASSERT_TRUE(node.settle());
 }
@@ -125,7 +170,7 @@ TEST(SshPollOut, AskedForWhileAControlLineWaitsForTheWindow) {
     FakeNode node;
     node.start_running();
     node.libssh.block_writes(true);
-    node.process->signal(SIGTERM);
+    node.process->stop(SIGTERM);
     EXPECT_NE(node.events() & POLLOUT, 0);
     node.libssh.block_writes(false);
     ASSERT_TRUE(node.settle());
@@ -136,7 +181,7 @@ TEST(SshPollOut, AskedForWhileAControlLineWaitsForTheWindow) {
 TEST(SshPollOut, AControlLineAfterTheNodeClosedIsDroppedNotSpunOn) {
     FakeNode node;
     close_while_paused(node);
-    node.process->signal(SIGTERM); // e.g. the user's Ctrl-C while the output is paused
+    node.process->stop(SIGTERM); // e.g. the user's Ctrl-C while the output is paused
     EXPECT_EQ(node.events() & POLLOUT, 0);
     EXPECT_TRUE(node.settle()) << "the loop spins on POLLOUT";
     EXPECT_FALSE(node.ended());

@@ -144,5 +144,41 @@ TEST_F(LaunchEnvironmentOverSsh, LogDirHoldsEachNodesBytes) {
         << describe(result);
 }
 
+// Issue #24: inside an allocation (the variables a batch step has), the launcher's own Slurm
+// task and node identity reaches no other node, so node2 is not told it is node 0 on the batch
+// host; the job's variables reach every node. The dry run says what each node does not get.
+TEST_F(LaunchEnvironmentOverSsh, TheLaunchersSlurmIdentityReachesNoOtherNode) {
+    const Env allocation = {{"SLURM_JOB_ID", "77"},
+                            {"SLURM_JOB_NODELIST", "node[1-2]"},
+                            {"SLURM_NNODES", "2"},
+                            {"SLURM_NODEID", "0"},
+                            {"SLURM_PROCID", "0"},
+                            {"SLURM_LOCALID", "0"},
+                            {"SLURMD_NODENAME", "client"},
+                            {"SLURM_TASK_PID", "4242"},
+                            {"SLURM_STEP_ID", "4294967291"},
+                            {"SLURM_GTIDS", "0"},
+                            {"SLURM_CPU_BIND", "quiet,none"},
+                            {"SLURM_TOPOLOGY_ADDR", "client"}};
+    RunResult result = launch({}, allocation);
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    for (int rank : {0, 1}) {
+        EXPECT_EQ(variable(rank, "SLURM_JOB_ID"), "77") << rank;
+        EXPECT_EQ(variable(rank, "SLURM_JOB_NODELIST"), "node[1-2]") << rank;
+        for (const char* name :
+             {"SLURM_NODEID", "SLURM_PROCID", "SLURM_LOCALID", "SLURMD_NODENAME", "SLURM_TASK_PID",
+              "SLURM_STEP_ID", "SLURM_GTIDS", "SLURM_CPU_BIND", "SLURM_TOPOLOGY_ADDR"}) {
+            EXPECT_EQ(variable(rank, name), std::nullopt) << rank << " " << name;
+        }
+    }
+    RunResult dry = launch({"--dry-run"}, allocation);
+    ASSERT_EQ(dry.exit_code, 0) << describe(dry);
+    EXPECT_EQ(lines_starting_with(dry.out, "    env not passed (the launcher's own Slurm"),
+              Words(2, "    env not passed (the launcher's own Slurm task and node; the node has "
+                       "its own): SLURMD_NODENAME SLURM_CPU_BIND SLURM_GTIDS SLURM_LOCALID "
+                       "SLURM_NODEID SLURM_PROCID SLURM_STEP_ID SLURM_TASK_PID "
+                       "SLURM_TOPOLOGY_ADDR"));
+}
+
 } // namespace
 } // namespace colossalai::test

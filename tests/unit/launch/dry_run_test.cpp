@@ -1,9 +1,14 @@
-#include "colossalai/run/dry_run.hpp"
+#include "colossalai/launch/dry_run.hpp"
+#include "colossalai/slurm/srun_command.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <gtest/gtest.h>
 
-namespace colossalai::run {
+namespace colossalai::launch {
 namespace {
+
+using run::NodeCommand;
+using run::Plan;
 
 NodeCommand node(int rank, std::string host, bool local, std::optional<int> port) {
     NodeCommand node;
@@ -97,5 +102,46 @@ TEST(RenderDryRun, ListsTheNetworkInterfaceVariablesPerNode) {
               "    env GLOO_SOCKET_IFNAME=eth0  (--network-interface)\n");
 }
 
+// Issue #24: what a node reached over SSH does not get of the launcher's own Slurm identity.
+TEST(RenderDryRun, ListsTheLaunchersSlurmVariablesANodeDoesNotGet) {
+    Plan plan;
+    plan.nodes = {node(0, "localhost", true, std::nullopt), node(1, "node2", false, std::nullopt)};
+    for (NodeCommand& each : plan.nodes) {
+        each.working_directory = "/w";
+        each.argv = {"torchrun", "x.py"};
+    }
+    plan.nodes[1].withheld_environment = {"SLURMD_NODENAME", "SLURM_NODEID", "SLURM_PROCID"};
+    EXPECT_EQ(render_dry_run(plan),
+              "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n"
+              "[node 0] localhost (local) cwd=/w\n"
+              "    torchrun x.py\n"
+              "[node 1] node2 (ssh) cwd=/w\n"
+              "    torchrun x.py\n"
+              "    env not passed (the launcher's own Slurm task and node; the node has its "
+              "own): SLURMD_NODENAME SLURM_NODEID SLURM_PROCID\n");
+}
+
+// With --launcher slurm the plan's launch intent decides: the srun the Slurm transport runs,
+// then every node as `(slurm)`.
+TEST(RenderDryRun, TheSrunOfASlurmLaunchComesFirst) {
+    Plan plan;
+    plan.nodes = {node(0, "node1", false, std::nullopt), node(1, "node2", false, std::nullopt)};
+    for (NodeCommand& each : plan.nodes) {
+        each.working_directory = "/w";
+        each.argv = {"torchrun", "--node_rank=" + std::to_string(each.rank), "x.py"};
+        each.words = job::NodeWords{1, std::nullopt};
+    }
+    plan.launch = run::SrunLaunch{{"-p", "gpu"}, false};
+    std::string text = render_dry_run(plan);
+    std::string head =
+        "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n"
+        "srun (one task per node; /bin/sh -c SCRIPT runs its node's command below):\n    " +
+        util::shell_join(slurm::srun_command(plan, run::SrunLaunch{{"-p", "gpu"}})) + "\n";
+    EXPECT_EQ(text.substr(0, head.size()), head);
+    EXPECT_NE(text.find("[node 1] node2 (slurm) cwd=/w\n    torchrun --node_rank=1 x.py\n"),
+              std::string::npos)
+        << text;
+}
+
 } // namespace
-} // namespace colossalai::run
+} // namespace colossalai::launch

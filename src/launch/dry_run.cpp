@@ -1,12 +1,19 @@
-#include "colossalai/run/dry_run.hpp"
+#include "colossalai/launch/dry_run.hpp"
 
+#include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/util/quote.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 
-namespace colossalai::run {
+namespace colossalai::launch {
+
+using run::EnvironmentChanges;
+using run::EnvSetting;
+using run::EnvVar;
+using run::NodeCommand;
+using run::Plan;
 
 namespace {
 
@@ -35,6 +42,15 @@ std::string render_environment(const NodeCommand& node, bool local) {
         text += fmt::format("    env {}={}  (--network-interface{})\n", name,
                             util::shell_quote(variable.second),
                             over == changes.set.end() ? "" : ", over " + over->source);
+    }
+    if (!node.withheld_environment.empty()) {
+        std::string names;
+        for (const std::string& name : node.withheld_environment) {
+            names += " " + name;
+        }
+        text += fmt::format("    env not passed (the launcher's own Slurm task and node; the "
+                            "node has its own):{}\n",
+                            names);
     }
     if (changes.patterns.empty()) {
         return text;
@@ -70,21 +86,23 @@ std::string render_dry_run(const Plan& plan) {
     if (plan.log_dir) {
         text += fmt::format("logs: {}\n", util::shell_quote(*plan.log_dir));
     }
-    if (!plan.srun_command.empty()) {
-        text += fmt::format("srun (one task per node; {} runs its node's command below):\n    {}\n",
-                            "/bin/sh -c SCRIPT", util::shell_join(plan.srun_command));
+    const auto* srun = std::get_if<run::SrunLaunch>(&plan.launch);
+    if (srun != nullptr) {
+        text +=
+            fmt::format("srun (one task per node; {} runs its node's command below):\n    {}\n",
+                        "/bin/sh -c SCRIPT", util::shell_join(slurm::srun_command(plan, *srun)));
     }
     for (const NodeCommand& node : plan.nodes) {
-        std::string transport = !plan.srun_command.empty() ? std::string("slurm")
-                                : node.local               ? std::string("local")
+        std::string transport = srun != nullptr ? std::string("slurm")
+                                : node.local    ? std::string("local")
                                 : node.ssh_port ? fmt::format("ssh port {}", *node.ssh_port)
                                                 : std::string("ssh");
         text += fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, util::shell_quote(node.host),
                             transport, util::shell_quote(node.working_directory));
         text += fmt::format("    {}\n", util::shell_join(node.argv));
-        text += render_environment(node, node.local && plan.srun_command.empty());
+        text += render_environment(node, node.local && srun == nullptr);
     }
     return text;
 }
 
-} // namespace colossalai::run
+} // namespace colossalai::launch

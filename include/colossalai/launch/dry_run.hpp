@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace colossalai::run {
+namespace colossalai::launch {
 
 // The text `colossalai run --dry-run` prints: a summary line, then per node a header line and
 // its command, indented by four spaces and quoted for a POSIX shell (shell_join), so that it can
@@ -17,7 +17,11 @@ namespace colossalai::run {
 //       torchrun ...
 //
 // The summary says `PyTorch not found (assuming >= 2.0)` when no version was found; `(ssh)` has
-// no port when --ssh-port was not given; the working directory is shell-quoted too.
-std::string render_dry_run(const Plan& plan);
+// no port when --ssh-port was not given; the working directory is shell-quoted too. Each node's
+// transport is the plan's launch intent's: with --launcher slurm the srun command the Slurm
+// transport runs comes first (every node reads `(slurm)`). Under each command, what the
+// environment flags set or drop there, and, for a node reached over SSH inside an allocation,
+// the launcher's Slurm variables it does not get (NodeCommand::withheld_environment).
+std::string render_dry_run(const run::Plan& plan);
 
-} // namespace colossalai::run
+} // namespace colossalai::launch

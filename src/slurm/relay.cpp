@@ -1,0 +1,102 @@
+#include "relay.hpp"
+
+namespace colossalai::slurm {
+
+namespace {
+
+constexpr char record_separator = '\x1e';
+
+} // namespace
+
+std::string_view relay_program() {
+    // Every write is whole (put); a frame holds at most 500 bytes of the job's (frame_payload).
+    // Once the job has ended, select() no longer waits: what is already there is read, then the
+    // relay ends even if something the job started still holds its pipes.
+    return R"PERL(use POSIX;
+my @stop = qw(INT TERM HUP QUIT USR1 USR2 ALRM);
+$SIG{$_} = "IGNORE" for @stop;
+pipe(my $or, my $ow) and pipe(my $er, my $ew) or die "colossalai: pipe: $!\n";
+my $pid = fork;
+defined $pid or die "colossalai: fork: $!\n";
+if (!$pid) {
+    $SIG{$_} = "DEFAULT" for @stop;
+    open(STDOUT, ">&", $ow) and open(STDERR, ">&", $ew) or POSIX::_exit(127);
+    close $_ for $or, $er, $ow, $ew;
+    exec { $ARGV[0] } @ARGV;
+    print STDERR "colossalai: cannot run $ARGV[0]: $!\n";
+    POSIX::_exit(127);
+}
+close $ow;
+close $ew;
+my %open = (fileno($or) => [$or, *STDOUT], fileno($er) => [$er, *STDERR]);
+sub frame {
+    my ($in) = @_;
+    my ($out, $at, $len) = ("", 0, length $in);
+    while ($at < $len) {
+        my $nl = index($in, "\n", $at);
+        my ($n, $end) = $nl >= 0 && $nl - $at <= 500 ? ($nl - $at, "n")
+                      : ($len - $at < 500 ? $len - $at : 500, "p");
+        my $piece = substr($in, $at, $n);
+        $at += $n + ($end eq "n" ? 1 : 0);
+        $piece =~ s/\x1e/\x1e\x1e/g;
+        $out .= "$piece\x1e$end\n";
+    }
+    return $out;
+}
+sub put {
+    my ($fh, $text) = @_;
+    while (length $text) {
+        my $n = syswrite($fh, $text);
+        return unless defined $n;
+        substr($text, 0, $n, "");
+    }
+}
+my ($status, $ended);
+while (%open) {
+    my $want = "";
+    vec($want, $_, 1) = 1 for keys %open;
+    my $ready = select(my $got = $want, undef, undef, $ended ? 0 : 0.5);
+    if ($ready <= 0) {
+        last if $ended;
+        if (waitpid($pid, WNOHANG) == $pid) { $status = $?; $ended = 1; }
+        next;
+    }
+    for my $fd (keys %open) {
+        next unless vec($got, $fd, 1);
+        my ($from, $to) = @{$open{$fd}};
+        if (sysread($from, my $bytes, 65536)) { put($to, frame($bytes)); } else { delete $open{$fd}; }
+    }
+}
+$status = waitpid($pid, 0) == $pid ? $? : 255 << 8 unless $ended;
+exit($status & 127 ? 128 + ($status & 127) : $status >> 8);
+)PERL";
+}
+
+std::optional<std::string> decode_frame(std::string_view line) {
+    std::string bytes;
+    bytes.reserve(line.size());
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if (line[i] != record_separator) {
+            bytes += line[i];
+            continue;
+        }
+        if (i + 1 == line.size()) {
+            return std::nullopt;
+        }
+        char next = line[i + 1];
+        if (next == record_separator) {
+            bytes += record_separator;
+            ++i;
+        } else if ((next == 'n' || next == 'p') && i + 2 == line.size()) {
+            if (next == 'n') {
+                bytes += '\n';
+            }
+            return bytes;
+        } else {
+            return std::nullopt; // a marker (RS `colossalai-...`) or no frame at all
+        }
+    }
+    return std::nullopt; // no end: not the relay's
+}
+
+} // namespace colossalai::slurm

@@ -1,0 +1,142 @@
+#include "colossalai/slurm/srun_command.hpp"
+
+#include "relay.hpp"
+#include "task_lines.hpp"
+
+#include "colossalai/job/preflight.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/quote.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace colossalai::slurm {
+
+using job::NodeCommand;
+
+namespace {
+
+// Every task runs node 0's command with its own node rank: the nodes' commands must differ in
+// that word alone, which the planner says where it is (nothing searches the words).
+void check_same_commands(const std::vector<NodeCommand>& nodes) {
+    const NodeCommand& first = nodes.front();
+    for (const NodeCommand& node : nodes) {
+        if (node.argv.size() != first.argv.size() || node.words != first.words) {
+            throw runtime_error("the nodes' commands differ in more than the node rank");
+        }
+        for (std::size_t i = 0; i < first.argv.size(); ++i) {
+            if (node.argv[i] != first.argv[i] && (!first.words || i != first.words->node_rank)) {
+                throw runtime_error("the nodes' commands differ in more than the node rank");
+            }
+        }
+    }
+}
+
+} // namespace
+
+std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocated) {
+    if (nodes.empty()) {
+        throw runtime_error("no nodes to run");
+    }
+    check_same_commands(nodes);
+    const std::vector<std::string>& argv = nodes.front().argv;
+    // Where the per-node words are; argv.size() where there is none.
+    const std::optional<job::NodeWords>& words = nodes.front().words;
+    const std::size_t rank = words ? words->node_rank : argv.size();
+    // The master address is the step's first node when srun chose the nodes and the user did
+    // not name the master.
+    const std::size_t master =
+        allocated && words && words->implicit_master ? *words->implicit_master : argv.size();
+    std::string script;
+    if (allocated) {
+        script = "r=${SLURM_NODEID-}\n"
+                 "case $r in ''|*[!0-9]*) echo \"colossalai: no node id from Slurm "
+                 "(SLURM_NODEID='$r')\" >&2; exit 127 ;; esac\n"
+                 "m=$(printf '%s\\n' \"${SLURM_STEP_NODELIST-}\" | "
+                 "sed 's/\\[\\([0-9]*\\)[^]]*\\]/\\1/g; s/,.*//')\n";
+    } else {
+        script = "case ${SLURMD_NODENAME-} in\n";
+        for (const NodeCommand& node : nodes) {
+            script += fmt::format("{}) r={} ;;\n", util::shell_quote(node.host), node.rank);
+        }
+        script += "*) echo \"colossalai: the Slurm node '${SLURMD_NODENAME-}' is not one of the "
+                  "run's hosts\" >&2; exit 127 ;;\nesac\n";
+    }
+    // The step, for the launcher's scancel: SLURM_JOBID and SLURM_STEPID are the older names.
+    script += "cai_s=${SLURM_JOB_ID-${SLURM_JOBID-}}.${SLURM_STEP_ID-${SLURM_STEPID-}}\n"
+              "printf '\\036colossalai-task-start %s %s %s\\n' \"$r\" \"$cai_s\" "
+              "\"${SLURMD_NODENAME-}\"\n"
+              "printf '\\036colossalai-task-start %s %s %s\\n' \"$r\" \"$cai_s\" "
+              "\"${SLURMD_NODENAME-}\" >&2\n";
+    // The preflight, as in ssh's node wrapper: a failed check is named on stdout, then the task
+    // ends with the preflight's status, its command not started.
+    const NodeCommand& first = nodes.front();
+    std::string interfaces;
+    for (const std::string& name : first.preflight.interfaces) {
+        interfaces += (interfaces.empty() ? "" : ",") + name;
+    }
+    // (The markers' first byte, RS, written as printf's \036.)
+    script += fmt::format("cai_f() {{ printf '\\036colossalai-failed %s\\n' \"$1\"; printf "
+                          "'\\036colossalai-task-exit {0}\\n'; printf "
+                          "'\\036colossalai-task-exit {0}\\n' >&2; exit {0}; }}\n",
+                          job::preflight_exit_status);
+    script +=
+        fmt::format("cai_d={} cai_c={} cai_i={}\n", util::shell_quote(first.working_directory),
+                    util::shell_quote(argv.front()), util::shell_quote(interfaces));
+    script += master < argv.size()
+                  ? "cai_m=$m\n"
+                  : fmt::format("cai_m={}\n", util::shell_quote(first.preflight.master_address));
+    script += job::preflight_shell("cai_f", "cai_d", "cai_c", "cai_m", "cai_i");
+    // The relay's interpreter. The stop signals that Slurm delivers to every process of the
+    // step are trapped here (the wrapper must live to print the job's status) and ignored by the
+    // relay; the job, started by the relay with every signal at its default, gets them.
+    script += "command -v perl >/dev/null 2>&1 || cai_f 'helper perl'\n"
+              "trap : INT TERM HUP QUIT USR1 USR2 ALRM\n";
+    script += "perl -e " + util::shell_quote(relay_program()) + " ";
+    for (size_t i = 0; i < argv.size(); ++i) {
+        if (i > 0) {
+            script += ' ';
+        }
+        if (i == rank) {
+            script += "\"--node_rank=$r\"";
+        } else if (i == master) {
+            script += "\"--master_addr=$m\"";
+        } else {
+            script += i == 0 ? util::shell_join({argv[i]}) : util::shell_quote(argv[i]);
+        }
+    }
+    script += "\ns=$?\n"
+              "printf '\\036colossalai-task-exit %s\\n' \"$s\"\n"
+              "printf '\\036colossalai-task-exit %s\\n' \"$s\" >&2\n"
+              "exit \"$s\"\n";
+    return script;
+}
+
+std::vector<std::string> build_srun_command(const std::vector<NodeCommand>& nodes,
+                                            const std::vector<std::string>& srun_args,
+                                            bool allocated) {
+    std::vector<std::string> argv = {"srun", fmt::format("--nodes={}", nodes.size()),
+                                     fmt::format("--ntasks={}", nodes.size()),
+                                     "--ntasks-per-node=1"};
+    if (!allocated) {
+        std::string nodelist;
+        for (const NodeCommand& node : nodes) {
+            nodelist += (nodelist.empty() ? "" : ",") + node.host;
+        }
+        argv.push_back("--nodelist=" + nodelist);
+    }
+    argv.insert(argv.end(), {"--kill-on-bad-exit=0", "--label"});
+    argv.insert(argv.end(), srun_args.begin(), srun_args.end());
+    argv.insert(argv.end(),
+                {"/bin/sh", "-c", srun_task_script(nodes, allocated), "colossalai-task"});
+    return argv;
+}
+
+std::vector<std::string> srun_command(const run::Plan& plan, const run::SrunLaunch& launch) {
+    return build_srun_command(plan.nodes, launch.srun_args, launch.allocates);
+}
+
+} // namespace colossalai::slurm

@@ -1,0 +1,422 @@
+#include "step.hpp"
+
+#include "colossalai/util/signal_name.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <csignal>
+#include <variant>
+
+namespace colossalai::slurm {
+
+using job::Outcome;
+using output::Stream;
+
+namespace {
+
+// The longest line of srun's output held while waiting for its newline; a longer one is taken
+// as it is (a label was long past). The relay's frames are far shorter.
+constexpr std::size_t max_line = 1024 * 1024;
+// What is kept of a failed scancel's output for its notice.
+constexpr std::size_t max_scancel_text = 4096;
+
+std::size_t index_of(Stream stream) {
+    return stream == Stream::out ? 0 : 1;
+}
+
+// scancel's name for a signal: `TERM`, or the number of one without a name.
+std::string scancel_signal(int signo) {
+    std::string name = util::signal_name(signo);
+    return util::starts_with(name, "SIG") ? name.substr(3) : std::to_string(signo);
+}
+
+} // namespace
+
+void Step::Collected::write(Stream, std::string_view bytes) {
+    text.append(bytes.substr(0, max_scancel_text - std::min(text.size(), max_scancel_text)));
+}
+
+Step::Step(Settings settings) : m_settings(std::move(settings)), m_tasks(m_settings.tasks) {}
+
+void Step::add(std::size_t rank, output::NodeOutput& sink, const job::NodeCommand& command) {
+    m_tasks.at(rank).sink = &sink;
+    m_tasks.at(rank).command = command;
+}
+
+void Step::go() {
+    if (m_srun || m_not_started) {
+        return;
+    }
+    m_srun = m_settings.spawn(m_settings.srun, *this);
+    update();
+}
+
+void Step::collect_fds(std::size_t rank, std::vector<pollfd>& fds) {
+    if (!m_srun || rank != owner()) {
+        return;
+    }
+    m_collector = rank;
+    std::size_t begin = fds.size();
+    if (!m_srun_exit) {
+        m_srun->collect_fds(fds);
+    }
+    m_srun_fds = fds.size() - begin;
+    m_polled_scancel = m_scancel.get();
+    if (m_scancel) {
+        m_scancel->collect_fds(fds);
+    }
+}
+
+void Step::process_events(std::size_t rank, std::span<const pollfd> fds) {
+    if (!m_srun || rank != m_collector) {
+        return;
+    }
+    std::size_t srun_fds = std::min(m_srun_fds, fds.size());
+    if (!m_srun_exit) {
+        m_srun->process_events(fds.first(srun_fds));
+    }
+    // A scancel started after collect_fds() (by a stop in between) has no entries yet.
+    if (m_scancel) {
+        m_scancel->process_events(m_scancel.get() == m_polled_scancel ? fds.subspan(srun_fds)
+                                                                      : fds.first(0));
+    }
+    check_scancel();
+    update();
+}
+
+bool Step::has_work(std::size_t rank) const {
+    if (!m_srun || rank != owner()) {
+        return false;
+    }
+    return (!m_srun_exit && m_srun->has_work()) || (m_scancel && m_scancel->has_work());
+}
+
+std::optional<job::Clock::time_point> Step::deadline(std::size_t rank) const {
+    if (!m_srun || rank != owner()) {
+        return std::nullopt;
+    }
+    std::optional<job::Clock::time_point> srun = m_srun_exit ? std::nullopt : m_srun->deadline();
+    std::optional<job::Clock::time_point> scancel =
+        m_scancel ? m_scancel->deadline() : std::nullopt;
+    if (!srun || !scancel) {
+        return srun ? srun : scancel;
+    }
+    return std::min(*srun, *scancel);
+}
+
+void Step::stop(int signo) {
+    deliver(signo);
+}
+
+void Step::kill() {
+    deliver(SIGKILL);
+}
+
+void Step::abandon() {
+    if (!m_srun) {
+        not_started();
+        return;
+    }
+    // SIGKILL to srun, which Slurm answers by ending the step on every node.
+    m_stopped = true;
+    m_srun_ended_step = true;
+    m_srun->abandon();
+    update();
+}
+
+// A stop or a kill: to every process of the step once the step is known, else to srun's
+// request.
+void Step::deliver(int signo) {
+    if (!m_srun) {
+        not_started();
+        return;
+    }
+    if (m_srun_exit || !m_delivered.insert(signo).second) {
+        return;
+    }
+    m_stopped = true;
+    if (signo != SIGKILL) {
+        m_stop_signal = signo;
+    }
+    if (m_step.empty()) {
+        end_request();
+        return;
+    }
+    m_scancel_queue.push_back(signo);
+    start_scancel();
+}
+
+// No task has named the step: srun still waits for its resources (queued, or for a step of an
+// allocation), or is starting the tasks. SIGTERM makes srun cancel a waiting request (measured:
+// `srun: Job allocation 5 has been revoked`, `srun: Cancelled pending job step with signal
+// 15`); SIGKILL would leave it queued. A step being started is ended with SIGKILL by srun.
+void Step::end_request() {
+    if (!m_srun_ended_step) {
+        m_srun_ended_step = true;
+        m_srun->stop(SIGTERM);
+    }
+}
+
+void Step::start_scancel() {
+    if (m_scancel || m_scancel_queue.empty()) {
+        return;
+    }
+    m_scancel_signal = m_scancel_queue.front();
+    m_scancel_queue.pop_front();
+    exec::SpawnRequest request;
+    request.argv = {m_settings.scancel, "--signal=" + scancel_signal(m_scancel_signal), m_step};
+    request.environment = m_settings.srun.environment;
+    request.working_directory = m_settings.srun.working_directory;
+    m_scancel_output.text.clear();
+    m_scancel = m_settings.spawn(request, m_scancel_output);
+    check_scancel();
+}
+
+// A scancel that ended: the next one, or, when it failed while srun runs, srun instead.
+void Step::check_scancel() {
+    while (m_scancel) {
+        std::optional<Outcome> done = m_scancel->result();
+        if (!done) {
+            return;
+        }
+        m_scancel.reset();
+        if (!done->success() && !m_srun_exit) {
+            std::string said(util::trim(m_scancel_output.text));
+            said = said.substr(0, said.find('\n'));
+            notice(fmt::format("colossalai: scancel --signal={} {} failed ({}{}); {}\n",
+                               scancel_signal(m_scancel_signal), m_step, job::describe(*done),
+                               said.empty() ? "" : ": " + util::escape_control_bytes(said),
+                               m_scancel_signal == SIGKILL
+                                   ? "killing srun instead"
+                                   : "stopping srun instead (its tasks get SIGKILL)"));
+            m_scancel_queue.clear();
+            m_srun_ended_step = true;
+            if (m_scancel_signal == SIGKILL) {
+                m_srun->kill();
+            } else {
+                m_srun->stop(SIGTERM);
+            }
+            return;
+        }
+        start_scancel();
+    }
+}
+
+std::optional<Outcome> Step::result(std::size_t rank) const {
+    const Task& task = m_tasks[rank];
+    if (!task.reported) {
+        task.reported = compute_result(rank);
+    }
+    return task.reported;
+}
+
+std::optional<Outcome> Step::compute_result(std::size_t rank) const {
+    const Task& task = m_tasks[rank];
+    if (m_not_started) {
+        return Outcome::not_started();
+    }
+    if (task.status && !task.open[0] && !task.open[1] && (m_srun_exit || others_running(rank))) {
+        return task_outcome(task.failure, *task.status, m_delivered);
+    }
+    if (!m_srun_exit) {
+        return std::nullopt;
+    }
+    if (task.status) {
+        return task_outcome(task.failure, *task.status, m_delivered);
+    }
+    if (m_stopped) {
+        // Stopped before its wrapper named the step: its job never ran (srun cancelled the
+        // request). Else its wrapper ended without the job's status: SIGKILL (scancel's, or
+        // srun's when told to end the step) ends the wrapper with the job.
+        if (!task.started) {
+            return Outcome::not_started();
+        }
+        bool killed = m_srun_ended_step || m_delivered.count(SIGKILL) != 0 || m_stop_signal == 0;
+        return Outcome::killed(killed ? SIGKILL : m_stop_signal);
+    }
+    switch (m_srun_exit->kind()) {
+    case Outcome::Kind::exited:
+        return Outcome::connection_lost(
+            fmt::format("no exit status from the task (srun exit code {})", m_srun_exit->code()),
+            m_srun_exit->code() == 0 ? 255 : m_srun_exit->code());
+    case Outcome::Kind::killed:
+        return Outcome::connection_lost(
+            fmt::format("srun was killed by signal {}", m_srun_exit->signal()));
+    default: // srun could not be started: every task says why
+        return *m_srun_exit;
+    }
+}
+
+bool Step::accepting(Stream stream) const {
+    return std::all_of(m_tasks.begin(), m_tasks.end(), [stream](const Task& task) {
+        return task.sink == nullptr || !task.open[index_of(stream)] || task.sink->accepting(stream);
+    });
+}
+
+void Step::write(Stream stream, std::string_view bytes) {
+    std::string& buffer = m_buffers[index_of(stream)];
+    buffer.append(bytes);
+    std::size_t begin = 0;
+    for (std::size_t end; (end = buffer.find('\n', begin)) != std::string::npos; begin = end + 1) {
+        line(stream, std::string_view(buffer).substr(begin, end - begin));
+    }
+    buffer.erase(0, begin);
+    if (buffer.size() > max_line) {
+        line(stream, buffer);
+        buffer.clear();
+    }
+    flush();
+}
+
+void Step::gather(Task& task, Stream stream, std::string_view bytes) {
+    if (m_gathered_task != &task || m_gathered_stream != stream) {
+        flush();
+        m_gathered_task = &task;
+        m_gathered_stream = stream;
+    }
+    m_gathered.append(bytes);
+}
+
+void Step::flush() {
+    if (m_gathered_task != nullptr && !m_gathered.empty()) {
+        m_gathered_task->sink->write(m_gathered_stream, m_gathered);
+    }
+    m_gathered.clear();
+    m_gathered_task = nullptr;
+}
+
+void Step::notice(std::string_view text) {
+    flush();
+    m_settings.notice(text);
+}
+
+void Step::close(Stream stream) {
+    std::string& buffer = m_buffers[index_of(stream)];
+    if (!buffer.empty()) {
+        line(stream, buffer);
+        buffer.clear();
+    }
+    flush();
+}
+
+void Step::line(Stream stream, std::string_view text) {
+    SrunLine read = read_srun_line(text);
+    if (const auto* message = std::get_if<SrunMessage>(&read)) {
+        notice(srun_notice(message->text));
+        return;
+    }
+    if (const auto* started = std::get_if<TaskStarted>(&read)) {
+        if (started->start.rank >= 0 &&
+            static_cast<std::size_t>(started->start.rank) < m_tasks.size()) {
+            auto rank = static_cast<std::size_t>(started->start.rank);
+            auto task = static_cast<std::size_t>(started->task);
+            if (m_rank_of.size() <= task) {
+                m_rank_of.resize(task + 1);
+            }
+            m_rank_of[task] = rank;
+            m_tasks[rank].started = true;
+            if (m_step.empty()) {
+                m_step = started->start.step;
+            }
+            name(rank, started->start.node);
+        }
+        return;
+    }
+    const auto& labelled = std::get<TaskText>(read);
+    std::optional<std::size_t> rank;
+    if (labelled.task >= 0 && static_cast<std::size_t>(labelled.task) < m_rank_of.size()) {
+        rank = m_rank_of[static_cast<std::size_t>(labelled.task)];
+    }
+    Task* task = rank ? &m_tasks[*rank] : nullptr;
+    if (task == nullptr || !task->open[index_of(stream)]) {
+        // A line before the task named its node (slurmstepd's, or the wrapper's own error).
+        notice(srun_notice(fmt::format("task {}: {}", labelled.task, labelled.text)));
+        return;
+    }
+    TaskLine said = read_task_line(labelled.text, task->command);
+    if (said.failure) {
+        task->failure = std::move(said.failure);
+        return;
+    }
+    if (said.exit_status) {
+        flush();
+        task->status = *said.exit_status;
+        task->open[index_of(stream)] = false;
+        task->sink->close(stream);
+        return;
+    }
+    // A line's end reaches the output with its text (a `\r\n` line written as `text\r` and then
+    // `\n` showed a progress bar's state first).
+    gather(*task, stream, said.bytes);
+}
+
+// Once per node (the start marker comes on both streams): a node whose name srun chose.
+void Step::name(std::size_t rank, std::string_view node) {
+    Task& task = m_tasks[rank];
+    if (!m_settings.named || task.named || node.empty() || task.sink == nullptr) {
+        return;
+    }
+    task.named = true;
+    flush(); // what came before the name keeps the prefix it was gathered under
+    std::string host = util::escape_control_bytes(node);
+    task.sink->set_prefix(host + ": ");
+    m_settings.named(rank, host);
+}
+
+// The lowest rank still without a result: it carries srun's descriptors to the loop.
+std::size_t Step::owner() const {
+    for (std::size_t rank = 0; rank < m_tasks.size(); ++rank) {
+        if (!result(rank)) {
+            return rank;
+        }
+    }
+    return m_tasks.size();
+}
+
+bool Step::others_running(std::size_t rank) const {
+    for (std::size_t other = 0; other < m_tasks.size(); ++other) {
+        const Task& task = m_tasks[other];
+        if (other != rank && !task.reported && (!task.status || task.open[0] || task.open[1])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// After srun ended: every task's streams close.
+void Step::update() {
+    if (m_srun_exit || !m_srun) {
+        return;
+    }
+    m_srun_exit = m_srun->result();
+    if (!m_srun_exit) {
+        return;
+    }
+    if (!m_srun_exit->reason().empty()) {
+        notice(fmt::format("colossalai: srun: {}\n", m_srun_exit->reason()));
+    }
+    close_all();
+}
+
+void Step::not_started() {
+    if (!m_not_started) {
+        m_not_started = true;
+        close_all();
+    }
+}
+
+void Step::close_all() {
+    flush();
+    for (Task& task : m_tasks) {
+        for (Stream stream : {Stream::out, Stream::err}) {
+            if (task.sink != nullptr && task.open[index_of(stream)]) {
+                task.open[index_of(stream)] = false;
+                task.sink->close(stream);
+            }
+        }
+    }
+}
+
+} // namespace colossalai::slurm

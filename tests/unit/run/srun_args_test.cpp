@@ -1,0 +1,116 @@
+// --srun-args, parsed once where the option is read, and the plan of a Slurm launch: its launch
+// intent carries the words and whether srun allocates; the Slurm transport builds srun's command
+// from them (tests/unit/slurm/srun_command_test.cpp).
+
+#include "find_local.hpp"
+#include "typed_options.hpp"
+#include "usage_message.hpp"
+
+#include "colossalai/run/planner.hpp"
+#include "colossalai/run/srun_args.hpp"
+#include "colossalai/run/validate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace colossalai::run {
+namespace {
+
+using Words = std::vector<std::string>;
+
+TEST(ParseSrunArgs, SplitsLikeAShellWithoutExpanding) {
+    EXPECT_EQ(parse_srun_args("  --partition gpu\t--time=1:00:00 "),
+              (Words{"--partition", "gpu", "--time=1:00:00"}));
+    EXPECT_EQ(parse_srun_args(R"(--job-name 'a b' --comment "x \"y\" $HOME" -A\ z)"),
+              (Words{"--job-name", "a b", "--comment", "x \"y\" $HOME", "-A z"}));
+    EXPECT_EQ(parse_srun_args(""), Words{});
+}
+
+TEST(ParseSrunArgs, RefusesUnterminatedQuotesAndTheLaunchersOwnOptions) {
+    EXPECT_EQ(test::usage_message([] { parse_srun_args("--comment 'x"); }),
+              "--srun-args: unterminated ' quote");
+    EXPECT_EQ(test::usage_message([] { parse_srun_args("--comment \"x"); }),
+              "--srun-args: unterminated \" quote");
+    for (const char* word : {"--nodes=3", "-N", "--ntasks", "-n4", "--nodelist=x", "-w", "--label",
+                             "-u", "--kill-on-bad-exit", "--output=f", "--pty"}) {
+        EXPECT_EQ(test::usage_message([&] { parse_srun_args(word); }),
+                  std::string("--srun-args: '") + word + "' is set by the launcher itself");
+    }
+}
+
+Options slurm_options() {
+    Options options;
+    options.launcher = Launcher::slurm;
+    options.nproc_per_node = test::nproc("1");
+    options.script = "train.py";
+    return options;
+}
+
+Context slurm_context() {
+    Context context;
+    context.environment = {"PATH=/bin"};
+    context.working_directory = "/work/job";
+    context.find_local = test::find_local_by([](std::string_view) { return true; });
+    return context;
+}
+
+TEST(PlanSrun, EveryNodeIsATaskOfOneSrun) {
+    Options options = slurm_options();
+    options.host = test::hosts("node[1-2]");
+    options.srun_args = parse_srun_args("-p gpu");
+    Plan plan = make_plan(options, slurm_context());
+    ASSERT_EQ(plan.nodes.size(), 2u);
+    EXPECT_FALSE(plan.nodes[0].local); // even a host that is this machine
+    EXPECT_EQ(plan.launch, LaunchIntent(SrunLaunch{{"-p", "gpu"}, false}));
+    // srun's tasks start from the launcher's whole environment: nothing is withheld.
+    EXPECT_TRUE(plan.nodes[1].withheld_environment.empty());
+}
+
+// Outside an allocation with --num_nodes and no hosts: srun allocates any N nodes, which the
+// tasks name; the plan's hosts are placeholders and the master address is the step's first node.
+TEST(PlanSrun, NumNodesWithoutHostsLetsSrunAllocate) {
+    Options options = slurm_options();
+    options.num_nodes = 2;
+    Plan plan = make_plan(options, slurm_context());
+    ASSERT_EQ(plan.nodes.size(), 2u);
+    EXPECT_EQ(plan.launch, LaunchIntent(SrunLaunch{{}, true}));
+    EXPECT_EQ(plan.nodes[1].host, "(node 1)");
+    EXPECT_FALSE(plan.nodes[0].local);
+    EXPECT_EQ(plan.notices,
+              Words{"srun allocates 2 nodes; each is named by its task when it starts"});
+}
+
+TEST(PlanSrun, RefusesWhatSrunCannotDo) {
+    Options options = slurm_options();
+    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+              "--launcher slurm needs the nodes: --num_nodes N (srun allocates them), --host or "
+              "--hostfile, or run it inside a Slurm allocation (salloc, sbatch)");
+    options.num_nodes = 100001;
+    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+              "--num_nodes '100001': more than 100000 nodes");
+    options.num_nodes = 2;
+    options.exclude = test::hosts("node1");
+    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+              "--exclude needs --hostfile (or the hosts of a Slurm or PBS job)");
+    options.exclude.reset();
+    options.num_nodes.reset();
+    options.host = test::hosts("me@node1");
+    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+              "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "
+              "who starts srun");
+    // Checked with the other options, before any plan (the cli validates once).
+    options.host = test::hosts("node1");
+    options.ssh_port = 22;
+    EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
+              "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
+    Options ssh = slurm_options();
+    ssh.launcher = Launcher::ssh;
+    ssh.srun_args = parse_srun_args("-p gpu");
+    EXPECT_EQ(test::usage_message([&] { validate_options(ssh); }),
+              "--srun-args needs --launcher slurm");
+}
+
+} // namespace
+} // namespace colossalai::run

@@ -1,0 +1,126 @@
+// The relay that carries a task's output through srun: its frames decoded, and the program run
+// by a real perl over every kind of byte a job writes (issue #24: `\r\n`, `\r` bars, NUL,
+// invalid UTF-8, long lines, no final newline).
+
+#include "files.hpp"
+#include "process.hpp"
+#include "relay.hpp"
+#include "task_lines.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace colossalai::slurm {
+namespace {
+
+const std::string rs = "\x1e";
+
+TEST(DecodeFrame, TheJobsBytesWithTheirLineEndOrNone) {
+    EXPECT_EQ(decode_frame("loss 0.25" + rs + "n"), "loss 0.25\n");
+    EXPECT_EQ(decode_frame("50%\r" + rs + "p"), "50%\r");
+    EXPECT_EQ(decode_frame("a\r" + rs + "n"), "a\r\n");
+    EXPECT_EQ(decode_frame(rs + "n"), "\n");
+    EXPECT_EQ(decode_frame(rs + "p"), "");
+    EXPECT_EQ(decode_frame(std::string("n\0l", 3) + rs + "n"), std::string("n\0l\n", 4));
+    EXPECT_EQ(decode_frame(rs + rs + "colossalai-task-exit 0" + rs + "n"),
+              rs + "colossalai-task-exit 0\n"); // a job's RS is its own
+    EXPECT_EQ(decode_frame("x" + rs + rs + rs + "p"), "x" + rs);
+}
+
+TEST(DecodeFrame, AnythingElseIsNoFrame) {
+    for (const std::string& line :
+         {std::string("slurmstepd: error: *** STEP 7.0 ON node1 CANCELLED ***"), std::string(),
+          rs + "colossalai-task-exit 0", rs + "colossalai-failed cwd", "x" + rs, "x" + rs + "q",
+          "x" + rs + "n" + "y", "x" + rs + rs + "n", "x" + rs + "nn"}) {
+        EXPECT_FALSE(decode_frame(line)) << line;
+    }
+}
+
+// What the relay writes on one stream, as the launcher reads it line by line (read_task_line):
+// the job's bytes, or a foreign line with its newline.
+struct Relayed {
+    std::string bytes;
+    std::size_t longest_line = 0; // with its newline
+};
+
+Relayed decode_lines(const std::string& stream) {
+    Relayed relayed;
+    job::NodeCommand command;
+    std::size_t begin = 0;
+    for (std::size_t end; (end = stream.find('\n', begin)) != std::string::npos; begin = end + 1) {
+        relayed.longest_line = std::max(relayed.longest_line, end + 1 - begin);
+        relayed.bytes += read_task_line(stream.substr(begin, end - begin), command).bytes;
+    }
+    EXPECT_EQ(begin, stream.size()) << "the relay's output ends in a partial line";
+    return relayed;
+}
+
+test::RunResult relay(const std::vector<std::string>& job, const test::RunOptions& options = {}) {
+    std::vector<std::string> argv = {"perl", "-e", std::string(relay_program())};
+    argv.insert(argv.end(), job.begin(), job.end());
+    return test::run(argv, options);
+}
+
+std::string tricky_bytes() {
+    std::string bytes = "epoch 1 loss\r\n"
+                        "bar 1%\rbar 2%\rbar done\n" +
+                        std::string("nul\0byte\n", 9) + "bad \xff\xfe utf-8\n" + rs +
+                        "colossalai-task-exit 0\n" + rs + rs + "\n";
+    bytes += std::string(3000, 'L') + "\n";   // longer than a Slurm message
+    bytes += std::string(1100, 'M') + "\r\n"; // longer than a frame, ending in \r\n
+    for (int i = 0; i < 256; ++i) {
+        bytes += static_cast<char>(i);
+    }
+    return bytes + "no final newline";
+}
+
+TEST(Relay, EveryByteOfBothStreamsArrivesInFramesThatSlurmPassesWhole) {
+    test::TempDir dir;
+    std::string bytes = tricky_bytes();
+    dir.write("out", bytes);
+    dir.write("err", bytes + "\r");
+    test::RunOptions options;
+    options.cwd = dir.path();
+    test::RunResult result = relay({"sh", "-c", "cat out; cat err >&2; exit 3"}, options);
+    EXPECT_EQ(result.exit_code, 3) << test::describe(result);
+    Relayed out = decode_lines(result.out);
+    Relayed err = decode_lines(result.err);
+    EXPECT_EQ(out.bytes, bytes);
+    EXPECT_EQ(err.bytes, bytes + "\r");
+    // slurmstepd cuts a line of more than 1023 bytes (its newline included) and ends each piece
+    // with a newline of its own.
+    EXPECT_LE(out.longest_line, 1023u);
+    EXPECT_LE(err.longest_line, 1023u);
+}
+
+TEST(Relay, ExitsWithTheJobsStatusAsShReportsIt) {
+    EXPECT_EQ(relay({"sh", "-c", "exit 7"}).exit_code, 7);
+    EXPECT_EQ(relay({"true"}).exit_code, 0);
+    EXPECT_EQ(relay({"sh", "-c", "kill -KILL $$"}).exit_code, 137);
+    test::RunResult missing = relay({"colossalai-no-such-program"});
+    EXPECT_EQ(missing.exit_code, 127);
+    EXPECT_NE(decode_lines(missing.err).bytes.find("colossalai-no-such-program"),
+              std::string::npos);
+}
+
+// Slurm delivers a step's signal to every process of the step (scancel --signal): the relay
+// ignores it and passes on the job's last words, the job gets it at its default disposition,
+// even though the relay itself ignores it.
+TEST(Relay, TheJobGetsTheStopSignalsTheRelayOutlivesThem) {
+    // The test's child leads its own process group: `kill 0` reaches the relay and the job.
+    test::RunResult handled =
+        relay({"sh", "-c",
+               "trap 'echo checkpoint written; exit 0' TERM; kill -TERM 0; sleep 5; echo late"});
+    EXPECT_EQ(handled.exit_code, 0) << test::describe(handled);
+    EXPECT_EQ(decode_lines(handled.out).bytes, "checkpoint written\n");
+    for (const char* signal : {"INT", "TERM", "HUP", "QUIT", "USR1"}) {
+        test::RunResult killed =
+            relay({"sh", "-c", std::string("kill -") + signal + " $$; exit 0"});
+        EXPECT_GT(killed.exit_code, 128) << signal << ": " << test::describe(killed);
+    }
+}
+
+} // namespace
+} // namespace colossalai::slurm

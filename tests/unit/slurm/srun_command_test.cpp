@@ -1,0 +1,252 @@
+// The srun command and each task's script, run by a real /bin/sh (and perl, for the relay).
+
+#include "files.hpp"
+#include "relay.hpp"
+#include "task_lines.hpp"
+
+#include "colossalai/slurm/srun_command.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/quote.hpp"
+
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace colossalai::slurm {
+namespace {
+
+using job::NodeCommand;
+using Words = std::vector<std::string>;
+
+std::vector<NodeCommand> two_nodes(const Words& tail = {"train.py", "it's", "a b"}) {
+    std::vector<NodeCommand> nodes;
+    for (int rank = 0; rank < 2; ++rank) {
+        NodeCommand node;
+        node.host = rank == 0 ? "node-b" : "node-a";
+        node.rank = rank;
+        node.argv = {"torchrun", "--nnodes=2", "--node_rank=" + std::to_string(rank),
+                     "--master_addr=node-b"};
+        node.argv.insert(node.argv.end(), tail.begin(), tail.end());
+        node.words = job::NodeWords{2, 3};
+        nodes.push_back(node);
+    }
+    return nodes;
+}
+
+TEST(BuildSrunCommand, OneStepOfOneTaskPerNodeInPlanOrder) {
+    Words argv = build_srun_command(two_nodes(), {"--partition", "gpu"});
+    ASSERT_EQ(argv.size(), 13u);
+    EXPECT_EQ(
+        Words(argv.begin(), argv.begin() + 9),
+        (Words{"srun", "--nodes=2", "--ntasks=2", "--ntasks-per-node=1", "--nodelist=node-b,node-a",
+               "--kill-on-bad-exit=0", "--label", "--partition", "gpu"}));
+    EXPECT_EQ(argv[9], "/bin/sh");
+    EXPECT_EQ(argv[10], "-c");
+    EXPECT_EQ(argv[11], srun_task_script(two_nodes()));
+    EXPECT_EQ(argv[12], "colossalai-task");
+}
+
+TEST(BuildSrunCommand, WithoutANodeListWhenSrunAllocates) {
+    Words argv = build_srun_command(two_nodes(), {}, true);
+    EXPECT_EQ(Words(argv.begin(), argv.begin() + 6),
+              (Words{"srun", "--nodes=2", "--ntasks=2", "--ntasks-per-node=1",
+                     "--kill-on-bad-exit=0", "--label"}));
+}
+
+// The Slurm transport builds srun's command from the plan and its launch intent.
+TEST(BuildSrunCommand, FromThePlansLaunchIntent) {
+    run::Plan plan;
+    plan.nodes = two_nodes();
+    plan.launch = run::SrunLaunch{{"-p", "gpu"}, false};
+    EXPECT_EQ(srun_command(plan, std::get<run::SrunLaunch>(plan.launch)),
+              build_srun_command(plan.nodes, {"-p", "gpu"}));
+    EXPECT_EQ(srun_command(plan, run::SrunLaunch{{}, true}),
+              build_srun_command(plan.nodes, {}, true));
+}
+
+TEST(SrunTaskScript, RefusesCommandsThatDifferInMoreThanTheRank) {
+    std::vector<NodeCommand> nodes = two_nodes();
+    nodes[1].argv.back() = "other";
+    EXPECT_THROW(srun_task_script(nodes), Error);
+    nodes = two_nodes();
+    nodes[1].words->node_rank = 1; // the rank elsewhere: not node 0's command with another rank
+    EXPECT_THROW(srun_task_script(nodes), Error);
+}
+
+// The master address is the step's first node only when the user did not give it.
+TEST(SrunTaskScript, AllocatedKeepsAMasterAddressTheUserGave) {
+    std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+    for (NodeCommand& node : nodes) {
+        node.argv[3] = "--master_addr=10.0.0.7";
+        node.words->implicit_master.reset();
+    }
+    std::string script = srun_task_script(nodes, true);
+    EXPECT_NE(script.find(" --master_addr=10.0.0.7 "), std::string::npos) << script;
+    EXPECT_EQ(script.find("\"--master_addr=$m\""), std::string::npos) << script;
+    nodes = two_nodes({"x.py"});
+    EXPECT_NE(srun_task_script(nodes, true).find(" \"--master_addr=$m\" "), std::string::npos);
+}
+
+// A task's script run by a real /bin/sh with `variables` (what Slurm sets for a task, as shell
+// assignments), both streams on one pipe, read line by line as the launcher reads a task's lines
+// (frames decoded); printf stands in for torchrun. A getent that finds every name (or, with
+// `resolves` false, none) comes first on PATH: the preflight's master-address check looks no
+// name up for real. `path` replaces the rest of PATH.
+std::string run_script(const std::string& script, const std::string& variables,
+                       bool resolves = true, const std::string& path = "/usr/bin:/bin") {
+    test::TempDir bin;
+    bin.write("getent", resolves ? "#!/bin/sh\nexit 0\n" : "#!/bin/sh\nexit 2\n", 0755);
+    std::string command = "PATH=" + util::shell_quote(bin.path().string() + ":" + path) + " " +
+                          variables + " /bin/sh -c " + util::shell_quote(script) +
+                          " colossalai-task 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    std::string out;
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+        out.append(buffer, n);
+    }
+    ::pclose(pipe);
+    std::string read;
+    size_t begin = 0;
+    for (size_t end; (end = out.find('\n', begin)) != std::string::npos; begin = end + 1) {
+        std::string line = out.substr(begin, end - begin);
+        std::optional<std::string> bytes = decode_frame(line);
+        read += bytes ? *bytes : line + "\n";
+    }
+    return read + out.substr(begin);
+}
+
+// As the task on `node`, of step 7.0.
+std::string run_task(const std::vector<NodeCommand>& nodes, const std::string& node,
+                     const std::string& path = "/usr/bin:/bin") {
+    return run_script(srun_task_script(nodes),
+                      "SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURMD_NODENAME=" + util::shell_quote(node),
+                      true, path);
+}
+
+TEST(SrunTaskScript, RunsItsNodesCommandBetweenTheMarkers) {
+    std::vector<NodeCommand> nodes = two_nodes({"'$(id)'", "a b", "`x`"});
+    for (NodeCommand& node : nodes) {
+        node.argv.insert(node.argv.begin(), {"printf", "[%s]"});
+        node.argv.erase(node.argv.begin() + 2); // torchrun
+        node.words = job::NodeWords{3, 4};
+    }
+    std::string start = std::string(task_start_marker);
+    std::string exit = std::string(task_exit_marker);
+    EXPECT_EQ(run_task(nodes, "node-a"),
+              start + "1 7.0 node-a\n" + start + "1 7.0 node-a\n" +
+                  "[--nnodes=2][--node_rank=1][--master_addr=node-b]['$(id)'][a b][`x`]" + exit +
+                  "0\n" + exit + "0\n");
+    nodes[0].argv[0] = "false";
+    nodes[1].argv[0] = "false";
+    EXPECT_EQ(run_task(nodes, "node-b"),
+              start + "0 7.0 node-b\n" + start + "0 7.0 node-b\n" + exit + "1\n" + exit + "1\n");
+    EXPECT_NE(run_task(nodes, "node-c").find("the Slurm node 'node-c' is not one of the run's"),
+              std::string::npos);
+}
+
+TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
+    std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+    for (NodeCommand& node : nodes) {
+        node.argv[0] = "echo"; // found: the command would print its words
+        node.working_directory = "/";
+        node.preflight.master_address = "10.0.0.1"; // numeric: no lookup
+    }
+    std::string start = std::string(task_start_marker) + "0 7.0 node-b\n";
+    std::string exit = std::string(task_exit_marker) + "254\n";
+    std::vector<NodeCommand> missing_directory = nodes;
+    missing_directory[0].working_directory = "/nonexistent-dir";
+    EXPECT_EQ(run_task(missing_directory, "node-b"),
+              start + start + "\036colossalai-failed cwd\n" + exit + exit);
+    std::vector<NodeCommand> missing_command = nodes;
+    for (NodeCommand& node : missing_command) {
+        node.argv[0] = "colossalai-no-such-torchrun";
+    }
+    EXPECT_EQ(run_task(missing_command, "node-b"),
+              start + start + "\036colossalai-failed command\n" + exit + exit);
+    std::vector<NodeCommand> missing_interface = nodes;
+    missing_interface[0].preflight.interfaces = {"lo", "cai-nosuch0"};
+    EXPECT_EQ(run_task(missing_interface, "node-b"),
+              start + start + "\036colossalai-failed interface cai-nosuch0\n" + exit + exit);
+    // Without perl for the relay: its own check, after the others.
+    EXPECT_EQ(run_task(nodes, "node-b", "/nonexistent"),
+              start + start + "\036colossalai-failed helper perl\n" + exit + exit);
+    // Passing checks: the command runs.
+    EXPECT_NE(run_task(nodes, "node-b").find("--node_rank=0 --master_addr=node-b x.py\n"),
+              std::string::npos);
+}
+
+// Issue #24: Slurm delivers a stop (scancel --signal) to every process of the step. The job's
+// handler runs; the wrapper and the relay outlive the signal and report the job's status.
+TEST(SrunTaskScript, TheJobHandlesAStopSignalAndItsStatusIsReported) {
+    std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+    for (NodeCommand& node : nodes) {
+        node.argv[0] = "sh";
+        node.argv.insert(node.argv.begin() + 1,
+                         {"-c", "trap 'echo checkpoint; exit 0' TERM; kill -TERM 0; sleep 5"});
+        node.words = job::NodeWords{4, 5};
+        node.working_directory = "/";
+        node.preflight.master_address = "10.0.0.1";
+    }
+    // In a session of its own: `kill 0` reaches the wrapper, the relay and the job.
+    std::string out = run_script(srun_task_script(nodes),
+                                 "SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURMD_NODENAME=node-a setsid");
+    std::string exit = std::string(task_exit_marker);
+    EXPECT_NE(out.find("checkpoint\n" + exit + "0\n" + exit + "0\n"), std::string::npos) << out;
+}
+
+// The allocated form, with what Slurm sets for a task.
+std::string run_allocated_task(const std::vector<NodeCommand>& nodes, const std::string& variables,
+                               bool resolves = true) {
+    return run_script(srun_task_script(nodes, true), variables, resolves);
+}
+
+TEST(SrunTaskScript, AllocatedTakesTheRankAndMasterFromSlurm) {
+    std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+    for (NodeCommand& node : nodes) {
+        node.host = fmt::format("(node {})", node.rank);
+        node.argv[3] = "--master_addr=(node 0)";
+        node.argv[0] = "printf";
+        node.argv.insert(node.argv.begin() + 1, "[%s]");
+        node.words = job::NodeWords{3, 4};
+    }
+    std::string start = std::string(task_start_marker);
+    std::string exit = std::string(task_exit_marker);
+    EXPECT_EQ(run_allocated_task(nodes, "SLURM_NODEID=1 SLURMD_NODENAME=gpu-b7 "
+                                        "SLURM_STEP_NODELIST='gpu-a[001-004,010],gpu-b7'"),
+              start + "1 . gpu-b7\n" + start + "1 . gpu-b7\n" +
+                  "[--nnodes=2][--node_rank=1][--master_addr=gpu-a001][x.py]" + exit + "0\n" +
+                  exit + "0\n");
+    EXPECT_NE(run_allocated_task(nodes, "SLURM_STEP_NODELIST='r[1-2]n[01-04]' SLURM_NODEID=0")
+                  .find("[--node_rank=0][--master_addr=r1n01]"),
+              std::string::npos);
+    EXPECT_NE(run_allocated_task(nodes, "SLURMD_NODENAME=x")
+                  .find("colossalai: no node id from Slurm (SLURM_NODEID='')"),
+              std::string::npos);
+}
+
+// srun allocated the nodes: the master is node 0 as Slurm names it, and a failed lookup names
+// that node, not the plan's placeholder "(node 0)".
+TEST(SrunTaskScript, AllocatedMasterThatDoesNotResolveIsNamedAsSlurmNamesIt) {
+    std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+    for (NodeCommand& node : nodes) {
+        node.host = fmt::format("(node {})", node.rank);
+        node.argv[3] = "--master_addr=(node 0)";
+        node.preflight.master_address = "(node 0)";
+        node.argv[0] = "echo";
+        node.working_directory = "/";
+    }
+    std::string start = std::string(task_start_marker) + "1 . gpu-b7\n";
+    std::string exit = std::string(task_exit_marker) + "254\n";
+    EXPECT_EQ(run_allocated_task(nodes,
+                                 "SLURM_NODEID=1 SLURMD_NODENAME=gpu-b7 "
+                                 "SLURM_STEP_NODELIST='gpu-a[001-004],gpu-b7'",
+                                 false),
+              start + start + "\036colossalai-failed master gpu-a001\n" + exit + exit);
+}
+
+} // namespace
+} // namespace colossalai::slurm
