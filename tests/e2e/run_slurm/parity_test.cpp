@@ -35,11 +35,10 @@ std::string awkward_bytes(bool bars) {
         bytes += "  0%|          |\r 50%|#####     |\r100%|##########|\n";
     }
     bytes += std::string("a NUL \0 inside\n", 15) + "invalid UTF-8 \xff\xfe\xc3(\n" + "\x1e" +
-             "colossalai-task-exit 0\n"; // the launcher's own marker, written by the job
-    // Appended in place (GCC 12's false -Wstringop-overflow, unit/slurm/relay_test.cpp).
-    bytes.append(5000, 'L').append("\n"); // five of Slurm's 1024-byte messages
+             "colossalai-task-exit 0\n";    // the launcher's own marker, written by the job
+    bytes += std::string(5000, 'L') + "\n"; // five of Slurm's 1024-byte messages
     // Eighty and sixty of the relay's frames.
-    bytes.append(bars ? 40000 : 30000, 'M').append("\r\n");
+    bytes += std::string(bars ? 40000 : 30000, 'M') + "\r\n";
     return bytes + "the last line has no newline";
 }
 
