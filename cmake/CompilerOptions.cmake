@@ -9,6 +9,9 @@ if(COLOSSALAI_SANITIZE)
     # Applied globally so that GoogleTest's main and every module agree on the runtime.
     add_compile_options(-fsanitize=${COLOSSALAI_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
     add_link_options(-fsanitize=${COLOSSALAI_SANITIZE})
+    # A report names the file and line of every frame: line tables (-g1) in a Release build too,
+    # at a fraction of the compile and link time of full debug information (-g).
+    add_compile_options($<$<CONFIG:Release>:-g1>)
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
         # GCC's flow analysis is weaker under sanitizer instrumentation and then warns about
         # libstdc++ internals (std::function in <regex>, std::optional) that are initialised.
@@ -24,4 +27,5 @@ if(COLOSSALAI_FUZZ)
     add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
                         -fno-sanitize-recover=all)
     add_link_options(-fsanitize=address,undefined)
+    add_compile_options($<$<CONFIG:Release>:-g1>) # file and line in the reports, as above
 endif()

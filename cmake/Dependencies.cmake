@@ -9,8 +9,14 @@ find_package(libssh 0.10.3 CONFIG REQUIRED)
 find_package(Threads REQUIRED)
 
 add_library(colossalai::cli11 ALIAS CLI11::CLI11)
-# Header-only: one shared library fewer to load at every start (see docs/benchmarks.md).
-add_library(colossalai::fmt ALIAS fmt::fmt-header-only)
+# fmt's implementation compiled once, into a static library of ours (third_party/fmt.cpp), from
+# the package's headers: the binary needs no libfmt.so (one shared library fewer to load at every
+# start, see docs/benchmarks.md), and no file compiles fmt's implementation again, as header-only
+# fmt did in each of the 200 files that include it (docs/developing.md).
+get_target_property(fmt_includes fmt::fmt-header-only INTERFACE_INCLUDE_DIRECTORIES)
+add_library(third_party_fmt STATIC "${PROJECT_SOURCE_DIR}/third_party/fmt.cpp")
+target_include_directories(third_party_fmt SYSTEM PUBLIC ${fmt_includes})
+add_library(colossalai::fmt ALIAS third_party_fmt)
 add_library(colossalai::json ALIAS nlohmann_json::nlohmann_json)
 add_library(colossalai::threads ALIAS Threads::Threads)
 if(NOT TARGET ssh)

@@ -46,7 +46,9 @@ function(colossalai_unit_tests name)
     target_link_libraries(unit_${name} PRIVATE colossalai_${name} ${ARG_DEPENDS}
                                                colossalai_test_common colossalai::gtest
                                                colossalai_compile_options)
+    colossalai_test_code(unit_${name}) # -O1, the precompiled header: tests/CMakeLists.txt
     gtest_discover_tests(unit_${name} PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+    colossalai_test_label_target(unit_${name} unit) # tests_unit: tests/CMakeLists.txt
 endfunction()
 
 # Writes the module graph recorded by colossalai_module() for cmake/CheckIncludes.cmake.

@@ -6,9 +6,10 @@ include(GNUInstallDirs)
 
 option(COLOSSALAI_INSTALL_STRIP "Strip the installed binary (cmake --install and the package)" ON)
 if(COLOSSALAI_INSTALL_STRIP)
-    # The default build keeps its debug information (RelWithDebInfo, about 50 MB): the installed
-    # copy is stripped even without `cmake --install --strip`. install(TARGETS) strips when this
-    # is set while the install script runs.
+    # The installed copy is stripped even without `cmake --install --strip`, also from a build
+    # with debug information (-DCMAKE_BUILD_TYPE=RelWithDebInfo, about 100 MB) or a Release
+    # build's symbol table. install(TARGETS) strips when this is set while the install script
+    # runs.
     install(CODE "set(CMAKE_INSTALL_DO_STRIP TRUE)")
 endif()
 install(TARGETS colossalai RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
