@@ -105,7 +105,8 @@ void reap(pid_t pid, Clock::time_point deadline, CaptureResult& result) {
 } // namespace
 
 CaptureResult capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                      const std::optional<std::vector<std::string>>& env, std::size_t max_output) {
+                      const std::optional<std::vector<std::string>>& env, std::size_t max_output,
+                      Stderr stderr_to) {
     CaptureResult result;
     if (argv.empty()) {
         result.error = "empty command";
@@ -120,7 +121,11 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, output->write.get(), STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    if (stderr_to == Stderr::merge) {
+        posix_spawn_file_actions_adddup2(&actions, output->write.get(), STDERR_FILENO);
+    } else {
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    }
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
     posix_spawnattr_setpgroup(&attributes, 0);

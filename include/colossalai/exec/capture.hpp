@@ -13,17 +13,23 @@ struct CaptureResult {
     bool timed_out = false; // the whole process group was killed at the deadline
     int exit_code = -1;     // valid when the program exited normally
     int signal = 0;         // non-zero when it died of a signal
-    std::string output;     // its stdout (stderr is discarded), at most max_output bytes
+    std::string output;     // its stdout (and stderr, merged), at most max_output bytes
     std::string error;      // why it could not be started, one line
 };
 
+// Where a captured program's stderr goes.
+enum class Stderr {
+    discard, // /dev/null
+    merge,   // the same pipe as stdout: `output` holds both, in the order they were written
+};
+
 // Runs `argv` (argv[0] is a path or a name looked up in PATH) with stdin from /dev/null and
-// captures its stdout. The child runs in its own process group; at `timeout` the whole group is
-// SIGKILLed, so a hung program (or a wrapper script and its children) never hangs the caller.
-// `env` replaces the environment when given.
+// captures its stdout (and its stderr with Stderr::merge). The child runs in its own process
+// group; at `timeout` the whole group is SIGKILLed, so a hung program (or a wrapper script and
+// its children) never hangs the caller. `env` replaces the environment when given.
 CaptureResult capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                       const std::optional<std::vector<std::string>>& env = std::nullopt,
-                      std::size_t max_output = 1024 * 1024);
+                      std::size_t max_output = 1024 * 1024, Stderr stderr_to = Stderr::discard);
 
 // capture()'s children run in process groups of their own, out of reach of the terminal's Ctrl-C.
 // After this call, SIGINT, SIGTERM and SIGHUP first SIGKILL the groups of the captures still

@@ -64,9 +64,9 @@ TEST_F(CheckUsage, HelpNamesTheWholeCommand) {
     // Its own footer, not the top level's "Run 'colossalai COMMAND --help'".
     EXPECT_EQ(result.out.find("COMMAND"), std::string::npos) << result.out;
     EXPECT_EQ(lines.back(),
-              "Exit status: 0 when no check is x, 1 when one is (or, with --host, --hostfile or "
-              "--allocation, when the nodes differ), 2 for a usage error, 255 when a node could "
-              "not be checked.");
+              "Exit status: 0 when no check is x, 1 when one is (or, with --host, --hostfile, "
+              "--allocation or --launcher slurm, when the nodes differ), 2 for a usage error, 255 "
+              "when a node could not be checked.");
 }
 
 TEST_F(CheckUsage, UnknownOptionOrArgumentIsAUsageError) {

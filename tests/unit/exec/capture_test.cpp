@@ -28,6 +28,14 @@ TEST(Capture, CollectsStdoutAndTheExitCode) {
     EXPECT_FALSE(result.timed_out);
 }
 
+TEST(Capture, MergesStderrIntoTheOutputInTheOrderWritten) {
+    CaptureResult result = capture({"sh", "-c", "echo out; echo err >&2; echo out2"}, 10s,
+                                   std::nullopt, 1024, Stderr::merge);
+    ASSERT_TRUE(result.started) << result.error;
+    EXPECT_EQ(result.output, "out\nerr\nout2\n");
+    EXPECT_EQ(result.exit_code, 0);
+}
+
 // More captures at once than the table of running probes once had slots (16): a stop signal
 // reaches every one of their process groups, the last started too, before the process dies of
 // it. Each capture's program records its PID, then sleeps until killed.
