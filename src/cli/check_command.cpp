@@ -30,14 +30,15 @@ void add_check_options(CLI::App& app, check::Options& options) {
                      "Python interpreter of the environment to inspect "
                      "(default: first python3, then python, on PATH)")
         ->type_name("PATH");
-    command->add_option("-H,--host", options.host,
-                        "Check these nodes over SSH instead of this machine: \"h1,h2\" "
-                        "(as for 'colossalai run')");
+    command->add_option(
+        "-H,--host", options.host,
+        "Check these nodes instead of this machine (over SSH, or --launcher): \"h1,h2\" "
+        "(as for 'colossalai run')");
     command->add_option("--hostfile", options.hostfile,
-                        "Check the nodes of this hostfile over SSH (one host per line)");
+                        "Check the nodes of this hostfile (one host per line)");
     command->add_flag("--allocation", options.allocation,
                       "Check the nodes of the Slurm allocation (SLURM_JOB_NODELIST) or PBS job "
-                      "(PBS_NODEFILE) this runs in over SSH");
+                      "(PBS_NODEFILE) this runs in");
     command
         ->add_option_function<std::string>(
             "--launcher",
