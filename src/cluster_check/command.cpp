@@ -185,14 +185,15 @@ std::vector<Outcome> check_through_srun(const check::Options& options,
     std::vector<job::NodeCommand> nodes =
         slurm::probe_nodes(names, node_argv(options.python, probe.timeout), "/");
     // The probes' time, plus as long again as an SSH check allows for its connections: srun
-    // sets up the step and may wait for the allocation's CPUs; then srun is killed, which ends
-    // the step.
+    // sets up the step and may wait for the allocation's CPUs; then srun is stopped.
     std::chrono::milliseconds timeout = 4 * probe.timeout + options.ssh_timeout;
-    // srun runs in a process group of its own: Ctrl-C kills it (and so ends the step) first.
+    // srun runs in a process group of its own: Ctrl-C and the deadline send it SIGTERM, on which
+    // srun cancels its step (a SIGKILLed srun leaves the step running until its tasks end).
     exec::kill_captures_on_signal();
     exec::CaptureResult srun =
         exec::capture(slurm::build_srun_command(nodes, options.srun_args), timeout, std::nullopt,
-                      max_answer_bytes * hosts.size(), exec::Stderr::merge);
+                      max_answer_bytes * hosts.size(),
+                      {.stderr_to = exec::Stderr::merge, .stop = exec::Stop::terminate});
     std::vector<Outcome> outcomes(hosts.size());
     if (!srun.started) {
         for (Outcome& outcome : outcomes) {
@@ -204,7 +205,7 @@ std::vector<Outcome> check_through_srun(const check::Options& options,
     // How srun ended, with its last line, for the nodes that did not answer.
     std::string srun_end;
     if (srun.timed_out) {
-        srun_end = fmt::format("no answer within {} s; srun was killed",
+        srun_end = fmt::format("no answer within {} s; srun was stopped",
                                std::chrono::ceil<std::chrono::seconds>(timeout).count());
     } else if (srun.signal != 0) {
         srun_end = fmt::format("srun was killed by {}", util::signal_name(srun.signal));

@@ -12,6 +12,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -169,6 +173,33 @@ TEST_F(SlurmCheck, WithoutSrunNoNodeIsCheckedAndItSaysWhy) {
                               "cannot run srun: No such file or directory\n"),
               std::string::npos)
         << result.out;
+}
+
+// Ctrl-C while the nodes' probes hang: srun is killed with its process group, the check dies of
+// the signal, and Slurm ends the step: no probe is left on any node.
+TEST_F(SlurmCheck, CtrlCEndsTheStepOnEveryNode) {
+    const std::string marker = "2236.07";
+    write_file(m_trees / "hang" / "python3", "#!/bin/sh\nexec sleep " + marker + "\n", 0755);
+    RunOptions options;
+    options.env = environment();
+    (*options.env)["COLOSSALAI_PROBE_TIMEOUT_MS"] = "600000";
+    Background running(
+        cluster().controller_command({binary().string(), "check", "-i", "--python",
+                                      (m_trees / "hang" / "python3").string(), "--launcher",
+                                      "slurm", "--host", "node1,node2"}),
+        options, m_trees / "out", m_trees / "err");
+    ASSERT_TRUE(eventually([&] { return cluster().processes_with_marker(marker).size() >= 2; },
+                           std::chrono::seconds(30)))
+        << read_file(m_trees / "err");
+    running.signal(SIGINT);
+    std::optional<int> status = running.wait(std::chrono::seconds(30));
+    ASSERT_TRUE(status.has_value());
+    EXPECT_TRUE(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGINT) << *status;
+    EXPECT_TRUE(eventually([&] { return cluster().processes_with_marker(marker).empty(); },
+                           std::chrono::seconds(30)))
+        << cluster().processes_with_marker(marker).size() << " probe processes left";
+    RunResult queue = cluster().run_on_controller({"squeue", "--steps", "--noheader"});
+    EXPECT_EQ(queue.out, "") << queue.out;
 }
 
 // Outside an allocation, with no node named: a usage error, no srun.
