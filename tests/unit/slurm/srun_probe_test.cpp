@@ -62,7 +62,7 @@ TEST(ReadProbeOutput, EachNodeGetsItsOwnTasksBytesAndStatus) {
         exec::CaptureResult task =
             exec::capture({"env", "SLURM_JOB_ID=7", "SLURM_STEP_ID=0", "SLURMD_NODENAME=" + node,
                            "/bin/sh", "-c", script, "colossalai-task"},
-                          30s, std::nullopt, 1024 * 1024, exec::Stderr::merge);
+                          30s, std::nullopt, 1024 * 1024, {.stderr_to = exec::Stderr::merge});
         EXPECT_TRUE(task.started) << task.error;
         std::string labelled;
         std::size_t begin = 0;
