@@ -86,12 +86,30 @@ std::string_view node_program() {
     return program_text;
 }
 
-std::string node_input(const std::optional<std::string>& python,
-                       std::chrono::milliseconds probe_timeout) {
+namespace {
+
+// The program's arguments: $1, $2, $3.
+std::vector<std::string> node_arguments(const std::optional<std::string>& python,
+                                        std::chrono::milliseconds probe_timeout) {
     std::vector<std::string> code = python::probe_command("python3");
     long long seconds = (probe_timeout.count() + 999) / 1000;
-    return ssh::program_input(program_text,
-                              {python.value_or(""), code.at(2), std::to_string(seconds)});
+    return {python.value_or(""), code.at(2), std::to_string(seconds)};
+}
+
+} // namespace
+
+std::string node_input(const std::optional<std::string>& python,
+                       std::chrono::milliseconds probe_timeout) {
+    return ssh::program_input(program_text, node_arguments(python, probe_timeout));
+}
+
+std::vector<std::string> node_argv(const std::optional<std::string>& python,
+                                   std::chrono::milliseconds probe_timeout) {
+    std::vector<std::string> argv = {"/bin/sh", "-c", std::string(program_text),
+                                     "colossalai-check"};
+    std::vector<std::string> arguments = node_arguments(python, probe_timeout);
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    return argv;
 }
 
 Dump parse_dump(std::string_view text) {

@@ -28,17 +28,21 @@ using Clock = std::chrono::steady_clock;
 // The process groups of the captures running now, as many as run (a check over many Python
 // environments, or callers on many threads). Spawning and tracking happen under the mutex, so
 // the signal thread of kill_captures_on_signal() never misses a child that was just started.
-std::vector<pid_t> running;
+struct Running {
+    pid_t pid = -1;
+    Stop stop = Stop::kill;
+};
+std::vector<Running> running;
 std::mutex running_mutex;
 
 // Called with the mutex held.
-void track(pid_t pid) {
-    running.push_back(pid);
+void track(pid_t pid, Stop stop) {
+    running.push_back({pid, stop});
 }
 
 void untrack(pid_t pid) {
     std::lock_guard lock(running_mutex);
-    std::erase(running, pid);
+    std::erase_if(running, [pid](const Running& each) { return each.pid == pid; });
 }
 
 // Waits for a stop signal on `channel`, kills the captures' groups, then dies of the signal.
@@ -53,9 +57,9 @@ void signal_thread(SignalChannel* channel) {
     }
     const int signo = signals.front();
     std::lock_guard lock(running_mutex);
-    for (pid_t pid : running) {
-        if (pid > 0) {
-            ::kill(-pid, SIGKILL);
+    for (const Running& each : running) {
+        if (each.pid > 0) {
+            ::kill(-each.pid, each.stop == Stop::terminate ? SIGTERM : SIGKILL);
         }
     }
     ::signal(signo, SIG_DFL);
@@ -82,11 +86,18 @@ std::vector<char*> to_c_array(const std::vector<std::string>& words) {
     return array;
 }
 
-// Waits for `pid` until the deadline; kills its process group when the deadline passes.
-void reap(pid_t pid, Clock::time_point deadline, CaptureResult& result) {
+// Waits for `pid` until the deadline; stops its process group as `stop` says when the deadline
+// passes.
+void reap(pid_t pid, Clock::time_point deadline, Stop stop, CaptureResult& result) {
     ChildWait end = wait_child(pid, deadline);
     if (end.state == ChildWait::State::running) {
         result.timed_out = true;
+        if (stop == Stop::terminate) {
+            ::kill(-pid, SIGTERM);
+            end = wait_child(pid, Clock::now() + terminate_grace);
+        }
+    }
+    if (end.state == ChildWait::State::running) {
         ::kill(-pid, SIGKILL);
         end = wait_child(pid, Clock::time_point::max());
     }
@@ -105,7 +116,8 @@ void reap(pid_t pid, Clock::time_point deadline, CaptureResult& result) {
 } // namespace
 
 CaptureResult capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                      const std::optional<std::vector<std::string>>& env, std::size_t max_output) {
+                      const std::optional<std::vector<std::string>>& env, std::size_t max_output,
+                      CaptureMode mode) {
     CaptureResult result;
     if (argv.empty()) {
         result.error = "empty command";
@@ -120,7 +132,11 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, output->write.get(), STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    if (mode.stderr_to == Stderr::merge) {
+        posix_spawn_file_actions_adddup2(&actions, output->write.get(), STDERR_FILENO);
+    } else {
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    }
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
     posix_spawnattr_setpgroup(&attributes, 0);
@@ -144,7 +160,7 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     int rc = ::posix_spawnp(&pid, c_argv[0], &actions, &attributes, c_argv.data(),
                             env ? c_env.data() : environ);
     if (rc == 0) {
-        track(pid);
+        track(pid, mode.stop);
     }
     tracking.unlock();
     posix_spawn_file_actions_destroy(&actions);
@@ -178,7 +194,7 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
         result.output.append(buffer, std::min(room, static_cast<size_t>(n)));
     }
     output->read.reset();
-    reap(pid, deadline, result);
+    reap(pid, deadline, mode.stop, result);
     untrack(pid);
     return result;
 }

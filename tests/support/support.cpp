@@ -46,4 +46,21 @@ std::filesystem::path write_python_shim(const std::string& tool, const std::file
     return root / "shims";
 }
 
+void write_per_host_python(const std::filesystem::path& python,
+                           const std::filesystem::path& trees) {
+    write_file(python,
+               "#!/bin/sh\n"
+               "printf '3.11.7\\0%s\\0\\0%s' \"$0\" \"" +
+                   trees.string() + "/$(hostname)/site-packages\"\n",
+               0755);
+}
+
+std::string system_cuda_release() {
+    RunResult nvcc = run({"/bin/sh", "-c",
+                          "/usr/local/cuda/bin/nvcc -V 2>/dev/null | "
+                          "sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p'"});
+    std::string release = nvcc.out.substr(0, nvcc.out.find('\n'));
+    return release.empty() ? "12.1" : release;
+}
+
 } // namespace colossalai::test

@@ -35,4 +35,13 @@ std::filesystem::path write_python_shim(const std::string& tool, const std::file
                                         const std::filesystem::path& ran,
                                         const std::filesystem::path& python);
 
+// The cluster checks' fake nodes (tests/e2e/cluster_check, tests/e2e/run_slurm/check_test.cpp).
+// A fake python3 at `python` that answers the node probe's query with the site-packages
+// TREES/<its host name>/site-packages (`hostname`: each test host or Slurm node has its own), so
+// that nodes sharing this machine's files can differ.
+void write_per_host_python(const std::filesystem::path& python, const std::filesystem::path& trees);
+// The release of this machine's /usr/local/cuda (the test nodes share its files), so that a fake
+// PyTorch can match it and only the differences a test makes count; "12.1" without one.
+std::string system_cuda_release();
+
 } // namespace colossalai::test

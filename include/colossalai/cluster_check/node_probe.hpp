@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 // What runs on a node for `colossalai check --host/--hostfile`, and how its answer becomes the
 // same Facts as a local check. Pure: no libssh, no files.
@@ -33,6 +34,11 @@ std::string_view node_program();
 // (empty: python3, then python, from the node's PATH) and the per-probe timeout.
 std::string node_input(const std::optional<std::string>& python,
                        std::chrono::milliseconds probe_timeout);
+
+// The same program with the same arguments as a command, for a transport that runs one (srun,
+// slurm/srun_probe.hpp): `/bin/sh -c PROGRAM colossalai-check ARGUMENTS...`.
+std::vector<std::string> node_argv(const std::optional<std::string>& python,
+                                   std::chrono::milliseconds probe_timeout);
 
 // A parsed answer: each section's argument and lines (the first of a name wins).
 struct Dump {

@@ -64,9 +64,9 @@ TEST_F(CheckUsage, HelpNamesTheWholeCommand) {
     // Its own footer, not the top level's "Run 'colossalai COMMAND --help'".
     EXPECT_EQ(result.out.find("COMMAND"), std::string::npos) << result.out;
     EXPECT_EQ(lines.back(),
-              "Exit status: 0 when no check is x, 1 when one is (or, with --host, --hostfile or "
-              "--allocation, when the nodes differ), 2 for a usage error, 255 when a node could "
-              "not be checked.");
+              "Exit status: 0 when no check is x, 1 when one is (or, with --host, --hostfile, "
+              "--allocation or --launcher slurm, when the nodes differ), 2 for a usage error, 255 "
+              "when a node could not be checked.");
 }
 
 TEST_F(CheckUsage, UnknownOptionOrArgumentIsAUsageError) {
@@ -80,6 +80,32 @@ TEST_F(CheckUsage, UnknownOptionOrArgumentIsAUsageError) {
         ASSERT_EQ(lines.size(), 2u) << result.err;
         EXPECT_EQ(lines[0].rfind("Error: ", 0), 0u) << lines[0];
         EXPECT_EQ(lines[1], "Run 'colossalai check --help' for more information.");
+    }
+}
+
+// --launcher slurm's bad input: one line, exit 2, before any srun starts.
+TEST_F(CheckUsage, SlurmLauncherOptionsThatCannotWorkAreUsageErrors) {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"-i", "--launcher", "pbs"}, "Error: --launcher 'pbs': expected ssh or slurm"},
+        {{"-i", "--launcher", "slurm", "--host", "node1", "--ssh-port", "22"},
+         "Error: --ssh-port and --ssh-timeout are for --launcher ssh (srun starts the checks)"},
+        {{"-i", "--launcher", "slurm", "--host", "node1", "--ssh-timeout", "5"},
+         "Error: --ssh-port and --ssh-timeout are for --launcher ssh (srun starts the checks)"},
+        {{"-i", "--host", "node1", "--srun-args", "-p debug"},
+         "Error: --srun-args needs --launcher slurm"},
+        {{"-i", "--launcher", "slurm", "--host", "node1", "--srun-args", "-N 3"},
+         "Error: --srun-args: '-N' is set by the launcher itself"},
+        {{"-i", "--launcher", "slurm", "--host", "me@node1"},
+         "Error: --launcher slurm: host 'me@node1' names a user; Slurm runs every task as the "
+         "user who starts srun"},
+    };
+    for (const auto& [args, error] : cases) {
+        RunResult result = check(args);
+        EXPECT_EQ(result.exit_code, 2) << args.back() << ": " << result.err;
+        EXPECT_EQ(result.out, "");
+        std::vector<std::string> lines = lines_of(result.err);
+        ASSERT_EQ(lines.size(), 2u) << result.err;
+        EXPECT_EQ(lines[0], error);
     }
 }
 

@@ -18,16 +18,6 @@ namespace {
 
 using Words = std::vector<std::string>;
 
-// The release of the nodes' /usr/local/cuda (the test hosts share this machine's files), so that
-// the fake PyTorch matches it and only the differences made here count; "12.1" without one.
-std::string system_cuda_release() {
-    RunResult nvcc = run({"/bin/sh", "-c",
-                          "/usr/local/cuda/bin/nvcc -V 2>/dev/null | "
-                          "sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p'"});
-    std::string release = nvcc.out.substr(0, nvcc.out.find('\n'));
-    return release.empty() ? "12.1" : release;
-}
-
 class CheckOverSsh : public SharedSshCluster<4, 64> {
 protected:
     void SetUp() override {
@@ -35,11 +25,7 @@ protected:
         if (IsSkipped() || HasFatalFailure()) {
             return;
         }
-        write_file(python(),
-                   "#!/bin/sh\n"
-                   "printf '3.11.7\\0%s\\0\\0%s' \"$0\" \"" +
-                       m_trees.path().string() + "/$(hostname)/site-packages\"\n",
-                   0755);
+        write_per_host_python(python(), m_trees.path());
         std::string cuda = system_cuda_release();
         for (int k = 1; k <= 4; ++k) {
             std::string torch = k == 3 ? "2.2.0+cu" : "2.1.0+cu";

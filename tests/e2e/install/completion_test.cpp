@@ -80,7 +80,8 @@ TEST_P(Completion, OffersTheSubcommands) {
 TEST_P(Completion, OffersEveryOptionOfCheck) {
     EXPECT_EQ(complete({"check", "-"}),
               (Words{"-h", "--help", "-i", "--installation", "--json", "--python", "-H", "--host",
-                     "--hostfile", "--allocation", "--ssh-port", "--ssh-timeout"}));
+                     "--hostfile", "--allocation", "--launcher", "--srun-args", "--ssh-port",
+                     "--ssh-timeout"}));
 }
 
 TEST_P(Completion, OffersRunOptionsInBothSpellings) {

@@ -174,5 +174,55 @@ TEST_F(TransportParity, OneNodeOnATerminal) {
     EXPECT_NE(seen[true].find(" 50%|#####     |\r100%|"), std::string::npos) << seen[true];
 }
 
+// `check -i` of the same two nodes over SSH and through srun (--launcher slurm), with the same
+// environment on the nodes: the same text report and the same JSON. Each node's fake python answers
+// with the trees of its host name, which both transports' node1 and node2 share; node2's PyTorch
+// differs, so the verdicts and the exit status (1) are not the trivial ones.
+TEST_F(TransportParity, TheClusterCheckGivesTheSameReport) {
+    TempDir trees;
+    write_per_host_python(trees / "python3", trees.path());
+    for (int k = 1; k <= 2; ++k) {
+        auto site = trees / ("node" + std::to_string(k)) / "site-packages";
+        write_file(site / "torch/__init__.py", "");
+        write_file(site / "torch/version.py", "__version__ = '" +
+                                                  std::string(k == 1 ? "2.1.0" : "2.2.0") +
+                                                  "+cu'\ncuda = '" + system_cuda_release() + "'\n");
+    }
+    for (const Words& format : {Words{}, Words{"--json"}}) {
+        std::map<bool, RunResult> results;
+        for (bool slurm : {false, true}) {
+            Words argv = {
+                binary().string(), "check",      "-i", "--python", (trees / "python3").string(),
+                "--host",          "node1,node2"};
+            const Words transport =
+                slurm ? Words{"--launcher", "slurm"} : Words{"--ssh-timeout", "10"};
+            argv.insert(argv.end(), transport.begin(), transport.end());
+            argv.insert(argv.end(), format.begin(), format.end());
+            RunOptions options;
+            options.env = slurm ? current_environment() : s_ssh->client_environment();
+            if (slurm) {
+                // srun gives the tasks the launcher's environment, SSH the login's (check.md):
+                // here the same, Debian's login PATH and nothing of CUDA or NCCL set.
+                (*options.env)["PATH"] =
+                    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+                for (const char* name : {"CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH", "CXX"}) {
+                    options.env->erase(name);
+                }
+            }
+            options.timeout = 120s;
+            results[slurm] = run(
+                slurm ? cluster().controller_command(argv) : s_ssh->client_command(argv), options);
+            EXPECT_EQ(results[slurm].exit_code, 1) << slurm << describe(results[slurm]);
+        }
+        // Both nodes answered through srun.
+        EXPECT_NE(
+            results[true].out.find(format.empty() ? "Checked: 2 of 2\n" : "\"unreachable\": {}"),
+            std::string::npos)
+            << results[true].out;
+        EXPECT_EQ(results[true].out, results[false].out);
+        EXPECT_EQ(results[true].err, results[false].err);
+    }
+}
+
 } // namespace
 } // namespace colossalai::test

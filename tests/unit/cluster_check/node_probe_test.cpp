@@ -1,4 +1,6 @@
 #include "colossalai/cluster_check/node_probe.hpp"
+#include "colossalai/exec/capture.hpp"
+#include "colossalai/util/quote.hpp"
 
 #include <gtest/gtest.h>
 
@@ -262,6 +264,33 @@ TEST(NodeInput, TheProgramWithItsArgumentsQuoted) {
         << input;
     EXPECT_EQ(node_input(std::nullopt, std::chrono::milliseconds(10000)).rfind("{\nset -- '' ", 0),
               0U);
+}
+
+// srun runs the same program as a command (`sh -c PROGRAM NAME ARGS...`), with the same
+// arguments as the SSH input; a real sh runs it to its end.
+TEST(NodeArgv, TheProgramAndTheSameArgumentsAsWords) {
+    std::vector<std::string> argv =
+        node_argv(std::string("/opt/py it's/python3"), std::chrono::milliseconds(2500));
+    ASSERT_EQ(argv.size(), 7U);
+    EXPECT_EQ((std::vector<std::string>(argv.begin(), argv.begin() + 5)),
+              (std::vector<std::string>{"/bin/sh", "-c", std::string(node_program()),
+                                        "colossalai-check", "/opt/py it's/python3"}));
+    EXPECT_EQ(argv[6], "3");
+    EXPECT_NE(node_input(std::string("/opt/py it's/python3"), std::chrono::milliseconds(2500))
+                  .find(util::shell_quote(argv[5])),
+              std::string::npos);
+    std::vector<std::string> defaults = node_argv(std::nullopt, std::chrono::milliseconds(10000));
+    EXPECT_EQ(defaults[4], "");
+    EXPECT_EQ(defaults[6], "10");
+
+    std::vector<std::string> missing =
+        node_argv(std::string("/nonexistent/python3"), std::chrono::milliseconds(1000));
+    exec::CaptureResult ran = exec::capture(missing, std::chrono::seconds(30));
+    ASSERT_TRUE(ran.started) << ran.error;
+    Dump dump = parse_dump(ran.output);
+    EXPECT_TRUE(dump.complete) << ran.output;
+    ASSERT_NE(dump.find("python"), nullptr) << ran.output;
+    EXPECT_EQ(dump.find("python")->body, "/nonexistent/python3\n");
 }
 
 } // namespace

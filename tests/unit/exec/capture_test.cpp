@@ -28,6 +28,33 @@ TEST(Capture, CollectsStdoutAndTheExitCode) {
     EXPECT_FALSE(result.timed_out);
 }
 
+TEST(Capture, MergesStderrIntoTheOutputInTheOrderWritten) {
+    CaptureResult result = capture({"sh", "-c", "echo out; echo err >&2; echo out2"}, 10s,
+                                   std::nullopt, 1024, {.stderr_to = Stderr::merge});
+    ASSERT_TRUE(result.started) << result.error;
+    EXPECT_EQ(result.output, "out\nerr\nout2\n");
+    EXPECT_EQ(result.exit_code, 0);
+}
+
+// Stop::terminate: at the deadline the group gets SIGTERM, and a program that tidies up on it
+// (srun cancelling its step) ends as it chooses; no SIGKILL before the grace.
+TEST(Capture, TerminateSendsSigtermAtTheDeadline) {
+    CaptureResult result = capture({"sh", "-c",
+                                    "trap 'exit 7' TERM; echo started; "
+                                    "while :; do sleep 0.05; done"},
+                                   500ms, std::nullopt, 1024, {.stop = Stop::terminate});
+    ASSERT_TRUE(result.started) << result.error;
+    EXPECT_TRUE(result.timed_out);
+    EXPECT_EQ(result.output, "started\n");
+    EXPECT_EQ(result.exit_code, 7);
+    EXPECT_EQ(result.signal, 0);
+
+    CaptureResult killed =
+        capture({"sh", "-c", "trap 'exit 7' TERM; while :; do sleep 0.05; done"}, 500ms);
+    EXPECT_TRUE(killed.timed_out);
+    EXPECT_EQ(killed.signal, SIGKILL);
+}
+
 // More captures at once than the table of running probes once had slots (16): a stop signal
 // reaches every one of their process groups, the last started too, before the process dies of
 // it. Each capture's program records its PID, then sleeps until killed.
