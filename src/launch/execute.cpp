@@ -4,6 +4,7 @@
 #include "colossalai/job/local_transport.hpp"
 #include "colossalai/launch/launcher.hpp"
 #include "colossalai/slurm/slurm_transport.hpp"
+#include "colossalai/ssh/openssh_transport.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/util/error.hpp"
 
@@ -81,6 +82,7 @@ int execute(const run::Plan& plan) {
     // The transports of the plan's launch intent: local children and SSH, or one srun.
     std::optional<job::LocalTransport> local;
     std::optional<ssh::SshTransport> ssh;
+    std::optional<ssh::OpenSshTransport> openssh;
     std::optional<slurm::SlurmTransport> srun;
     if (hosts != nullptr) {
         local.emplace(plan.launcher_environment, settings.kill_grace);
@@ -88,7 +90,14 @@ int execute(const run::Plan& plan) {
             ssh::SshSettings ssh_settings =
                 ssh::ssh_settings(plan.timings.ssh_timeout, settings.kill_grace);
             ssh_settings.connect.host_key_policy = hosts->strict_host_key_checking;
-            ssh.emplace(ssh_settings);
+            switch (hosts->ssh_client) {
+            case run::SshClient::libssh:
+                ssh.emplace(ssh_settings);
+                break;
+            case run::SshClient::openssh:
+                openssh.emplace(ssh_settings, plan.launcher_environment);
+                break;
+            }
         }
     } else if (srun_launch != nullptr) {
         srun.emplace(
@@ -99,7 +108,10 @@ int execute(const run::Plan& plan) {
         if (srun) {
             return *srun;
         }
-        return node.local ? static_cast<job::Transport&>(*local) : *ssh;
+        if (node.local) {
+            return *local;
+        }
+        return openssh ? static_cast<job::Transport&>(*openssh) : *ssh;
     };
 
     LaunchResult result = run_nodes(nodes, transport_for, output, source, settings);
