@@ -307,9 +307,13 @@ private:
         }
         int code = WEXITSTATUS(*m_status);
         if (code == 255 && !m_answer.started()) {
+            // Named as ssh's, once: some of its lines say so themselves.
             std::string reason = last_line(m_stderr);
-            finish(Outcome::connect_failed(reason.empty() ? "ssh failed (exit status 255)"
-                                                          : "ssh: " + reason));
+            if (reason.empty()) {
+                reason = "failed (exit status 255)";
+            }
+            finish(
+                Outcome::connect_failed(reason.starts_with("ssh: ") ? reason : "ssh: " + reason));
             return;
         }
         finish(m_answer.ended(m_user, m_stderr, code));

@@ -35,7 +35,8 @@ inline constexpr std::string_view openssh_program = "ssh";
 // ssh is ended and the node is `not_started`. Lost: ssh is killed (the wrapper reads EOF and
 // stops the job). A heartbeat line goes every settings.heartbeat, as over libssh. ssh's exit
 // status is the wrapper's (the job's, 128+N for a relayed signal N); 255 before the wrapper
-// started is ssh's own failure, whose last line on stderr is the reason.
+// started is ssh's own failure, whose last line on stderr is the reason. SIGPIPE must be ignored
+// (the launcher's exec::SignalChannel does): ssh may end while its stdin is written.
 class OpenSshTransport : public job::Transport {
 public:
     // `environment`: ssh's (the launcher's: HOME, SSH_AUTH_SOCK, PATH); `program`: the ssh
