@@ -15,12 +15,14 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace colossalai::test {
 namespace {
 
 using namespace std::chrono_literals;
+using namespace std::string_view_literals;
 
 // The lines of `text`, sorted: the two nodes' lines interleave as they come.
 std::vector<std::string> sorted_lines(const std::string& text) {
@@ -41,10 +43,11 @@ protected:
 };
 
 TEST_F(OpenSshClient, OneJobGivesTheSameOutputSummaryAndExitCodeAsLibssh) {
-    // Both streams, `\r\n`, a line without its newline; node2 fails once node1 has written
-    // all of it, and fail-fast stops node1.
+    // Both streams, `\r\n`, NUL, invalid UTF-8, a progress bar's `\r`, a line without its newline;
+    // node2 fails once node1 has written all of it, and fail-fast stops node1.
     m_fake.behave("printf 'epoch 1 of %s\\r\\nloss 0.5\\n' \"$rank\"\n"
                   "printf 'warn %s\\n' \"$rank\" >&2\n"
+                  "printf 'nul \\000 invalid \\377\\nbar 1\\rbar 2\\r\\n'\n"
                   "printf 'no newline'\n"
                   "if [ \"$rank\" = 1 ]; then\n"
                   "  while [ ! -e \"$record/0.printed\" ]; do sleep 0.05; done; exit 3\n"
@@ -63,6 +66,8 @@ TEST_F(OpenSshClient, OneJobGivesTheSameOutputSummaryAndExitCodeAsLibssh) {
               std::string::npos)
         << describe(openssh);
     EXPECT_NE(openssh.out.find("node2: epoch 1 of 1\r\n"), std::string::npos) << describe(openssh);
+    EXPECT_NE(openssh.out.find("node2: nul \0 invalid \377\n"sv), std::string::npos)
+        << describe(openssh);
 }
 
 TEST_F(OpenSshClient, AnUnknownHostKeyIsOneLineNamingTheHostAndNothingStarts) {
