@@ -22,6 +22,7 @@ namespace colossalai::test {
 namespace {
 
 using namespace std::chrono_literals;
+using namespace std::string_literals;
 using namespace std::string_view_literals;
 
 // The lines of `text`, sorted: the two nodes' lines interleave as they come.
@@ -53,9 +54,14 @@ TEST_F(OpenSshClient, OneJobGivesTheSameOutputSummaryAndExitCodeAsLibssh) {
                   "  while [ ! -e \"$record/0.printed\" ]; do sleep 0.05; done; exit 3\n"
                   "fi\n"
                   ": > \"$record/0.printed\"; hold\n");
-    RunResult libssh = launch({});
+    // One --log-dir for both (the launcher names it): libssh's files are moved aside.
+    TempDir logs;
+    const std::filesystem::path openssh_logs = logs / "logs";
+    const std::filesystem::path libssh_logs = logs / "libssh";
+    RunResult libssh = launch({"--log-dir", openssh_logs.string()});
+    std::filesystem::rename(openssh_logs, libssh_logs);
     std::filesystem::remove(m_fake.recorded(0, "printed"));
-    RunResult openssh = launch({"--ssh-client", "openssh"});
+    RunResult openssh = launch({"--ssh-client", "openssh", "--log-dir", openssh_logs.string()});
     EXPECT_EQ(libssh.exit_code, 3) << describe(libssh);
     EXPECT_EQ(openssh.exit_code, libssh.exit_code) << describe(openssh);
     EXPECT_EQ(sorted_lines(openssh.out), sorted_lines(libssh.out)) << describe(openssh);
@@ -68,6 +74,12 @@ TEST_F(OpenSshClient, OneJobGivesTheSameOutputSummaryAndExitCodeAsLibssh) {
     EXPECT_NE(openssh.out.find("node2: epoch 1 of 1\r\n"), std::string::npos) << describe(openssh);
     EXPECT_NE(openssh.out.find("node2: nul \0 invalid \377\n"sv), std::string::npos)
         << describe(openssh);
+    // The log files, byte for byte (no prefix, no interleaving there).
+    for (const char* log : {"0-node1.out", "0-node1.err", "1-node2.out", "1-node2.err"}) {
+        EXPECT_EQ(read_file(openssh_logs / log), read_file(libssh_logs / log)) << log;
+    }
+    EXPECT_EQ(read_file(openssh_logs / "1-node2.out"),
+              "epoch 1 of 1\r\nloss 0.5\nnul \0 invalid \377\nbar 1\rbar 2\r\nno newline"s);
 }
 
 TEST_F(OpenSshClient, AnUnknownHostKeyIsOneLineNamingTheHostAndNothingStarts) {
