@@ -12,6 +12,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -53,13 +54,20 @@ protected:
         return start("exec /bin/sh -c \"$last\"\n", argv);
     }
 
-    // Drives `process` as the loop does until `done` holds or it has a result.
+    // Drives `process` as the loop does until `done` holds or it has a result: poll() waits no
+    // longer than the process's deadline (its heartbeat, its answer's timeout).
     template <typename Done>
     void drive(job::Process& process, Done done) {
         while (!done() && !process.result()) {
             std::vector<pollfd> fds;
             process.collect_fds(fds);
-            ASSERT_GE(::poll(fds.data(), fds.size(), 1000), 0);
+            std::chrono::milliseconds wait = 1000ms;
+            if (std::optional<job::Clock::time_point> deadline = process.deadline()) {
+                wait = std::clamp(
+                    std::chrono::ceil<std::chrono::milliseconds>(*deadline - job::Clock::now()),
+                    0ms, 1000ms);
+            }
+            ASSERT_GE(::poll(fds.data(), fds.size(), static_cast<int>(wait.count())), 0);
             process.process_events(fds);
         }
     }
