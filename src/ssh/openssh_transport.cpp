@@ -209,6 +209,10 @@ private:
             m_output.write(stream, bytes);
             return;
         }
+        if (m_phase == Phase::connected) { // the answer was given: the rest waits for go()
+            (stream == Stream::out ? m_held_out : m_held_err).append(bytes);
+            return;
+        }
         if (stream == Stream::err) {
             m_stderr.append(bytes.substr(0, kept_stderr - std::min(kept_stderr, m_stderr.size())));
             return;
@@ -298,6 +302,15 @@ private:
         drain(m_ssh.out_fd, Stream::out);
         drain(m_ssh.err_fd, Stream::err);
         if (m_result) {
+            return;
+        }
+        if (m_phase == Phase::connected) { // ready, then gone before go(): nothing started
+            std::string reason = last_line(m_held_err);
+            finish(PreflightAnswer::lost(!reason.empty() ? reason
+                                         : WIFSIGNALED(*m_status)
+                                             ? "ssh was killed by " +
+                                                   util::signal_name(WTERMSIG(*m_status))
+                                             : "ssh ended"));
             return;
         }
         if (WIFSIGNALED(*m_status)) {

@@ -175,6 +175,22 @@ TEST_F(OpensshProcess, SshsOwnFailureIsConnectFailedWithItsLastLine) {
     EXPECT_EQ(m_output.err, "");
 }
 
+// A connection that drops once the node answered ready, before go(): nothing started; ssh's last
+// line says why, and go() starts nothing.
+TEST_F(OpensshProcess, AConnectionLostAfterTheAnswerIsAFailureBeforeTheJob) {
+    auto process = start("printf '\\036colossalai-started\\n\\036colossalai-ready\\n'\n"
+                         "echo 'Connection to node1 closed by remote host.' >&2\n"
+                         "exit 255\n",
+                         {"true"});
+    // However the answer and ssh's end are seen, in one pass or two.
+    EXPECT_EQ(finish(*process),
+              Outcome::connect_failed("connection lost during the preflight checks: "
+                                      "Connection to node1 closed by remote host."));
+    process->go();
+    EXPECT_EQ(m_output.out, "");
+    EXPECT_EQ(m_output.err, "");
+}
+
 // A login shell that runs no command (nologin) reads as it does over libssh.
 TEST_F(OpensshProcess, ALoginShellThatRunsNothingSaysSo) {
     auto process = start("echo 'This account is currently not available.'\nexit 1\n", {"true"});
