@@ -124,6 +124,14 @@ void set_launcher(Options& options, std::string_view name, const std::string& va
     options.launcher = value == "ssh" ? run::Launcher::ssh : run::Launcher::slurm;
 }
 
+void set_ssh_client(Options& options, std::string_view name, const std::string& value) {
+    if (value != "libssh" && value != "openssh") {
+        throw usage_error("{} '{}': expected libssh or openssh", name,
+                          util::escape_for_message(value));
+    }
+    options.ssh_client = value == "libssh" ? run::SshClient::libssh : run::SshClient::openssh;
+}
+
 void set_dry_run(Options& options, std::string_view, const std::string&) {
     options.dry_run = true;
 }
@@ -191,6 +199,12 @@ constexpr RunOption table[] = {
      .help = "Unknown or changed SSH host keys: yes (refuse), accept-new (learn new keys), no "
              "(learn new keys, warn of changed ones), ask (= yes); else ~/.ssh/config, else yes",
      .apply = set_host_key_checking},
+    {.long_name = "--ssh-client",
+     .value_name = "libssh|openssh",
+     .default_shown = "libssh",
+     .help = "How the remote nodes are reached: libssh (built in), or openssh (the ssh program, "
+             "in BatchMode, with all of ~/.ssh/config: host certificates, GSSAPI, ControlMaster)",
+     .apply = set_ssh_client},
     {.long_name = "--kill-grace",
      .value_name = "SECONDS",
      .default_shown = "10",

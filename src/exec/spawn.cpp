@@ -100,6 +100,10 @@ SpawnedJob spawn_job(const SpawnRequest& request) {
     util::Pipe out_pipe = pipe_or_throw();
     util::Pipe err_pipe = pipe_or_throw();
     util::Pipe report_pipe = pipe_or_throw();
+    std::optional<util::Pipe> in_pipe;
+    if (request.stdin_pipe) {
+        in_pipe = pipe_or_throw();
+    }
     pid_t pid = fork_child(SIGTERM); // told to stop when the launcher dies
     if (pid < 0) {
         throw runtime_error("fork: {}", std::strerror(errno));
@@ -111,8 +115,8 @@ SpawnedJob spawn_job(const SpawnRequest& request) {
         reset_signals_for_exec();
         // Close-on-exec like the pipes: only the copies on 0, 1 and 2 reach the program (the
         // descriptor itself used to leak into every node).
-        int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-        become(null_fd, STDIN_FILENO);
+        int in_fd = in_pipe ? in_pipe->read.get() : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        become(in_fd, STDIN_FILENO);
         become(out_pipe.write.get(), STDOUT_FILENO);
         become(err_pipe.write.get(), STDERR_FILENO);
         if (::chdir(directory) != 0) {
@@ -126,6 +130,12 @@ SpawnedJob spawn_job(const SpawnRequest& request) {
     out_pipe.write.reset();
     err_pipe.write.reset();
     report_pipe.write.reset();
+    util::Fd in_fd;
+    if (in_pipe) {
+        in_pipe->read.reset();
+        in_fd = std::move(in_pipe->write);
+        ::fcntl(in_fd.get(), F_SETFL, O_NONBLOCK);
+    }
     ChildFailure failure{};
     ssize_t n;
     do {
@@ -143,7 +153,7 @@ SpawnedJob spawn_job(const SpawnRequest& request) {
     }
     ::fcntl(out_pipe.read.get(), F_SETFL, O_NONBLOCK);
     ::fcntl(err_pipe.read.get(), F_SETFL, O_NONBLOCK);
-    return SpawnedJob{pid, std::move(out_pipe.read), std::move(err_pipe.read)};
+    return SpawnedJob{pid, std::move(out_pipe.read), std::move(err_pipe.read), std::move(in_fd)};
 }
 
 } // namespace colossalai::exec

@@ -240,12 +240,16 @@ private:
 
 } // namespace
 
+std::unique_ptr<Process> ended_process(Outcome result) {
+    return std::make_unique<FailedProcess>(std::move(result));
+}
+
 std::unique_ptr<Process> start_local_job(const SpawnRequest& request, output::NodeOutput& output,
                                          std::chrono::milliseconds kill_grace) {
     try {
         return std::make_unique<LocalProcess>(exec::spawn_job(request), output, kill_grace);
     } catch (const Error& e) {
-        return std::make_unique<FailedProcess>(Outcome::cannot_run(e.what()));
+        return ended_process(Outcome::cannot_run(e.what()));
     }
 }
 
@@ -265,8 +269,7 @@ std::unique_ptr<Process> LocalTransport::start(const NodeCommand& command,
         command.flag_environment);
     // A node is ready only when its checks pass; a failed one starts nothing anywhere.
     if (std::optional<PreflightFailure> failure = local_preflight(command, request.environment)) {
-        return std::make_unique<FailedProcess>(
-            Outcome::cannot_run(describe(*failure), preflight_exit_status));
+        return ended_process(Outcome::cannot_run(describe(*failure), preflight_exit_status));
     }
     return std::make_unique<PendingLocalProcess>(std::move(request), output, m_kill_grace);
 }

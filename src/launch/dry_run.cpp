@@ -92,11 +92,15 @@ std::string render_dry_run(const Plan& plan) {
             fmt::format("srun (one task per node; {} runs its node's command below):\n    {}\n",
                         "/bin/sh -c SCRIPT", util::shell_join(slurm::srun_command(plan, *srun)));
     }
+    const auto* hosts = std::get_if<run::HostsLaunch>(&plan.launch);
+    // The SSH client is named when it is not the default one (libssh: `ssh`).
+    std::string ssh =
+        hosts != nullptr && hosts->ssh_client == run::SshClient::openssh ? "openssh" : "ssh";
     for (const NodeCommand& node : plan.nodes) {
         std::string transport = srun != nullptr ? std::string("slurm")
                                 : node.local    ? std::string("local")
-                                : node.ssh_port ? fmt::format("ssh port {}", *node.ssh_port)
-                                                : std::string("ssh");
+                                : node.ssh_port ? fmt::format("{} port {}", ssh, *node.ssh_port)
+                                                : ssh;
         text += fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, util::shell_quote(node.host),
                             transport, util::shell_quote(node.working_directory));
         text += fmt::format("    {}\n", util::shell_join(node.argv));

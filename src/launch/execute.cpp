@@ -4,6 +4,7 @@
 #include "colossalai/job/local_transport.hpp"
 #include "colossalai/launch/launcher.hpp"
 #include "colossalai/slurm/slurm_transport.hpp"
+#include "colossalai/ssh/openssh_transport.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/util/error.hpp"
 
@@ -23,12 +24,13 @@ namespace colossalai::launch {
 
 namespace {
 
-// A connecting host holds two descriptors (its socket and an eventfd), a running one one: with
-// the usual soft limit of 1024 a job of some 500 hosts would run out. Raised only as far as the
-// hard limit allows, and only when needed, since local jobs inherit it.
-void allow_descriptors_for(std::size_t remote_nodes) {
+// A host connecting over libssh holds two descriptors (its socket and an eventfd), a running one
+// one; through the ssh program four (its stdin, stdout and stderr pipes, a pidfd): with the usual
+// soft limit of 1024 a job of some 500 (250) hosts would run out. Raised only as far as the hard
+// limit allows, and only when needed, since local jobs inherit it.
+void allow_descriptors_for(std::size_t remote_nodes, std::size_t per_node) {
     rlimit limit{};
-    rlim_t wanted = static_cast<rlim_t>(remote_nodes) * 2 + 64;
+    rlim_t wanted = static_cast<rlim_t>(remote_nodes * per_node) + 64;
     if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
         limit.rlim_cur < wanted) {
         limit.rlim_cur =
@@ -63,7 +65,8 @@ int execute(const run::Plan& plan) {
             std::count_if(plan.nodes.begin(), plan.nodes.end(),
                           [](const job::NodeCommand& node) { return !node.local; }));
     }
-    allow_descriptors_for(remote_nodes);
+    bool openssh = hosts != nullptr && hosts->ssh_client == run::SshClient::openssh;
+    allow_descriptors_for(remote_nodes, openssh ? 4 : 2);
 
     // Blocked before any thread exists, so that every thread inherits the mask.
     exec::SignalChannel signals({.job_control = true});
@@ -81,6 +84,7 @@ int execute(const run::Plan& plan) {
     // The transports of the plan's launch intent: local children and SSH, or one srun.
     std::optional<job::LocalTransport> local;
     std::optional<ssh::SshTransport> ssh;
+    std::optional<ssh::OpenSshTransport> openssh_transport;
     std::optional<slurm::SlurmTransport> srun;
     if (hosts != nullptr) {
         local.emplace(plan.launcher_environment, settings.kill_grace);
@@ -88,7 +92,14 @@ int execute(const run::Plan& plan) {
             ssh::SshSettings ssh_settings =
                 ssh::ssh_settings(plan.timings.ssh_timeout, settings.kill_grace);
             ssh_settings.connect.host_key_policy = hosts->strict_host_key_checking;
-            ssh.emplace(ssh_settings);
+            switch (hosts->ssh_client) {
+            case run::SshClient::libssh:
+                ssh.emplace(ssh_settings);
+                break;
+            case run::SshClient::openssh:
+                openssh_transport.emplace(ssh_settings, plan.launcher_environment);
+                break;
+            }
         }
     } else if (srun_launch != nullptr) {
         srun.emplace(
@@ -99,7 +110,10 @@ int execute(const run::Plan& plan) {
         if (srun) {
             return *srun;
         }
-        return node.local ? static_cast<job::Transport&>(*local) : *ssh;
+        if (node.local) {
+            return *local;
+        }
+        return openssh_transport ? static_cast<job::Transport&>(*openssh_transport) : *ssh;
     };
 
     LaunchResult result = run_nodes(nodes, transport_for, output, source, settings);

@@ -343,7 +343,8 @@ Plan make_plan(const Options& options, const Context& context) {
     }
     switch (options.launcher) {
     case Launcher::ssh:
-        plan.launch = HostsLaunch{options.strict_host_key_checking};
+        plan.launch = HostsLaunch{options.strict_host_key_checking,
+                                  options.ssh_client.value_or(SshClient::libssh)};
         break;
     case Launcher::slurm:
         plan.launch = plan_srun(options, source.allocated, plan);

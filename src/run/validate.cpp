@@ -153,11 +153,14 @@ std::optional<int> parse_positive_int(std::string_view text) {
     return value;
 }
 
-// --srun-args and --ssh-port belong to one launcher each.
+// --srun-args, --ssh-port and --ssh-client belong to one launcher each.
 void check_launcher_options(const Options& options) {
     if (options.launcher == Launcher::slurm) {
         if (options.ssh_port) {
             throw usage_error("--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
+        }
+        if (options.ssh_client) {
+            throw usage_error("--ssh-client is for --launcher ssh (srun starts the nodes' jobs)");
         }
     } else if (options.srun_args) {
         throw usage_error("--srun-args needs --launcher slurm");

@@ -219,7 +219,8 @@ void verify_host_key(ssh_session session, const std::string& host, unsigned port
         // and has no public function to check a certificate's signature.
         throw runtime_error("unknown host {} port {}: known_hosts trusts it through "
                             "@cert-authority ({}), but host certificates cannot be checked with "
-                            "libssh 0.10; after checking its key, trust it with: {}",
+                            "libssh 0.10; use --ssh-client openssh, or after checking its key, "
+                            "trust it with: {}",
                             host, port, authority->where, keyscan_command(host, port));
     }
     bool learns = check.policy == HostKeyPolicy::accept_new || check.policy == HostKeyPolicy::no;

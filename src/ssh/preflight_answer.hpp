@@ -42,6 +42,8 @@ public:
     // given.
     Step take(std::string_view bytes);
 
+    // The wrapper said it started (its started_line came): the login worked and ran the command.
+    bool started() const { return m_started; }
     // When the answer is due.
     job::Clock::time_point deadline() const { return m_deadline; }
     // The failure to end with once `now` reached the deadline; nullopt before it.

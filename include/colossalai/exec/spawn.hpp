@@ -15,14 +15,17 @@ struct SpawnedJob {
     pid_t pid = -1;  // == its process group id
     util::Fd out_fd; // read end of its stdout (non-blocking, close-on-exec)
     util::Fd err_fd; // read end of its stderr
+    util::Fd in_fd;  // write end of its stdin (non-blocking, close-on-exec), with `stdin_pipe`
 };
 
 // What a job is started with: `argv[0]` is resolved in the PATH of `environment` (as execvp
-// would), stdin is /dev/null, the working directory is `working_directory`.
+// would), stdin is /dev/null (a pipe with `stdin_pipe`: the launcher writes the program's input,
+// as to the system ssh client), the working directory is `working_directory`.
 struct SpawnRequest {
     std::vector<std::string> argv;
     std::vector<std::string> environment; // NAME=value
     std::string working_directory;
+    bool stdin_pipe = false;
 };
 
 // Forks (fork_child) and execs the job in its own process group, with PR_SET_PDEATHSIG = SIGTERM

@@ -72,6 +72,9 @@ public:
     virtual void launcher_stopping() {}
 };
 
+// A job whose result is known at once (it could not be started): no fds, nothing to stop.
+std::unique_ptr<Process> ended_process(Outcome result);
+
 // Prepares jobs (see Process::go). start() never blocks for long: a remote connection proceeds
 // in the background, and a failure to connect arrives as a `connect_failed` result.
 class Transport {

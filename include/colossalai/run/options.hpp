@@ -18,6 +18,11 @@ namespace colossalai::run {
 // Slurm srun step.
 enum class Launcher { ssh, slurm };
 
+// With --launcher ssh, how the remote nodes are reached: the libssh library linked in, or the
+// system's OpenSSH client program (`ssh`), for what libssh cannot do (host certificates, GSSAPI,
+// ControlMaster, any option of the user's ssh config).
+enum class SshClient { libssh, openssh };
+
 // `colossalai run` as the cli parsed it: every value typed where the cli read it (host lists,
 // launcher arguments, interfaces, numbers, durations), so nothing below parses it again. The
 // checks across options are validate_options'. Names and defaults follow the original Python
@@ -43,8 +48,9 @@ struct Options {
     std::chrono::milliseconds kill_grace{10000};  // --kill-grace SECONDS (TERM -> KILL)
     // --strict-host-key-checking MODE; nullopt: each node's ssh config decides (else yes)
     std::optional<job::HostKeyPolicy> strict_host_key_checking;
-    bool dry_run = false;              // --dry-run
-    Launcher launcher = Launcher::ssh; // --launcher ssh|slurm
+    bool dry_run = false;                // --dry-run
+    Launcher launcher = Launcher::ssh;   // --launcher ssh|slurm
+    std::optional<SshClient> ssh_client; // --ssh-client libssh|openssh; unset: libssh
     // --srun-args "--partition gpu --time 1:00:00", split into words (parse_srun_args)
     std::optional<std::vector<std::string>> srun_args;
     // --network-interface "eth0,eth1" (NCCL's syntax)

@@ -2,6 +2,7 @@
 
 #include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/job/node_command.hpp"
+#include "colossalai/run/options.hpp"
 
 #include <chrono>
 #include <optional>
@@ -32,11 +33,14 @@ struct Timings {
 // validated, and the only thing that chooses a transport (launch::execute, the dry run).
 
 // --launcher ssh (the default): each node is a child process of the launcher (a node whose
-// NodeCommand is `local`) or is reached over SSH (ssh::SshTransport, which builds the node
-// wrapper's command from the node's NodeCommand).
+// NodeCommand is `local`) or is reached over SSH (ssh::SshTransport over libssh, or
+// ssh::OpenSshTransport through the `ssh` program; each builds the node wrapper's command from
+// the node's NodeCommand).
 struct HostsLaunch {
     // --strict-host-key-checking: replaces the ssh config's StrictHostKeyChecking.
     std::optional<job::HostKeyPolicy> strict_host_key_checking;
+    // --ssh-client: which SSH client reaches the remote nodes.
+    SshClient ssh_client = SshClient::libssh;
     friend bool operator==(const HostsLaunch&, const HostsLaunch&) = default;
 };
 

@@ -86,8 +86,8 @@ TEST_P(Completion, OffersEveryOptionOfCheck) {
 
 TEST_P(Completion, OffersRunOptionsInBothSpellings) {
     EXPECT_EQ(complete({"run", "--nproc"}), (Words{"--nproc_per_node", "--nproc-per-node"}));
-    EXPECT_EQ(complete({"run", "--ssh"}),
-              (Words{"--ssh-port", "--ssh_port", "--ssh-timeout", "--ssh_timeout"}));
+    EXPECT_EQ(complete({"run", "--ssh"}), (Words{"--ssh-port", "--ssh_port", "--ssh-timeout",
+                                                 "--ssh_timeout", "--ssh-client", "--ssh_client"}));
     Words all = complete({"run", "-"});
     for (const char* option :
          {"-H", "--host", "--hostfile", "--include", "--exclude", "--num_nodes", "--master-addr",

@@ -1,7 +1,8 @@
 // OpenSSH certificates and marked known_hosts lines against real hosts: a user certificate
 // (IDENTITY-cert.pub beside the key, or CertificateFile) logs into an sshd that trusts only the
 // user CA; a host key marked @revoked is refused even where it is also listed; a host trusted
-// only through @cert-authority gets the one-line error that says what libssh 0.10 lacks.
+// only through @cert-authority gets the one-line error that says what libssh 0.10 lacks and names
+// --ssh-client openssh, with which the same host is reached.
 
 #include "launcher.hpp"
 #include "ssh_cluster.hpp"
@@ -97,7 +98,7 @@ TEST_F(CertificatesOverSsh, ARevokedHostKeyIsRefusedEvenWhenListedAndWithNo) {
     EXPECT_EQ(other.exit_code, 0) << describe(other);
 }
 
-TEST_F(CertificatesOverSsh, AHostTrustedOnlyThroughACertAuthoritySaysWhatLibsshLacks) {
+TEST_F(CertificatesOverSsh, AHostTrustedOnlyThroughACertAuthorityNamesTheOpensshClient) {
     std::filesystem::path ca = make_ca("host_ca");
     std::filesystem::path host_key = cluster().dir() / "node2/ssh_host_ed25519_key";
     std::filesystem::path certificate = host_key.string() + "-cert.pub";
@@ -119,14 +120,22 @@ TEST_F(CertificatesOverSsh, AHostTrustedOnlyThroughACertAuthoritySaysWhatLibsshL
         "unknown host node2 port 22: known_hosts trusts it through @cert-authority "
         "(/root/.ssh/known_hosts:" +
         std::to_string(line_count(known)) +
-        "), but host certificates cannot be checked with libssh 0.10; after checking its key, "
-        "trust it with: ssh-keyscan node2 >> ~/.ssh/known_hosts";
+        "), but host certificates cannot be checked with libssh 0.10; use --ssh-client openssh, "
+        "or after checking its key, trust it with: ssh-keyscan node2 >> ~/.ssh/known_hosts";
     for (const Words& extra : {Words{}, Words{"--strict-host-key-checking", "accept-new"}}) {
         RunResult result = launch("node2", home, extra);
         EXPECT_EQ(result.exit_code, 255) << describe(result);
         EXPECT_EQ(result.err, summary_block({"node2: failure (" + reason + ")"}))
             << describe(result);
     }
+    // The ssh program checks the host certificate against the CA: the job runs, and nothing was
+    // learnt into known_hosts on the way.
+    int lines_before = line_count(known);
+    RunResult openssh = launch("node2", home, {"--ssh-client", "openssh"});
+    EXPECT_EQ(openssh.exit_code, 0) << describe(openssh);
+    EXPECT_EQ(openssh.err, summary_block({"node2: success"})) << describe(openssh);
+    EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{0}) << describe(openssh);
+    EXPECT_EQ(line_count(known), lines_before);
 }
 
 } // namespace

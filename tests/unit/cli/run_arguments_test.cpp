@@ -150,6 +150,16 @@ TEST(FinishRunCommand, ReadsTheLauncherAndItsSrunArgs) {
     EXPECT_EQ(finish_run_command(launcher_arguments({"t.py"})).launcher, run::Launcher::ssh);
 }
 
+// --ssh-client: a typed choice, unset unless given (the planner's default is libssh).
+TEST(FinishRunCommand, ReadsTheSshClient) {
+    EXPECT_EQ(
+        finish_run_command(launcher_arguments({"--ssh-client", "openssh", "t.py"})).ssh_client,
+        run::SshClient::openssh);
+    EXPECT_EQ(finish_run_command(launcher_arguments({"--ssh-client=libssh", "t.py"})).ssh_client,
+              run::SshClient::libssh);
+    EXPECT_EQ(finish_run_command(launcher_arguments({"t.py"})).ssh_client, std::nullopt);
+}
+
 TEST(FinishRunCommand, KeepsEveryEnvironmentFlagInOrder) {
     run::Options options = finish_run_command(
         launcher_arguments({"-x", "A=1", "--env-file", "a", "-xB", "--env-exclude", "N*,M",

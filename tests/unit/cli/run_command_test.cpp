@@ -229,6 +229,8 @@ TEST(RunCommand, BadValuesAreUsageErrors) {
          "--nproc_per_node '99999999999': not a positive integer (or auto, cpu, gpu)"},
         {{"--nproc_per_node", "2", "--launcher", "slurm", "--srun-args", "--comment 'x", "t.py"},
          "--srun-args: unterminated ' quote"},
+        {{"--nproc_per_node", "2", "--ssh-client", "OpenSSH", "t.py"},
+         "--ssh-client 'OpenSSH': expected libssh or openssh"},
         // Each value is read as it comes: a bad one fails even when a later one replaces it.
         {{"--nproc_per_node", "2", "-H", "a;b", "-H", "a", "t.py"},
          "--host: invalid host 'a;b': contains ';'"},

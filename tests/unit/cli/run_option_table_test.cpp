@@ -284,6 +284,7 @@ const std::map<std::string, std::string, std::less<>> samples = {
     {"--ssh-port", "2222"},
     {"--ssh-timeout", "2.5"},
     {"--strict-host-key-checking", "accept-new"},
+    {"--ssh-client", "openssh"},
     {"--kill-grace", "1"},
     {"--launcher", "slurm"},
     {"--srun-args", "-p gpu"},

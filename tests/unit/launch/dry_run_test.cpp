@@ -32,6 +32,26 @@ TEST(RenderDryRun, OneHeaderAndOneQuotedCommandPerNode) {
                                     "    torchrun --nnodes=2 train.py 'it'\\''s' '$(id)' ''\n");
 }
 
+// --ssh-client openssh: the remote nodes say which client reaches them; a local one is local.
+TEST(RenderDryRun, NamesTheOpensshClient) {
+    Plan plan;
+    plan.torch_version = "2.1.0";
+    plan.launch = run::HostsLaunch{std::nullopt, run::SshClient::openssh};
+    plan.nodes = {node(0, "localhost", true, std::nullopt), node(1, "node2", false, std::nullopt),
+                  node(2, "node3", false, 2222)};
+    for (NodeCommand& each : plan.nodes) {
+        each.working_directory = "/w";
+        each.argv = {"torchrun", "x.py"};
+    }
+    EXPECT_EQ(render_dry_run(plan), "dry run: 3 nodes, PyTorch 2.1.0\n"
+                                    "[node 0] localhost (local) cwd=/w\n"
+                                    "    torchrun x.py\n"
+                                    "[node 1] node2 (openssh) cwd=/w\n"
+                                    "    torchrun x.py\n"
+                                    "[node 2] node3 (openssh port 2222) cwd=/w\n"
+                                    "    torchrun x.py\n");
+}
+
 TEST(RenderDryRun, SaysWhenPyTorchWasNotFound) {
     Plan plan;
     plan.nodes = {node(0, "node1", false, std::nullopt)};

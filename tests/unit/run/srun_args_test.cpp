@@ -105,6 +105,10 @@ TEST(PlanSrun, RefusesWhatSrunCannotDo) {
     options.ssh_port = 22;
     EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
               "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
+    options.ssh_port.reset();
+    options.ssh_client = SshClient::openssh;
+    EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
+              "--ssh-client is for --launcher ssh (srun starts the nodes' jobs)");
     Options ssh = slurm_options();
     ssh.launcher = Launcher::ssh;
     ssh.srun_args = parse_srun_args("-p gpu");
