@@ -17,7 +17,9 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
+#include <unordered_set>
 
 namespace colossalai::run {
 
@@ -265,10 +267,12 @@ std::vector<bool> LocalHostDetector::operator()(const std::vector<std::string>& 
                                                 std::chrono::milliseconds bound) {
     std::vector<bool> local(addresses.size(), false);
     std::vector<std::string> names; // unique, in order
+    // What `names` holds, for a lookup rather than a scan per address (100,000 hosts).
+    std::unordered_set<std::string_view> listed;
     for (std::size_t i = 0; i < addresses.size(); ++i) {
         if (std::optional<bool> known = local_without_lookup(addresses[i], m_identity)) {
             local[i] = *known;
-        } else if (!contains(names, addresses[i])) {
+        } else if (listed.insert(addresses[i]).second) {
             names.push_back(addresses[i]);
         }
     }

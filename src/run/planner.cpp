@@ -134,6 +134,7 @@ Placement place_hosts(const Options& options, const Context& context, const Host
         return placement;
     }
     bool via_ssh = options.launcher == Launcher::ssh;
+    placement.addresses.reserve(hosts.size());
     for (const Host& host : hosts) {
         placement.addresses.push_back(via_ssh && context.host_name ? context.host_name(host.address)
                                                                    : host.address);
@@ -314,6 +315,7 @@ Plan make_plan(const Options& options, const Context& context) {
             flag_environment.emplace_back("GLOO_SOCKET_IFNAME", *interfaces.gloo);
         }
     }
+    plan.nodes.reserve(hosts.size()); // 100,000 nodes: no copy of the list while it grows
     for (size_t rank = 0; rank < hosts.size(); ++rank) {
         const Host& host = hosts[rank];
         spec.node_rank = static_cast<int>(rank);
