@@ -110,6 +110,9 @@ struct Lookups {
     std::vector<std::optional<std::vector<std::string>>> results;
     std::size_t next = 0;     // the next name to look up
     std::size_t finished = 0; // answers in
+    // The caller stopped waiting and took the results: a thread still looking up drops its
+    // answer and ends (100,000 names must not stay in memory for a lookup that never returns).
+    bool abandoned = false;
 };
 
 void look_up_names(const std::shared_ptr<Lookups>& lookups) {
@@ -118,7 +121,7 @@ void look_up_names(const std::shared_ptr<Lookups>& lookups) {
         std::size_t index = 0;
         {
             std::lock_guard lock(lookups->mutex);
-            if (lookups->next == lookups->names.size()) {
+            if (lookups->abandoned || lookups->next == lookups->names.size()) {
                 return;
             }
             index = lookups->next++;
@@ -126,6 +129,9 @@ void look_up_names(const std::shared_ptr<Lookups>& lookups) {
         }
         std::vector<std::string> addresses = resolve(name, 0);
         std::lock_guard lock(lookups->mutex);
+        if (lookups->abandoned) {
+            return;
+        }
         lookups->results[index] = std::move(addresses);
         ++lookups->finished;
         lookups->done.notify_all();
@@ -204,8 +210,10 @@ resolve_concurrently(const std::vector<std::string>& names, std::chrono::millise
     std::unique_lock lock(lookups->mutex);
     lookups->done.wait_until(lock, deadline,
                              [&] { return lookups->finished == lookups->names.size(); });
-    lookups->next = lookups->names.size(); // names not started by now are not looked up
-    return lookups->results;
+    // Names not started by now are not looked up; answers that come later are dropped.
+    lookups->abandoned = true;
+    std::vector<std::string>().swap(lookups->names);
+    return std::move(lookups->results);
 }
 
 std::optional<std::string> route_source(const std::string& address) {

@@ -280,9 +280,13 @@ Plan make_plan(const Options& options, const Context& context) {
     spec.master_addr = extra_addr ? master_address(*extra_addr, "--extra_launch_args master_addr")
                                   : master_address(options.master_addr, "--master_addr");
     bool master_given = options.master_addr_given || extra_addr.has_value();
-    Placement placement = place_hosts(options, context, source);
-    if (hosts.size() > 1 && !master_given) {
-        spec.master_addr = implicit_master(options, context, hosts, placement);
+    std::vector<bool> local; // which hosts are this machine; their addresses are not kept
+    {
+        Placement placement = place_hosts(options, context, source);
+        if (hosts.size() > 1 && !master_given) {
+            spec.master_addr = implicit_master(options, context, hosts, placement);
+        }
+        local = std::move(placement.local);
     }
     spec.module = options.module;
     spec.script = options.script;
@@ -304,7 +308,8 @@ Plan make_plan(const Options& options, const Context& context) {
     EnvironmentChanges changes =
         plan_environment({context.env_files, options.exports, options.env_exclude},
                          plan.launcher_environment, launcher_environment);
-    std::vector<EnvVar> environment = remote_environment(launcher_environment, changes);
+    // One list that every node shares.
+    job::SharedVector<EnvVar> environment = remote_environment(launcher_environment, changes);
     job::Preflight preflight{spec.master_addr, {}};
     std::vector<EnvVar> flag_environment;
     if (options.network_interface) {
@@ -322,7 +327,7 @@ Plan make_plan(const Options& options, const Context& context) {
         NodeCommand node;
         node.host = host.name;
         node.rank = spec.node_rank;
-        node.local = placement.local[rank]; // never with --launcher slurm
+        node.local = local[rank]; // never with --launcher slurm
         LaunchCommand command = launch_command(spec);
         node.argv = std::move(command.argv);
         node.words = job::NodeWords{
