@@ -92,7 +92,7 @@ int execute_run_command(const run::Options& options, std::ostream& out, std::ost
         fmt::print(err, "colossalai: warning: {}\n", warning);
     }
     if (options.dry_run) {
-        out << launch::render_dry_run(plan);
+        launch::write_dry_run(plan, out);
         return 0;
     }
     // The launcher writes to the file descriptors itself, after what the streams hold.

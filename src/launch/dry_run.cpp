@@ -6,6 +6,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <ostream>
+#include <sstream>
 
 namespace colossalai::launch {
 
@@ -78,7 +80,7 @@ std::string render_environment(const NodeCommand& node, bool local) {
 
 } // namespace
 
-std::string render_dry_run(const Plan& plan) {
+void write_dry_run(const Plan& plan, std::ostream& out) {
     size_t count = plan.nodes.size();
     std::string torch = plan.torch_version ? fmt::format("PyTorch {}", *plan.torch_version)
                                            : "PyTorch not found (assuming >= 2.0)";
@@ -92,6 +94,7 @@ std::string render_dry_run(const Plan& plan) {
             fmt::format("srun (one task per node; {} runs its node's command below):\n    {}\n",
                         "/bin/sh -c SCRIPT", util::shell_join(slurm::srun_command(plan, *srun)));
     }
+    out << text;
     const auto* hosts = std::get_if<run::HostsLaunch>(&plan.launch);
     // The SSH client is named when it is not the default one (libssh: `ssh`).
     std::string ssh =
@@ -101,12 +104,19 @@ std::string render_dry_run(const Plan& plan) {
                                 : node.local    ? std::string("local")
                                 : node.ssh_port ? fmt::format("{} port {}", ssh, *node.ssh_port)
                                                 : ssh;
-        text += fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, util::shell_quote(node.host),
-                            transport, util::shell_quote(node.working_directory));
+        // One node at a time: the text of 100,000 nodes is never held whole.
+        text = fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, util::shell_quote(node.host),
+                           transport, util::shell_quote(node.working_directory));
         text += fmt::format("    {}\n", util::shell_join(node.argv));
         text += render_environment(node, node.local && srun == nullptr);
+        out << text;
     }
-    return text;
+}
+
+std::string render_dry_run(const Plan& plan) {
+    std::ostringstream out;
+    write_dry_run(plan, out);
+    return std::move(out).str();
 }
 
 } // namespace colossalai::launch

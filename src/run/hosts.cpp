@@ -244,6 +244,7 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view file) {
     if (hosts.empty()) {
         throw usage_error("{}: no hosts in the hostfile", path);
     }
+    hosts.shrink_to_fit(); // kept until the end of the launch: not up to twice its size
     return hosts;
 }
 

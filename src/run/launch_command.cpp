@@ -27,6 +27,10 @@ LaunchCommand launch_command(const LaunchSpec& spec) {
 
     LaunchCommand command;
     std::vector<std::string>& argv = command.argv;
+    // The exact size, before the words go in: 100,000 nodes each hold their own command.
+    std::size_t program = spec.module ? 2 : spec.script ? 1 : 0;
+    argv.reserve((spec.form == LauncherForm::torchrun ? 6 : 8) + spec.extra.size() + program +
+                 spec.script_args.size());
     switch (spec.form) {
     case LauncherForm::distributed_launch:
         argv = {spec.python, "-m", "torch.distributed.launch", nproc, addr, port, nnodes, rank};

@@ -17,7 +17,9 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
+#include <unordered_set>
 
 namespace colossalai::run {
 
@@ -108,6 +110,9 @@ struct Lookups {
     std::vector<std::optional<std::vector<std::string>>> results;
     std::size_t next = 0;     // the next name to look up
     std::size_t finished = 0; // answers in
+    // The caller stopped waiting and took the results: a thread still looking up drops its
+    // answer and ends (100,000 names must not stay in memory for a lookup that never returns).
+    bool abandoned = false;
 };
 
 void look_up_names(const std::shared_ptr<Lookups>& lookups) {
@@ -116,7 +121,7 @@ void look_up_names(const std::shared_ptr<Lookups>& lookups) {
         std::size_t index = 0;
         {
             std::lock_guard lock(lookups->mutex);
-            if (lookups->next == lookups->names.size()) {
+            if (lookups->abandoned || lookups->next == lookups->names.size()) {
                 return;
             }
             index = lookups->next++;
@@ -124,6 +129,9 @@ void look_up_names(const std::shared_ptr<Lookups>& lookups) {
         }
         std::vector<std::string> addresses = resolve(name, 0);
         std::lock_guard lock(lookups->mutex);
+        if (lookups->abandoned) {
+            return;
+        }
         lookups->results[index] = std::move(addresses);
         ++lookups->finished;
         lookups->done.notify_all();
@@ -202,8 +210,10 @@ resolve_concurrently(const std::vector<std::string>& names, std::chrono::millise
     std::unique_lock lock(lookups->mutex);
     lookups->done.wait_until(lock, deadline,
                              [&] { return lookups->finished == lookups->names.size(); });
-    lookups->next = lookups->names.size(); // names not started by now are not looked up
-    return lookups->results;
+    // Names not started by now are not looked up; answers that come later are dropped.
+    lookups->abandoned = true;
+    std::vector<std::string>().swap(lookups->names);
+    return std::move(lookups->results);
 }
 
 std::optional<std::string> route_source(const std::string& address) {
@@ -265,10 +275,12 @@ std::vector<bool> LocalHostDetector::operator()(const std::vector<std::string>& 
                                                 std::chrono::milliseconds bound) {
     std::vector<bool> local(addresses.size(), false);
     std::vector<std::string> names; // unique, in order
+    // What `names` holds, for a lookup rather than a scan per address (100,000 hosts).
+    std::unordered_set<std::string_view> listed;
     for (std::size_t i = 0; i < addresses.size(); ++i) {
         if (std::optional<bool> known = local_without_lookup(addresses[i], m_identity)) {
             local[i] = *known;
-        } else if (!contains(names, addresses[i])) {
+        } else if (listed.insert(addresses[i]).second) {
             names.push_back(addresses[i]);
         }
     }

@@ -134,6 +134,7 @@ Placement place_hosts(const Options& options, const Context& context, const Host
         return placement;
     }
     bool via_ssh = options.launcher == Launcher::ssh;
+    placement.addresses.reserve(hosts.size());
     for (const Host& host : hosts) {
         placement.addresses.push_back(via_ssh && context.host_name ? context.host_name(host.address)
                                                                    : host.address);
@@ -279,9 +280,13 @@ Plan make_plan(const Options& options, const Context& context) {
     spec.master_addr = extra_addr ? master_address(*extra_addr, "--extra_launch_args master_addr")
                                   : master_address(options.master_addr, "--master_addr");
     bool master_given = options.master_addr_given || extra_addr.has_value();
-    Placement placement = place_hosts(options, context, source);
-    if (hosts.size() > 1 && !master_given) {
-        spec.master_addr = implicit_master(options, context, hosts, placement);
+    std::vector<bool> local; // which hosts are this machine; their addresses are not kept
+    {
+        Placement placement = place_hosts(options, context, source);
+        if (hosts.size() > 1 && !master_given) {
+            spec.master_addr = implicit_master(options, context, hosts, placement);
+        }
+        local = std::move(placement.local);
     }
     spec.module = options.module;
     spec.script = options.script;
@@ -303,7 +308,8 @@ Plan make_plan(const Options& options, const Context& context) {
     EnvironmentChanges changes =
         plan_environment({context.env_files, options.exports, options.env_exclude},
                          plan.launcher_environment, launcher_environment);
-    std::vector<EnvVar> environment = remote_environment(launcher_environment, changes);
+    // One list that every node shares.
+    job::SharedVector<EnvVar> environment = remote_environment(launcher_environment, changes);
     job::Preflight preflight{spec.master_addr, {}};
     std::vector<EnvVar> flag_environment;
     if (options.network_interface) {
@@ -314,13 +320,14 @@ Plan make_plan(const Options& options, const Context& context) {
             flag_environment.emplace_back("GLOO_SOCKET_IFNAME", *interfaces.gloo);
         }
     }
+    plan.nodes.reserve(hosts.size()); // 100,000 nodes: no copy of the list while it grows
     for (size_t rank = 0; rank < hosts.size(); ++rank) {
         const Host& host = hosts[rank];
         spec.node_rank = static_cast<int>(rank);
         NodeCommand node;
         node.host = host.name;
         node.rank = spec.node_rank;
-        node.local = placement.local[rank]; // never with --launcher slurm
+        node.local = local[rank]; // never with --launcher slurm
         LaunchCommand command = launch_command(spec);
         node.argv = std::move(command.argv);
         node.words = job::NodeWords{

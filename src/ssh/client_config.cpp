@@ -15,6 +15,8 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <mutex>
 
 namespace colossalai::ssh {
@@ -42,6 +44,25 @@ IncludeReader include_reader(const std::filesystem::path& base, const std::files
         ::globfree(&matches);
         return texts;
     };
+}
+
+// `read` remembering what each Include argument gave: ConfiguredHostNames applies the files
+// once per host, and a glob with its directory read per host would cost more than the rest of
+// planning 100,000 hosts. Thread-safe, as ConfiguredHostNames must be.
+IncludeReader remembered(IncludeReader read) {
+    struct Memory {
+        std::mutex mutex;
+        std::map<std::string, std::vector<std::string>, std::less<>> texts; // argument -> texts
+    };
+    return
+        [read = std::move(read), memory = std::make_shared<Memory>()](const std::string& argument) {
+            std::lock_guard lock(memory->mutex);
+            auto it = memory->texts.find(argument);
+            if (it == memory->texts.end()) {
+                it = memory->texts.emplace(argument, read(argument)).first;
+            }
+            return it->second;
+        };
 }
 
 } // namespace
@@ -134,7 +155,8 @@ struct ConfigFiles {
         };
         for (const auto& [file, base] : paths) {
             if (std::optional<std::string> text = util::read_file(file)) {
-                files.push_back({file.string(), tokenize(*text), include_reader(base, home)});
+                files.push_back(
+                    {file.string(), tokenize(*text), remembered(include_reader(base, home))});
             }
         }
     }

@@ -169,7 +169,7 @@ std::string wrapper_input(const job::NodeCommand& command, std::chrono::millisec
 
 std::string environment_block(const job::NodeCommand& command) {
     std::string block;
-    for (const auto* variables : {&command.environment, &command.flag_environment}) {
+    for (const auto* variables : {&command.environment.get(), &command.flag_environment}) {
         for (const auto& [name, value] : *variables) {
             block += fmt::format("export {}={}\n", name, util::shell_quote(value));
         }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "colossalai/job/preflight.hpp"
+#include "colossalai/job/shared_vector.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -44,12 +45,14 @@ struct NodeWords {
 // Everything needed to start one node's job, whatever the transport. Pure data, made by the
 // planner (run::Plan), read by the transports.
 struct NodeCommand {
-    std::string host;                // as the user wrote it (hostfile / --host); prefix + summary
-    int rank = 0;                    // node rank = position in the final host list
-    bool local = false;              // started as a child process, without SSH
-    std::vector<std::string> argv;   // torchrun ... SCRIPT ARGS..., one word per element
-    std::optional<NodeWords> words;  // where argv's per-node words are; nullopt: it has none
-    std::vector<EnvVar> environment; // what a remote node exports, sorted by name
+    std::string host;               // as the user wrote it (hostfile / --host); prefix + summary
+    int rank = 0;                   // node rank = position in the final host list
+    bool local = false;             // started as a child process, without SSH
+    std::vector<std::string> argv;  // torchrun ... SCRIPT ARGS..., one word per element
+    std::optional<NodeWords> words; // where argv's per-node words are; nullopt: it has none
+    // What a remote node exports, sorted by name. The planner gives every node the same one:
+    // shared, not copied (100,000 nodes).
+    SharedVector<EnvVar> environment;
     // The launcher's variables that describe its own Slurm task and node (inside an allocation:
     // SLURM_PROCID, SLURMD_NODENAME, ...; run::is_slurm_identity_variable), left out of
     // `environment`: another node is not the launcher's. Sorted; the dry run lists them.

@@ -2,6 +2,7 @@
 
 #include "colossalai/run/plan.hpp"
 
+#include <iosfwd>
 #include <string>
 
 namespace colossalai::launch {
@@ -23,5 +24,9 @@ namespace colossalai::launch {
 // environment flags set or drop there, and, for a node reached over SSH inside an allocation,
 // the launcher's Slurm variables it does not get (NodeCommand::withheld_environment).
 std::string render_dry_run(const run::Plan& plan);
+
+// render_dry_run's text written to `out` as it is made, a node at a time (the text for 100,000
+// nodes is some 16 MB).
+void write_dry_run(const run::Plan& plan, std::ostream& out);
 
 } // namespace colossalai::launch

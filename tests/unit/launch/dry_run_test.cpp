@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 namespace colossalai::launch {
 namespace {
 
@@ -50,6 +52,23 @@ TEST(RenderDryRun, NamesTheOpensshClient) {
                                     "    torchrun x.py\n"
                                     "[node 2] node3 (openssh port 2222) cwd=/w\n"
                                     "    torchrun x.py\n");
+}
+
+// The cli writes the text straight to its output (100,000 nodes make some 16 MB): after what the
+// stream already holds, the same text as render_dry_run's.
+TEST(WriteDryRun, WritesTheTextAfterWhatTheStreamHolds) {
+    Plan plan;
+    plan.nodes = {node(0, "node1", false, std::nullopt), node(1, "node2", false, std::nullopt)};
+    std::ostringstream out;
+    out << "before\n";
+    write_dry_run(plan, out);
+    EXPECT_EQ(out.str(), "before\n"
+                         "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n"
+                         "[node 0] node1 (ssh) cwd='/work/my job'\n"
+                         "    torchrun --nnodes=2 train.py 'it'\\''s' '$(id)' ''\n"
+                         "[node 1] node2 (ssh) cwd='/work/my job'\n"
+                         "    torchrun --nnodes=2 train.py 'it'\\''s' '$(id)' ''\n");
+    EXPECT_EQ(out.str(), "before\n" + render_dry_run(plan));
 }
 
 TEST(RenderDryRun, SaysWhenPyTorchWasNotFound) {

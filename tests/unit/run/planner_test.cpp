@@ -484,6 +484,19 @@ TEST(MakePlan, EscapesTheHostfileNameInMessages) {
     EXPECT_EQ(usage_message(options, ctx), "--exclude: no host of the hostfile h\\xff is left");
 }
 
+// Every node gets the same environment: one list that the nodes share, not a copy per node
+// (100,000 nodes; bench/hosts_scale.sh).
+TEST(MakePlan, TheNodesShareOneEnvironment) {
+    Options options = basic();
+    options.host = test::hosts("me,node2,node3");
+    options.exports = {"A=1"};
+    const Plan plan = make_plan(options, context());
+    ASSERT_EQ(plan.nodes.size(), 3u);
+    EXPECT_FALSE(plan.nodes[0].environment.empty());
+    EXPECT_TRUE(plan.nodes[1].environment.shares_with(plan.nodes[0].environment));
+    EXPECT_TRUE(plan.nodes[2].environment.shares_with(plan.nodes[0].environment));
+}
+
 // --env-file, -x and --env-exclude reach every node's command: the remote environment has
 // them, and each node carries the changes for a local start (and for srun).
 TEST(MakePlan, EnvironmentFlagsChangeEveryNodesEnvironment) {

@@ -3,6 +3,7 @@
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/selection.hpp"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -123,6 +124,50 @@ TEST(SelectHosts, RejectsUnknownNamesEmptyResultsAndTooManyNodes) {
     for (const ErrorCase& c : cases) {
         EXPECT_EQ(test::usage_message([&] { select(pool, c.options); }), c.message);
     }
+}
+
+// A pool (a scheduler's, or built by hand) may name one machine more than once, as different
+// users: a name without a user selects the first entry for the machine, and an entry without a
+// user is excluded by any entry for its machine that --exclude named.
+TEST(SelectHosts, OneMachineTwiceInThePool) {
+    const std::vector<std::string> logins = {"alice@n1", "n2", "bob@n1", "n1"};
+    EXPECT_EQ(select(logins, with("N1", std::nullopt, std::nullopt)),
+              (std::vector<std::string>{"alice@n1"}));
+    EXPECT_EQ(select(logins, with("bob@n1,n2", std::nullopt, std::nullopt)),
+              (std::vector<std::string>{"bob@n1", "n2"}));
+    EXPECT_EQ(select(logins, with(std::nullopt, "bob@n1", std::nullopt)),
+              (std::vector<std::string>{"alice@n1", "n2"}));
+    EXPECT_EQ(select(logins, with(std::nullopt, "n1", std::nullopt)),
+              (std::vector<std::string>{"n2", "bob@n1"}));
+}
+
+// Selection looks each name up rather than scanning the pool (bench/hosts_scale.sh measures
+// 100,000): --exclude of all but two ranges, --include in reverse, each keeping its order.
+TEST(SelectHosts, SelectsFromTwentyThousandHosts) {
+    std::string text;
+    for (int i = 1; i <= 20000; ++i) {
+        text += fmt::format("n{:05} slots={}\n", i, i % 8 + 1);
+    }
+    const std::vector<Host> hosts = parse_hostfile(text, "hosts");
+    ASSERT_EQ(hosts.size(), 20000u);
+    std::vector<Host> left =
+        select_hosts(hosts, with(std::nullopt, "n[00002-19999]", std::nullopt), "the hostfile");
+    ASSERT_EQ(left.size(), 2u);
+    EXPECT_EQ(left[0], hosts.front());
+    EXPECT_EQ(left[1], hosts.back());
+
+    std::string reversed;
+    for (int i = 20000; i >= 1; --i) {
+        reversed += fmt::format("{}N{:05}", i == 20000 ? "" : ",", i);
+    }
+    std::vector<Host> included =
+        select_hosts(hosts, with(reversed, std::nullopt, 3), "the hostfile");
+    EXPECT_EQ(included, (std::vector<Host>{hosts[19999], hosts[19998], hosts[19997]}));
+    EXPECT_EQ(test::usage_message([&] {
+                  select_hosts(hosts, with(std::nullopt, "n[00001-20000]", std::nullopt),
+                               "the hostfile");
+              }),
+              "--exclude: no host of the hostfile is left");
 }
 
 TEST(SelectHosts, MessagesNameThePoolAsGiven) {
