@@ -120,11 +120,14 @@ private:
     bool m_stopped = false;
     bool m_srun_ended_step = false;
     bool m_not_started = false;
-    // scancel: one at a time, the signals waiting for it in order.
+    // scancel: one at a time, the signals waiting for it in order. Its output is declared
+    // before it: a scancel still running when the step is destroyed (the launcher ends while
+    // it runs) is abandoned by its destructor, which closes that output (UBSan saw it used
+    // after its end).
     std::deque<int> m_scancel_queue;
+    Collected m_scancel_output;
     std::unique_ptr<job::Process> m_scancel;
     int m_scancel_signal = 0;
-    Collected m_scancel_output;
     // What the last collect_fds() gave the loop, to hand each its own part back.
     std::size_t m_collector = 0;
     std::size_t m_srun_fds = 0;

@@ -31,6 +31,9 @@ struct Child {
     bool abandoned = false;
     std::optional<Outcome> result;
     bool alive = true; // the transport still holds it
+    // Destroyed while it runs, it abandons itself, as a real process (LocalProcess) does: its
+    // output must still live then.
+    bool abandoned_when_destroyed = false;
 
     // What the child prints: a whole line on `stream`.
     void say(const std::string& line, Stream stream = Stream::out) const {
@@ -46,7 +49,12 @@ struct Child {
 class FakeChild : public job::Process {
 public:
     explicit FakeChild(std::shared_ptr<Child> child) : m_child(std::move(child)) {}
-    ~FakeChild() override { m_child->alive = false; }
+    ~FakeChild() override {
+        if (m_child->abandoned_when_destroyed) {
+            abandon();
+        }
+        m_child->alive = false;
+    }
     void collect_fds(std::vector<pollfd>&) override {}
     void process_events(std::span<const pollfd>) override {}
     void stop(int signo) override { m_child->stopped.push_back(signo); }
@@ -332,6 +340,26 @@ TEST_F(SlurmTransportTest, KillIsScancelOfSigkill) {
     srun().end(Outcome::exited(0));
     EXPECT_EQ(result(0), Outcome::exited(0));
     EXPECT_EQ(result(1), Outcome::killed(SIGKILL));
+}
+
+// The launcher ends while a scancel still runs (srun and every task ended first): destroying
+// the transport abandons that scancel, whose output it closes, so the output must outlive it. CI's
+// UndefinedBehaviorSanitizer build saw the output destroyed first (SlurmLaunch
+// .ATaskWhosePreflightFailsStartsNothing); under it this test fails the same way every time.
+TEST_F(SlurmTransportTest, AScancelStillRunningWhenTheLauncherEndsIsAbandonedIntoALiveOutput) {
+    start();
+    go();
+    tasks_start();
+    m_processes[0]->stop(SIGTERM);
+    ASSERT_EQ(scancels().size(), 1u);
+    std::shared_ptr<Child> scancel = scancels()[0];
+    scancel->abandoned_when_destroyed = true;
+    scancel->say("scancel: still waiting for the controller", Stream::err);
+    m_processes.clear();
+    m_transport.reset();
+    EXPECT_TRUE(scancel->abandoned);
+    EXPECT_FALSE(scancel->alive);
+    EXPECT_EQ(scancel->result, Outcome::killed(SIGKILL));
 }
 
 // A scancel that fails: said once, and srun ends the step instead (its tasks get SIGKILL).
