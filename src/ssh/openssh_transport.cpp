@@ -44,8 +44,10 @@ std::string last_line(std::string_view text) {
 class OpenSshProcess : public job::Process {
 public:
     OpenSshProcess(exec::SpawnedJob ssh, const job::NodeCommand& command,
-                   output::NodeOutput& output, const SshSettings& settings, std::string input)
-        : m_ssh(std::move(ssh)), m_user(command.user.value_or(local_user().name)), m_output(output),
+                   output::NodeOutput& output, const SshSettings& settings, std::string input,
+                   std::vector<HostTiming>& timings)
+        : m_timings(timings), m_ssh(std::move(ssh)),
+          m_user(command.user.value_or(local_user().name)), m_output(output),
           m_heartbeat(settings.heartbeat), m_silence_limit(settings.silence_limit),
           m_now(settings.now),
           // ssh connects and logs in before the wrapper can answer: the answer is due after
@@ -53,6 +55,9 @@ public:
           m_answer(command, settings.connect.timeout * 2, settings.now()),
           m_outbox(std::move(input)) {
         m_pidfd = exec::open_pidfd(m_ssh.pid);
+        // No worker pool: ssh starts at once.
+        m_timing.mark(Mark::queued);
+        m_timing.marks[static_cast<std::size_t>(Mark::picked)] = m_timing.marks.front();
         flush_outbox();
     }
 
@@ -65,6 +70,7 @@ public:
             return;
         }
         m_phase = Phase::running;
+        m_timing.mark(Mark::go);
         m_next_heartbeat = m_now() + m_heartbeat;
         m_outbox += go_line;
         flush_outbox();
@@ -199,6 +205,7 @@ private:
 
     void take(Stream stream, std::string_view bytes) {
         if (m_phase == Phase::running) {
+            mark_first_output();
             if (stream == Stream::out) {
                 write_job_out(m_exit_line.feed(bytes));
                 return;
@@ -220,6 +227,7 @@ private:
             return;
         }
         PreflightAnswer::Step step = m_answer.take(bytes);
+        mark_logged_in();
         if (!step.verdict) {
             return;
         }
@@ -229,6 +237,7 @@ private:
             return;
         }
         m_phase = Phase::connected;
+        m_timing.mark(Mark::channel);
         // ssh's warnings before the answer (a host key learnt) stay the node's, and whatever
         // followed the answer on stdout is the job's.
         m_held_err = std::move(m_stderr);
@@ -241,8 +250,26 @@ private:
         }
     }
 
+    // ssh connects, checks the host key and logs in before the wrapper's first line: all of
+    // that is `connected` here (the two marks after it are the same moment).
+    void mark_logged_in() {
+        if (m_answer.started() && !m_timing.marks[static_cast<std::size_t>(Mark::connected)]) {
+            m_timing.mark(Mark::connected);
+            m_timing.marks[static_cast<std::size_t>(Mark::host_key)] =
+                m_timing.marks[static_cast<std::size_t>(Mark::authenticated)] =
+                    m_timing.marks[static_cast<std::size_t>(Mark::connected)];
+        }
+    }
+
+    void mark_first_output() {
+        if (!m_timing.marks[static_cast<std::size_t>(Mark::first_output)]) {
+            m_timing.mark(Mark::first_output);
+        }
+    }
+
     // A stream of the running job ended: stdout's end is where the wrapper's exit line is.
     void end_stream(Stream stream) {
+        mark_first_output(); // the end counts as output, as over libssh
         if (stream == Stream::out) {
             std::string rest;
             m_exit = m_exit_line.end(rest);
@@ -371,6 +398,9 @@ private:
     }
 
     void finish(Outcome outcome) {
+        if (m_phase == Phase::running) {
+            m_timings.push_back(m_timing);
+        }
         if (m_phase == Phase::running && m_ssh.out_fd) { // what was held back is the job's
             std::string rest;
             m_exit_line.end(rest);
@@ -391,6 +421,8 @@ private:
     // checking (ssh connects, the wrapper checks) -> connected (waits for go) -> running.
     enum class Phase { checking, connected, running };
 
+    std::vector<HostTiming>& m_timings; // the transport's, one entry per host whose job ran
+    HostTiming m_timing;
     exec::SpawnedJob m_ssh;
     util::Fd m_pidfd;            // none on kernels before 5.3: waitpid() is polled then
     std::optional<int> m_status; // ssh's wait status, once it ended
@@ -442,12 +474,16 @@ std::unique_ptr<job::Process> OpenSshTransport::start(const job::NodeCommand& co
         wrapper_input(command, m_settings.kill_grace, m_settings.silence_limit, ExitLine::printed);
     try {
         return std::make_unique<OpenSshProcess>(exec::spawn_job(request), command, output,
-                                                m_settings, std::move(input));
+                                                m_settings, std::move(input), m_timings);
     } catch (const Error& e) {
         output.close(Stream::out);
         output.close(Stream::err);
         return job::ended_process(Outcome::connect_failed(e.what()));
     }
+}
+
+std::string OpenSshTransport::timing_report() const {
+    return render_timing(m_timings, m_created);
 }
 
 } // namespace colossalai::ssh

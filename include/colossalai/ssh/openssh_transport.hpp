@@ -3,6 +3,7 @@
 #include "colossalai/job/process.hpp"
 #include "colossalai/ssh/client_config.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
+#include "colossalai/ssh/timing.hpp"
 
 #include <memory>
 #include <string>
@@ -47,7 +48,14 @@ public:
     std::unique_ptr<job::Process> start(const job::NodeCommand& command,
                                         output::NodeOutput& output) override;
 
+    // Where the time went, per phase, over the hosts whose job ran (ssh/timing.hpp). ssh
+    // connects, checks the host key and logs in unseen: all of it is `connect + key exchange`
+    // here, the host key check and the authentication 0 ms, and no host waits for a worker.
+    std::string timing_report() const;
+
 private:
+    TimingClock::time_point m_created = TimingClock::now();
+    std::vector<HostTiming> m_timings;
     SshSettings m_settings;
     std::vector<std::string> m_environment;
     std::string m_program;

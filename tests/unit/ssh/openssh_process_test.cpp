@@ -108,6 +108,19 @@ TEST_F(OpensshProcess, TheJobStartsOnlyAtGoAndEndsWithItsOutputAndExitCode) {
     EXPECT_EQ(m_output.err_closed, 1);
 }
 
+// COLOSSALAI_TIMING: a host whose job ran has every phase (ssh's connect, host key check and
+// login are one, the last two of 0 ms), as over libssh.
+TEST_F(OpensshProcess, TimingHasEveryPhaseOfAHostWhoseJobRan) {
+    auto process = start_job({"sh", "-c", "echo out"});
+    drive(*process, [&] { return process->ready(); });
+    process->go();
+    EXPECT_EQ(finish(*process), Outcome::exited(0));
+    std::string report = m_transport->timing_report();
+    EXPECT_EQ(report.rfind("colossalai: timing of 1 SSH hosts", 0), 0u) << report;
+    EXPECT_EQ(std::count(report.begin(), report.end(), '\n'), 8) << report;
+    EXPECT_EQ(std::count(report.begin(), report.end(), '-'), 0) << report; // no phase missing
+}
+
 TEST_F(OpensshProcess, AStopBeforeGoEndsNotStartedAndStartsNothing) {
     auto process = start_job({"sh", "-c", ": > started"});
     drive(*process, [&] { return process->ready(); });
