@@ -62,7 +62,7 @@ TEST_P(SshConnectionLost, ADroppedConnectionStopsTheOthersAndItsOwnJob) {
 }
 
 // ssh's exit status is 255 both for this and for a job that exited 255: the node wrapper's exit
-// line tells them apart (OpenSshClient.AJobThatExits255IsExitCode255AsOverLibssh).
+// line tells them apart (OpenSshStop.AJobThatExits255IsExitCode255AsOverLibssh).
 INSTANTIATE_TEST_SUITE_P(
     Clients, SshConnectionLost,
     ::testing::Values(Client{"libssh", "Socket error: disconnected", ""},
@@ -70,19 +70,32 @@ INSTANTIATE_TEST_SUITE_P(
                              "node2: Connection to node2 closed by remote host.\r\n"}),
     [](const ::testing::TestParamInfo<Client>& info) { return info.param.name; });
 
-TEST_F(SshConnection, AHostCutOffByTheNetworkIsNoticedAndItsJobStops) {
+class SshConnectionCut : public SshConnection, public ::testing::WithParamInterface<Client> {};
+
+TEST_P(SshConnectionCut, AHostCutOffByTheNetworkIsNoticedAndItsJobStops) {
+    const Client& client = GetParam();
     Finally replug([this] { cluster().set_link(2, true); });
-    // --ssh-timeout 3: a heartbeat every 500 ms; the launcher drops a connection whose data
-    // stays unacknowledged for 3 s; a wrapper that hears nothing for 6 s stops its job.
-    auto launcher = start_launcher({"--kill-grace", "20", "--ssh-timeout", "3"});
+    // --ssh-timeout 3: a heartbeat every 500 ms; libssh drops a connection whose data stays
+    // unacknowledged for 3 s, ssh after 12 unanswered ServerAlive requests (one a second); a
+    // wrapper that hears nothing for 6 s stops its job.
+    auto launcher =
+        start_launcher({"--ssh-client", client.name, "--kill-grace", "20", "--ssh-timeout", "3"});
     ASSERT_TRUE(all_ready()) << launcher_err();
     cluster().set_link(2, false);
     EXPECT_EQ(exit_status(*launcher), 255);
-    expect_node2_lost("Socket error: Connection timed out"); // TCP_USER_TIMEOUT
+    expect_node2_lost(client.reason, client.said);
     // No EOF ever reaches node2's wrapper (its sshd still waits on a silent peer): the missing
     // heartbeats stop the job, while the host is still cut off.
     expect_no_job_left(10s);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Clients, SshConnectionCut,
+    ::testing::Values(Client{"libssh", "Socket error: Connection timed out",
+                             ""}, // TCP_USER_TIMEOUT
+                      Client{"openssh", "Timeout, server node2 not responding.",
+                             "node2: Timeout, server node2 not responding.\r\n"}),
+    [](const ::testing::TestParamInfo<Client>& info) { return info.param.name; });
 
 TEST_F(SshConnection, AFrozenSshdIsNoticedByKeepaliveAndItsJobStops) {
     Finally thaw([this] { cluster().signal_sshd_sessions(2, "CONT"); });
