@@ -46,4 +46,13 @@ ChildWait wait_child(pid_t pid, Clock::time_point deadline) {
     }
 }
 
+std::optional<int> reap_child(pid_t pid, bool block) {
+    int status = 0;
+    pid_t done;
+    do {
+        done = ::waitpid(pid, &status, block ? 0 : WNOHANG);
+    } while (done < 0 && errno == EINTR);
+    return done == pid ? std::optional<int>(status) : std::nullopt;
+}
+
 } // namespace colossalai::exec

@@ -1,15 +1,16 @@
 #include "colossalai/job/local_transport.hpp"
 
 #include "colossalai/exec/spawn.hpp"
+#include "colossalai/exec/wait.hpp"
 #include "colossalai/job/local_environment.hpp"
 #include "colossalai/job/local_preflight.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/read_some.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
 #include <cstring>
 
@@ -70,17 +71,14 @@ public:
     }
 
     void process_events(std::span<const pollfd> fds) override {
-        for (const pollfd& entry : fds) {
-            if (entry.revents == 0) {
-                continue;
-            }
-            if (m_job.out_fd && entry.fd == m_job.out_fd.get()) {
-                drain(m_job.out_fd, Stream::out);
-            } else if (m_job.err_fd && entry.fd == m_job.err_fd.get()) {
-                drain(m_job.err_fd, Stream::err);
-            } else if (m_pidfd && entry.fd == m_pidfd.get()) {
-                reap(false);
-            }
+        if (util::polled(fds, m_job.out_fd)) {
+            drain(m_job.out_fd, Stream::out);
+        }
+        if (util::polled(fds, m_job.err_fd)) {
+            drain(m_job.err_fd, Stream::err);
+        }
+        if (util::polled(fds, m_pidfd)) {
+            reap(false);
         }
         if (!m_exit && !m_pidfd) {
             reap(false); // no pidfd (old kernel): poll the status
@@ -128,18 +126,14 @@ private:
     void drain(util::Fd& fd, Stream stream) {
         char buffer[16384];
         while (fd && m_output.accepting(stream)) {
-            ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-            if (n > 0) {
-                m_output.write(stream, std::string_view(buffer, static_cast<size_t>(n)));
-                continue;
-            }
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            std::string_view bytes = util::read_some(fd, buffer);
+            if (bytes.empty()) {
+                if (!fd) { // EOF or a read error
+                    m_output.close(stream);
+                }
                 return;
             }
-            close_stream(fd, stream); // EOF or a read error
+            m_output.write(stream, bytes);
         }
     }
 
@@ -151,16 +145,12 @@ private:
     }
 
     void reap(bool block) {
-        int status = 0;
-        pid_t done;
-        do {
-            done = ::waitpid(m_job.pid, &status, block ? 0 : WNOHANG);
-        } while (done < 0 && errno == EINTR);
-        if (done != m_job.pid) {
+        std::optional<int> status = exec::reap_child(m_job.pid, block);
+        if (!status) {
             return;
         }
-        m_exit = WIFSIGNALED(status) ? Outcome::killed(WTERMSIG(status))
-                                     : Outcome::exited(WEXITSTATUS(status));
+        m_exit = WIFSIGNALED(*status) ? Outcome::killed(WTERMSIG(*status))
+                                      : Outcome::exited(WEXITSTATUS(*status));
         m_pidfd.reset();
         m_guardian.watch_fd.reset(); // the guardian now stops what the job left in its group
         m_streams_deadline = Clock::now() + m_grace + std::chrono::seconds(1);

@@ -123,7 +123,9 @@ int execute(const run::Plan& plan) {
             fmt::format("colossalai: the nodes' output is also in {}/\n", *plan.log_dir));
     }
     if (plan.report_resources) {
-        report_resources(output, ssh ? ssh->timing_report() : std::string());
+        report_resources(output, ssh                 ? ssh->timing_report()
+                                 : openssh_transport ? openssh_transport->timing_report()
+                                                     : std::string());
     }
     // What the outputs have not taken yet (a paused pager) is written now, the jobs being over;
     // a signal to the launcher while it waits for that ends the wait.

@@ -1,11 +1,16 @@
 #include "colossalai/ssh/openssh_transport.hpp"
 
 #include "preflight_answer.hpp"
+#include "signal_relay.hpp"
 
 #include "colossalai/exec/spawn.hpp"
+#include "colossalai/exec/wait.hpp"
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/read_some.hpp"
 #include "colossalai/util/signal_name.hpp"
+
+#include <fmt/core.h>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,14 +44,20 @@ std::string last_line(std::string_view text) {
 class OpenSshProcess : public job::Process {
 public:
     OpenSshProcess(exec::SpawnedJob ssh, const job::NodeCommand& command,
-                   output::NodeOutput& output, const SshSettings& settings, std::string input)
-        : m_ssh(std::move(ssh)), m_user(command.user.value_or(local_user().name)), m_output(output),
-          m_heartbeat(settings.heartbeat), m_now(settings.now),
+                   output::NodeOutput& output, const SshSettings& settings, std::string input,
+                   std::vector<HostTiming>& timings)
+        : m_timings(timings), m_ssh(std::move(ssh)),
+          m_user(command.user.value_or(local_user().name)), m_output(output),
+          m_heartbeat(settings.heartbeat), m_silence_limit(settings.silence_limit),
+          m_now(settings.now),
           // ssh connects and logs in before the wrapper can answer: the answer is due after
           // the connect timeout and then the answer's own (the libssh path's two waits).
           m_answer(command, settings.connect.timeout * 2, settings.now()),
           m_outbox(std::move(input)) {
         m_pidfd = exec::open_pidfd(m_ssh.pid);
+        // No worker pool: ssh starts at once.
+        m_timing.mark(Mark::queued);
+        m_timing.marks[static_cast<std::size_t>(Mark::picked)] = m_timing.marks.front();
         flush_outbox();
     }
 
@@ -59,6 +70,7 @@ public:
             return;
         }
         m_phase = Phase::running;
+        m_timing.mark(Mark::go);
         m_next_heartbeat = m_now() + m_heartbeat;
         m_outbox += go_line;
         flush_outbox();
@@ -114,17 +126,14 @@ public:
         if (m_result) {
             return;
         }
-        for (const pollfd& entry : fds) {
-            if (entry.revents == 0) {
-                continue;
-            }
-            if (m_ssh.out_fd && entry.fd == m_ssh.out_fd.get()) {
-                drain(m_ssh.out_fd, Stream::out);
-            } else if (m_ssh.err_fd && entry.fd == m_ssh.err_fd.get()) {
-                drain(m_ssh.err_fd, Stream::err);
-            } else if (m_ssh.in_fd && entry.fd == m_ssh.in_fd.get()) {
-                flush_outbox();
-            }
+        if (util::polled(fds, m_ssh.out_fd)) {
+            drain(m_ssh.out_fd, Stream::out);
+        }
+        if (util::polled(fds, m_ssh.err_fd)) {
+            drain(m_ssh.err_fd, Stream::err);
+        }
+        if (util::polled(fds, m_ssh.in_fd)) {
+            flush_outbox();
         }
         if (!m_result && !m_status) {
             reap(false);
@@ -157,8 +166,7 @@ public:
         }
         bool running = m_phase == Phase::running;
         end_ssh();
-        finish(Outcome::abandoned(running ? "did not end after SIGKILL; ssh killed"
-                                          : "connection not established in time; given up"));
+        finish(abandoned(running, "ssh killed"));
     }
 
     std::optional<Outcome> result() const override { return m_result; }
@@ -173,9 +181,7 @@ private:
             finish(Outcome::not_started());
             return;
         }
-        if (std::optional<std::string> line = control_line(signo)) {
-            m_relayed.push_back(signo);
-            m_outbox += *line;
+        if (m_relay.relay(signo, m_outbox)) {
             flush_outbox();
         }
     }
@@ -183,21 +189,14 @@ private:
     void drain(util::Fd& fd, Stream stream) {
         char buffer[16384];
         while (fd && !m_result && (m_phase != Phase::running || m_output.accepting(stream))) {
-            ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-                return;
-            }
-            if (n <= 0) { // EOF or a read error
-                fd.reset();
-                if (m_phase == Phase::running) {
-                    m_output.close(stream);
+            std::string_view bytes = util::read_some(fd, buffer);
+            if (bytes.empty()) {
+                if (!fd && m_phase == Phase::running) { // EOF or a read error
+                    end_stream(stream);
                 }
                 return;
             }
-            take(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
+            take(stream, bytes);
             if (m_phase == Phase::connected) {
                 return; // the rest waits for go(): nothing is read before the job starts
             }
@@ -206,7 +205,17 @@ private:
 
     void take(Stream stream, std::string_view bytes) {
         if (m_phase == Phase::running) {
+            mark_first_output();
+            if (stream == Stream::out) {
+                write_job_out(m_exit_line.feed(bytes));
+                return;
+            }
             m_output.write(stream, bytes);
+            // ssh's own last words (a lost connection) come last on its stderr.
+            m_err_tail.append(bytes);
+            if (m_err_tail.size() > kept_stderr) {
+                m_err_tail.erase(0, m_err_tail.size() - kept_stderr);
+            }
             return;
         }
         if (m_phase == Phase::connected) { // the answer was given: the rest waits for go()
@@ -218,6 +227,7 @@ private:
             return;
         }
         PreflightAnswer::Step step = m_answer.take(bytes);
+        mark_logged_in();
         if (!step.verdict) {
             return;
         }
@@ -227,10 +237,45 @@ private:
             return;
         }
         m_phase = Phase::connected;
+        m_timing.mark(Mark::channel);
         // ssh's warnings before the answer (a host key learnt) stay the node's, and whatever
         // followed the answer on stdout is the job's.
         m_held_err = std::move(m_stderr);
         m_held_out = std::string(bytes.substr(step.consumed));
+    }
+
+    void write_job_out(const std::string& bytes) {
+        if (!bytes.empty()) {
+            m_output.write(Stream::out, bytes);
+        }
+    }
+
+    // ssh connects, checks the host key and logs in before the wrapper's first line: all of
+    // that is `connected` here (the two marks after it are the same moment).
+    void mark_logged_in() {
+        if (m_answer.started() && !m_timing.marks[static_cast<std::size_t>(Mark::connected)]) {
+            m_timing.mark(Mark::connected);
+            m_timing.marks[static_cast<std::size_t>(Mark::host_key)] =
+                m_timing.marks[static_cast<std::size_t>(Mark::authenticated)] =
+                    m_timing.marks[static_cast<std::size_t>(Mark::connected)];
+        }
+    }
+
+    void mark_first_output() {
+        if (!m_timing.marks[static_cast<std::size_t>(Mark::first_output)]) {
+            m_timing.mark(Mark::first_output);
+        }
+    }
+
+    // A stream of the running job ended: stdout's end is where the wrapper's exit line is.
+    void end_stream(Stream stream) {
+        mark_first_output(); // the end counts as output, as over libssh
+        if (stream == Stream::out) {
+            std::string rest;
+            m_exit = m_exit_line.end(rest);
+            write_job_out(rest);
+        }
+        m_output.close(stream);
     }
 
     void heartbeat() {
@@ -266,12 +311,7 @@ private:
     }
 
     void reap(bool block) {
-        int status = 0;
-        pid_t done;
-        do {
-            done = ::waitpid(m_ssh.pid, &status, block ? 0 : WNOHANG);
-        } while (done < 0 && errno == EINTR);
-        if (done == m_ssh.pid) {
+        if (std::optional<int> status = exec::reap_child(m_ssh.pid, block)) {
             m_status = status;
             m_pidfd.reset();
         }
@@ -332,21 +372,40 @@ private:
         finish(m_answer.ended(m_user, m_stderr, code));
     }
 
+    // The wrapper's exit line says how the job ended; without it the connection was lost before
+    // the wrapper ended (ssh's own 255; its last line on stderr, ending in CR LF as all of its
+    // messages do, says why).
     Outcome running_outcome(int status) const {
-        if (WIFSIGNALED(status)) {
-            return Outcome::connection_lost("ssh was killed by " +
-                                            util::signal_name(WTERMSIG(status)));
+        if (!m_exit) {
+            if (WIFSIGNALED(status)) {
+                return Outcome::connection_lost("ssh was killed by " +
+                                                util::signal_name(WTERMSIG(status)));
+            }
+            std::string said = m_err_tail.ends_with("\r\n") ? last_line(m_err_tail) : "";
+            return Outcome::connection_lost(
+                "connection lost: " +
+                (!said.empty() ? said
+                               : fmt::format("ssh ended (exit status {}) before the node's job did",
+                                             WEXITSTATUS(status))));
         }
-        int code = WEXITSTATUS(status);
-        int signo = code - 128;
-        bool sent = std::find(m_relayed.begin(), m_relayed.end(), signo) != m_relayed.end();
-        if (code > 128 && code < 193 && sent) {
-            return Outcome::killed(signo); // the wrapper's 128+N for the signal it relayed
+        if (!m_exit->status) {
+            return stopped_by_silence(m_silence_limit); // not the job's own end
         }
-        return Outcome::exited(code);
+        if (std::optional<int> signo = m_relay.relayed_signal(*m_exit->status)) {
+            return Outcome::killed(*signo);
+        }
+        return Outcome::exited(*m_exit->status);
     }
 
     void finish(Outcome outcome) {
+        if (m_phase == Phase::running) {
+            m_timings.push_back(m_timing);
+        }
+        if (m_phase == Phase::running && m_ssh.out_fd) { // what was held back is the job's
+            std::string rest;
+            m_exit_line.end(rest);
+            write_job_out(rest);
+        }
         if (m_phase != Phase::running || m_ssh.out_fd) {
             m_output.close(Stream::out);
         }
@@ -362,12 +421,15 @@ private:
     // checking (ssh connects, the wrapper checks) -> connected (waits for go) -> running.
     enum class Phase { checking, connected, running };
 
+    std::vector<HostTiming>& m_timings; // the transport's, one entry per host whose job ran
+    HostTiming m_timing;
     exec::SpawnedJob m_ssh;
     util::Fd m_pidfd;            // none on kernels before 5.3: waitpid() is polled then
     std::optional<int> m_status; // ssh's wait status, once it ended
     std::string m_user;          // who logs in, for a login shell's failure
     output::NodeOutput& m_output;
     std::chrono::milliseconds m_heartbeat;
+    std::chrono::milliseconds m_silence_limit; // the wrapper's (its exit line names it)
     Now m_now;
     PreflightAnswer m_answer;
     std::string m_stderr; // ssh's stderr before the answer (the first 4 KiB)
@@ -376,7 +438,10 @@ private:
     Phase m_phase = Phase::checking;
     job::Clock::time_point m_next_heartbeat{};
     std::string m_outbox;       // stdin not yet written: the wrapper's input, `go`, control lines
-    std::vector<int> m_relayed; // signals sent to the job, in order
+    SignalRelay m_relay;        // signals sent to the job
+    ExitLineReader m_exit_line; // the job's stdout, its exit line held back
+    std::optional<WrapperExit> m_exit; // the exit line, once stdout ended with it
+    std::string m_err_tail;            // the last 4 KiB of stderr while running
     std::optional<Outcome> m_result;
 };
 
@@ -405,15 +470,20 @@ std::unique_ptr<job::Process> OpenSshTransport::start(const job::NodeCommand& co
     request.environment = m_environment;
     request.working_directory = command.working_directory;
     request.stdin_pipe = true;
-    std::string input = wrapper_input(command, m_settings.kill_grace, m_settings.silence_limit);
+    std::string input =
+        wrapper_input(command, m_settings.kill_grace, m_settings.silence_limit, ExitLine::printed);
     try {
         return std::make_unique<OpenSshProcess>(exec::spawn_job(request), command, output,
-                                                m_settings, std::move(input));
+                                                m_settings, std::move(input), m_timings);
     } catch (const Error& e) {
         output.close(Stream::out);
         output.close(Stream::err);
         return job::ended_process(Outcome::connect_failed(e.what()));
     }
+}
+
+std::string OpenSshTransport::timing_report() const {
+    return render_timing(m_timings, m_created);
 }
 
 } // namespace colossalai::ssh

@@ -6,7 +6,10 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <charconv>
 #include <csignal>
+#include <utility>
 
 namespace colossalai::ssh {
 
@@ -48,10 +51,14 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 // - The job's status is passed on as it is: 128+N means "exit code 128+N" or "killed by
 //   signal N", which sh cannot tell apart; the launcher, which knows the signals it relayed,
 //   decides.
+// - With cai_x=1 (ExitLine::printed) the wrapper's last line on stdout, once the job and what it
+//   left in its group are gone, is its status (exit_line_marker): ssh's own exit status is 255
+//   both for a job that exited 255 and for a connection it lost, and a job's group killed
+//   before the line keeps any of its output from following it.
 constexpr std::string_view wrapper_head =
     R"sh(printf "\036colossalai-started\n"
-cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5
-shift 5
+cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5 cai_x=$6
+shift 6
 cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
 )sh";
 // Then the preflight (job::preflight_shell, shared with the srun task script), then:
@@ -83,6 +90,9 @@ cai_r=$?
 [ -n "$cai_a" ] && wait "$cai_p" 2>/dev/null
 kill -s KILL -- "-$cai_p" 2>/dev/null
 kill -s KILL "$cai_w" 2>/dev/null
+cai_t=$cai_r
+[ -n "$cai_a" ] && cai_t=ALRM
+[ "$cai_x" = 1 ] && printf "\036colossalai-exit %s\n" "$cai_t"
 [ -n "$cai_a" ] && trap - ALRM && kill -s ALRM $$
 exit "$cai_r")sh";
 
@@ -155,16 +165,65 @@ std::string_view node_wrapper() {
 }
 
 std::string wrapper_input(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
-                          std::chrono::milliseconds silence_limit) {
+                          std::chrono::milliseconds silence_limit, ExitLine exit_line) {
     long long tenths = (kill_grace.count() + 99) / 100;
     long long silence = silence_limit.count() > 0 ? (silence_limit.count() + 99) / 100 : 0;
     std::vector<std::string> arguments{
         std::to_string(tenths),
         silence == 0 ? std::string("0") : fmt::format("{}.{}", silence / 10, silence % 10),
-        command.working_directory, command.preflight.master_address,
-        comma_list(command.preflight.interfaces)};
+        command.working_directory,
+        command.preflight.master_address,
+        comma_list(command.preflight.interfaces),
+        exit_line == ExitLine::printed ? "1" : "0"};
     arguments.insert(arguments.end(), command.argv.begin(), command.argv.end());
     return program_input(wrapper_text(), arguments, environment_block(command));
+}
+
+std::string ExitLineReader::feed(std::string_view bytes) {
+    m_held.append(bytes);
+    std::size_t start = m_held.rfind(exit_line_marker.front());
+    std::size_t keep = start != std::string::npos && may_begin_exit_line(m_held.substr(start))
+                           ? m_held.size() - start
+                           : 0;
+    std::string job = m_held.substr(0, m_held.size() - keep);
+    m_held.erase(0, m_held.size() - keep);
+    return job;
+}
+
+std::optional<WrapperExit> ExitLineReader::end(std::string& rest) {
+    std::string held = std::exchange(m_held, {});
+    std::string_view line = held;
+    if (line.starts_with(exit_line_marker) && line.ends_with('\n')) {
+        std::string_view value = line.substr(exit_line_marker.size());
+        value.remove_suffix(1);
+        if (value == silence_signal) {
+            return WrapperExit{std::nullopt};
+        }
+        int status = 0;
+        auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), status);
+        if (error == std::errc() && end == value.data() + value.size() && !value.empty()) {
+            return WrapperExit{status};
+        }
+    }
+    rest = std::move(held);
+    return std::nullopt;
+}
+
+// Whether `text` (from a marker byte on) may be the exit line or its beginning: the marker, a
+// status (digits, or silence_signal's letters) and one newline at the very end.
+bool ExitLineReader::may_begin_exit_line(std::string_view text) {
+    std::size_t head = std::min(text.size(), exit_line_marker.size());
+    if (text.substr(0, head) != exit_line_marker.substr(0, head)) {
+        return false;
+    }
+    std::string_view value = text.substr(head);
+    if (value.ends_with('\n')) {
+        value.remove_suffix(1);
+    }
+    constexpr std::size_t longest = 11; // an int's digits, or a signal's name
+    return value.size() <= longest && std::all_of(value.begin(), value.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
+           });
 }
 
 std::string environment_block(const job::NodeCommand& command) {

@@ -6,6 +6,7 @@
 #include "libssh.hpp"
 #include "preflight_answer.hpp"
 #include "session.hpp"
+#include "signal_relay.hpp"
 
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/signal_name.hpp"
@@ -164,9 +165,7 @@ public:
             m_attempt->cancel();
         }
         // Closing the connection is the wrapper's cue: its watcher stops the job.
-        finish(Outcome::abandoned(m_phase == Phase::running
-                                      ? "did not end after SIGKILL; connection closed"
-                                      : "connection not established in time; given up"));
+        finish(abandoned(m_phase == Phase::running, "connection closed"));
     }
 
     std::optional<Outcome> result() const override { return m_result; }
@@ -186,9 +185,7 @@ private:
             finish(Outcome::not_started());
             return;
         case Phase::running:
-            if (auto line = control_line(signo)) {
-                m_relayed.push_back(signo);
-                m_outbox += *line;
+            if (m_relay.relay(signo, m_outbox)) {
                 flush_outbox();
             }
             return;
@@ -408,19 +405,11 @@ private:
             finish(stopped_by_silence(m_silence_limit)); // not the job's own end
         } else if (s.exit_signal) {
             finish(Outcome::killed(util::signal_number(*s.exit_signal).value_or(SIGKILL)));
-        } else if (std::optional<int> signo = relayed_signal(*s.exit_status)) {
+        } else if (std::optional<int> signo = m_relay.relayed_signal(*s.exit_status)) {
             finish(Outcome::killed(*signo));
         } else {
             finish(Outcome::exited(*s.exit_status));
         }
-    }
-
-    // The wrapper's 128+N is "killed by signal N" when the launcher sent N (or KILL after it);
-    // else it is the job's own exit code, as on a local node.
-    std::optional<int> relayed_signal(int status) const {
-        int signo = status - 128;
-        bool sent = std::find(m_relayed.begin(), m_relayed.end(), signo) != m_relayed.end();
-        return status > 128 && status < 193 && sent ? std::optional<int>(signo) : std::nullopt;
     }
 
     // A channel call failed. libssh also fails reads once the remote closed the channel, which
@@ -467,7 +456,7 @@ private:
     std::optional<KeepaliveWatch> m_keepalive; // from the running phase on
     SessionPtr m_session;
     std::string m_outbox;         // control lines not yet written
-    std::vector<int> m_relayed;   // signals sent to the job, in order
+    SignalRelay m_relay;          // signals sent to the job
     bool m_remote_closed = false; // the node closed the channel: nothing more can be written
     std::optional<Outcome> m_result;
 };

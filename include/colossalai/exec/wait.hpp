@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 
 namespace colossalai::exec {
 
@@ -21,5 +22,10 @@ struct ChildWait {
 // where the kernel has no pidfds (before 5.3) it polls waitpid() every millisecond instead.
 // Reaps the child when it ended. std::chrono::steady_clock::time_point::max() waits for good.
 ChildWait wait_child(pid_t pid, std::chrono::steady_clock::time_point deadline);
+
+// waitpid() for the child `pid`, retried on EINTR; `block`: until it ends, else only if it has.
+// Its wait status once it ended and was reaped here; nullopt while it runs (or when it cannot be
+// waited for).
+std::optional<int> reap_child(pid_t pid, bool block);
 
 } // namespace colossalai::exec

@@ -3,6 +3,7 @@
 #include "colossalai/job/process.hpp"
 #include "colossalai/ssh/client_config.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
+#include "colossalai/ssh/timing.hpp"
 
 #include <memory>
 #include <string>
@@ -33,8 +34,10 @@ inline constexpr std::string_view openssh_program = "ssh";
 // its stderr; go: the `go` line on ssh's stdin. Stop and kill: the control line for the signal
 // (`TERM`, `KILL`) on stdin, which the wrapper sends to the job's process group; before go,
 // ssh is ended and the node is `not_started`. Lost: ssh is killed (the wrapper reads EOF and
-// stops the job). A heartbeat line goes every settings.heartbeat, as over libssh. ssh's exit
-// status is the wrapper's (the job's, 128+N for a relayed signal N); 255 before the wrapper
+// stops the job). A heartbeat line goes every settings.heartbeat, as over libssh. The job's
+// status is the wrapper's exit line (ExitLine::printed: the job's, 128+N for a relayed signal N,
+// or its silence limit), taken off the end of its stdout; a running job's ssh that ends without
+// it lost its connection (ssh's last line on stderr is the reason). 255 before the wrapper
 // started is ssh's own failure, whose last line on stderr is the reason. SIGPIPE must be ignored
 // (the launcher's exec::SignalChannel does): ssh may end while its stdin is written.
 class OpenSshTransport : public job::Transport {
@@ -47,7 +50,14 @@ public:
     std::unique_ptr<job::Process> start(const job::NodeCommand& command,
                                         output::NodeOutput& output) override;
 
+    // Where the time went, per phase, over the hosts whose job ran (ssh/timing.hpp). ssh
+    // connects, checks the host key and logs in unseen: all of it is `connect + key exchange`
+    // here, the host key check and the authentication 0 ms, and no host waits for a worker.
+    std::string timing_report() const;
+
 private:
+    TimingClock::time_point m_created = TimingClock::now();
+    std::vector<HostTiming> m_timings;
     SshSettings m_settings;
     std::vector<std::string> m_environment;
     std::string m_program;

@@ -24,7 +24,7 @@
 // answered.
 //
 // A node's job runs under a small POSIX sh program, the "node wrapper" (wrapper_input):
-//   "$@" = <grace-tenths> <silence> <cwd> <master> <interfaces> <argv...>
+//   "$@" = <grace-tenths> <silence> <cwd> <master> <interfaces> <exit-line> <argv...>
 // with the environment block — one `export NAME='value'` line per variable — run before it, so that
 // no value ever appears in a process list. The wrapper first says it started (one line,
 // started_line), runs its preflight checks and answers with one line on stdout (parse_ready_line);
@@ -72,10 +72,44 @@ std::string program_input(std::string_view program, const std::vector<std::strin
 // The wrapper program.
 std::string_view node_wrapper();
 
+// Whether the wrapper ends its stdout with its exit line (ExitLineReader): for a transport whose
+// exit status cannot tell a job's status from a lost connection (the ssh program's 255 is both).
+// libssh has the exit-status request itself.
+enum class ExitLine { omitted, printed };
+
 // What the launcher writes first on a node's channel after login_command(): the node wrapper
 // with its arguments and the environment block. `silence_limit` 0: no limit (EOF only).
 std::string wrapper_input(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
-                          std::chrono::milliseconds silence_limit);
+                          std::chrono::milliseconds silence_limit,
+                          ExitLine exit_line = ExitLine::omitted);
+
+// The exit line: this, then the job's status (0-255) or silence_signal (its silence limit
+// stopped the job), then a newline; the last bytes of the wrapper's stdout.
+inline constexpr std::string_view exit_line_marker = "\036colossalai-exit ";
+
+// The wrapper's status as its exit line says it.
+struct WrapperExit {
+    std::optional<int> status; // nullopt: its silence limit stopped the job (silence_signal)
+    bool operator==(const WrapperExit&) const = default;
+};
+
+// Takes the exit line off the end of a node's stdout, read in pieces as it comes: what may be
+// the beginning of the line is held back until more comes (then it was the job's) or the end.
+// Pure.
+class ExitLineReader {
+public:
+    // The bytes of what came so far that are the job's output for certain.
+    std::string feed(std::string_view bytes);
+    // At the end of the stream: the exit line, when the stream ended with one; else nullopt
+    // (the connection was lost before the wrapper ended), and `rest` takes the bytes held back,
+    // which were the job's.
+    std::optional<WrapperExit> end(std::string& rest);
+
+private:
+    static bool may_begin_exit_line(std::string_view text);
+
+    std::string m_held;
+};
 
 // The environment block: one `export NAME='value'` line per variable of the node's environment
 // and flag environment.

@@ -8,6 +8,7 @@
 #include "teardown.hpp"
 
 #include <chrono>
+#include <ostream>
 #include <string>
 
 namespace colossalai::test {
@@ -22,11 +23,12 @@ protected:
         behave("all", "spawn; ready; hold\n");
     }
 
-    // Expects the launcher's stderr when node2's connection was lost (libssh's `reason`)
-    // while node1 ran: fail-fast stopped node1 with SIGTERM.
-    void expect_node2_lost(const std::string& reason) const {
+    // Expects the launcher's stderr when node2's connection was lost (the client's `reason`)
+    // while node1 ran: fail-fast stopped node1 with SIGTERM. `said`: what the client printed
+    // as node2's stderr before (the ssh program's own message).
+    void expect_node2_lost(const std::string& reason, const std::string& said = {}) const {
         EXPECT_EQ(launcher_err(),
-                  "colossalai: node2 failed (connection lost: " + reason +
+                  said + "colossalai: node2 failed (connection lost: " + reason +
                       "); stopping the other nodes\n" +
                       summary_block({"node1: failure (killed by SIGTERM, stopped "
                                      "by the launcher)",
@@ -34,29 +36,66 @@ protected:
     }
 };
 
-TEST_F(SshConnection, ADroppedConnectionStopsTheOthersAndItsOwnJob) {
-    auto launcher = start_launcher({"--kill-grace", "20"});
+// Each --ssh-client, and how it says that the connection was lost.
+struct Client {
+    std::string name;
+    std::string reason; // the summary's reason after `connection lost: `
+    std::string said;   // on the launcher's stderr before, as the node's
+};
+
+// For GoogleTest's messages.
+void PrintTo(const Client& client, std::ostream* out) {
+    *out << client.name;
+}
+
+class SshConnectionLost : public SshConnection, public ::testing::WithParamInterface<Client> {};
+
+TEST_P(SshConnectionLost, ADroppedConnectionStopsTheOthersAndItsOwnJob) {
+    const Client& client = GetParam();
+    auto launcher = start_launcher({"--ssh-client", client.name, "--kill-grace", "20"});
     ASSERT_TRUE(all_ready()) << launcher_err();
     cluster().kill_sshd_sessions(2);
     EXPECT_EQ(exit_status(*launcher), 255);
-    expect_node2_lost("Socket error: disconnected");
+    expect_node2_lost(client.reason, client.said);
     // The job on node2 outlived its connection; its wrapper read EOF and stopped it.
     expect_no_job_left(10s);
 }
 
-TEST_F(SshConnection, AHostCutOffByTheNetworkIsNoticedAndItsJobStops) {
+// ssh's exit status is 255 both for this and for a job that exited 255: the node wrapper's exit
+// line tells them apart (OpenSshStop.AJobThatExits255IsExitCode255AsOverLibssh).
+INSTANTIATE_TEST_SUITE_P(
+    Clients, SshConnectionLost,
+    ::testing::Values(Client{"libssh", "Socket error: disconnected", ""},
+                      Client{"openssh", "Connection to node2 closed by remote host.",
+                             "node2: Connection to node2 closed by remote host.\r\n"}),
+    [](const ::testing::TestParamInfo<Client>& info) { return info.param.name; });
+
+class SshConnectionCut : public SshConnection, public ::testing::WithParamInterface<Client> {};
+
+TEST_P(SshConnectionCut, AHostCutOffByTheNetworkIsNoticedAndItsJobStops) {
+    const Client& client = GetParam();
     Finally replug([this] { cluster().set_link(2, true); });
-    // --ssh-timeout 3: a heartbeat every 500 ms; the launcher drops a connection whose data
-    // stays unacknowledged for 3 s; a wrapper that hears nothing for 6 s stops its job.
-    auto launcher = start_launcher({"--kill-grace", "20", "--ssh-timeout", "3"});
+    // --ssh-timeout 3: a heartbeat every 500 ms; libssh drops a connection whose data stays
+    // unacknowledged for 3 s, ssh after 12 unanswered ServerAlive requests (one a second); a
+    // wrapper that hears nothing for 6 s stops its job.
+    auto launcher =
+        start_launcher({"--ssh-client", client.name, "--kill-grace", "20", "--ssh-timeout", "3"});
     ASSERT_TRUE(all_ready()) << launcher_err();
     cluster().set_link(2, false);
     EXPECT_EQ(exit_status(*launcher), 255);
-    expect_node2_lost("Socket error: Connection timed out"); // TCP_USER_TIMEOUT
+    expect_node2_lost(client.reason, client.said);
     // No EOF ever reaches node2's wrapper (its sshd still waits on a silent peer): the missing
     // heartbeats stop the job, while the host is still cut off.
     expect_no_job_left(10s);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Clients, SshConnectionCut,
+    ::testing::Values(Client{"libssh", "Socket error: Connection timed out",
+                             ""}, // TCP_USER_TIMEOUT
+                      Client{"openssh", "Timeout, server node2 not responding.",
+                             "node2: Timeout, server node2 not responding.\r\n"}),
+    [](const ::testing::TestParamInfo<Client>& info) { return info.param.name; });
 
 TEST_F(SshConnection, AFrozenSshdIsNoticedByKeepaliveAndItsJobStops) {
     Finally thaw([this] { cluster().signal_sshd_sessions(2, "CONT"); });

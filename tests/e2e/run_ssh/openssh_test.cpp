@@ -135,5 +135,25 @@ TEST_F(OpenSshStop, SigtermReachesTheRemoteJobWhoseHandlerEndsItAndTheSummarySay
     }
 }
 
+// ssh exits 255 for a job that exited 255 as for a lost connection
+// (SshConnectionLost.ADroppedConnectionStopsTheOthersAndItsOwnJob/openssh): the node wrapper's
+// exit line says which.
+TEST_F(OpenSshStop, AJobThatExits255IsExitCode255AsOverLibssh) {
+    behave("0", "ready; hold\n");
+    behave("1", "while [ ! -e \"$record/0.ready\" ]; do sleep 0.05; done; exit 255\n");
+    for (const char* client : {"libssh", "openssh"}) {
+        SCOPED_TRACE(client);
+        std::filesystem::remove_all(m_dir / "record");
+        std::filesystem::create_directories(m_dir / "record");
+        auto launcher = start_launcher({"--ssh-client", client, "--kill-grace", "600"});
+        EXPECT_EQ(exit_status(*launcher), 255);
+        EXPECT_EQ(launcher_err(),
+                  "colossalai: node2 failed (exit code 255); stopping the other nodes\n" +
+                      summary_block({"node1: failure (killed by SIGTERM, stopped by the launcher)",
+                                     "node2: failure (exit code 255)"}));
+        expect_no_job_left(10s);
+    }
+}
+
 } // namespace
 } // namespace colossalai::test

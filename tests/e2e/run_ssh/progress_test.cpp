@@ -144,12 +144,20 @@ TEST_F(ConnectProgressOverSsh, NeverInAPipe) {
     EXPECT_EQ(result.err.find('\r'), std::string::npos) << describe(result);
 }
 
-TEST_F(ConnectProgressOverSsh, TimingReportsEveryPhaseOfEveryHost) {
+// Over either --ssh-client (the parameter).
+class ConnectTimingOverSsh : public ConnectProgressOverSsh,
+                             public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(ConnectTimingOverSsh, TimingReportsEveryPhaseOfEveryHost) {
     FakeTorchrun fake;
     fake.behave("echo \"rank $rank err\" >&2\n");
     LaunchOptions options;
     options.env = launcher_environment(cluster(), fake.bin(), {{"COLOSSALAI_TIMING", "1"}});
-    RunResult result = run_launcher(cluster(), args(), options);
+    Words client_args = {"--ssh-client", GetParam()};
+    for (const std::string& word : args()) {
+        client_args.push_back(word);
+    }
+    RunResult result = run_launcher(cluster(), client_args, options);
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     std::string err = result.err;
     EXPECT_NE(err.find("colossalai: timing of 10 SSH hosts"), std::string::npos) << err;
@@ -168,6 +176,11 @@ TEST_F(ConnectProgressOverSsh, TimingReportsEveryPhaseOfEveryHost) {
     result = run_launcher(cluster(), args(), options);
     EXPECT_EQ(result.err.find("timing"), std::string::npos) << describe(result);
 }
+
+INSTANTIATE_TEST_SUITE_P(Clients, ConnectTimingOverSsh, ::testing::Values("libssh", "openssh"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             return info.param;
+                         });
 
 } // namespace
 } // namespace colossalai::test

@@ -40,9 +40,12 @@ TEST_F(SshSignals, SigintStopsEveryJobAndExits130) {
     expect_no_job_left(10s);
 }
 
-TEST_F(SshSignals, ASecondSigintKillsAtOnce) {
+// Over either --ssh-client (the parameter).
+class SshSecondSigint : public SshSignals, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(SshSecondSigint, ASecondSigintKillsAtOnce) {
     behave("all", "trap '' INT; spawn; ready; hold\n"); // a job that takes its time to stop
-    auto launcher = start_launcher({"--kill-grace", "600"});
+    auto launcher = start_launcher({"--ssh-client", GetParam(), "--kill-grace", "600"});
     ASSERT_TRUE(all_ready()) << launcher_err();
     launcher->signal(SIGINT);
     ASSERT_TRUE(launcher_said("received SIGINT;")) << launcher_err();
@@ -57,6 +60,11 @@ TEST_F(SshSignals, ASecondSigintKillsAtOnce) {
                  "node2: failure (killed by SIGKILL after SIGINT, stopped by the launcher)"}));
     expect_no_job_left(10s);
 }
+
+INSTANTIATE_TEST_SUITE_P(Clients, SshSecondSigint, ::testing::Values("libssh", "openssh"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             return info.param;
+                         });
 
 struct Forwarded {
     int signo;

@@ -7,6 +7,7 @@
 #include "files.hpp"
 
 #include "colossalai/ssh/openssh_transport.hpp"
+#include "colossalai/ssh/remote_command.hpp"
 
 #include <gtest/gtest.h>
 
@@ -107,6 +108,19 @@ TEST_F(OpensshProcess, TheJobStartsOnlyAtGoAndEndsWithItsOutputAndExitCode) {
     EXPECT_EQ(m_output.err_closed, 1);
 }
 
+// COLOSSALAI_TIMING: a host whose job ran has every phase (ssh's connect, host key check and
+// login are one, the last two of 0 ms), as over libssh.
+TEST_F(OpensshProcess, TimingHasEveryPhaseOfAHostWhoseJobRan) {
+    auto process = start_job({"sh", "-c", "echo out"});
+    drive(*process, [&] { return process->ready(); });
+    process->go();
+    EXPECT_EQ(finish(*process), Outcome::exited(0));
+    std::string report = m_transport->timing_report();
+    EXPECT_EQ(report.rfind("colossalai: timing of 1 SSH hosts", 0), 0u) << report;
+    EXPECT_EQ(std::count(report.begin(), report.end(), '\n'), 8) << report;
+    EXPECT_EQ(std::count(report.begin(), report.end(), '-'), 0) << report; // no phase missing
+}
+
 TEST_F(OpensshProcess, AStopBeforeGoEndsNotStartedAndStartsNothing) {
     auto process = start_job({"sh", "-c", ": > started"});
     drive(*process, [&] { return process->ready(); });
@@ -163,32 +177,86 @@ TEST_F(OpensshProcess, HeartbeatsKeepAJobRunningPastTheSilenceLimit) {
     EXPECT_EQ(m_output.out, "done\n");
 }
 
-// ssh's own failure (exit status 255 before the wrapper started): its last line is the reason.
-TEST_F(OpensshProcess, SshsOwnFailureIsConnectFailedWithItsLastLine) {
-    auto process = start("echo 'debug1: trying' >&2\n"
-                         "echo 'ssh: connect to host node1 port 22: Connection refused' >&2\n"
-                         "exit 255\n",
-                         {"true"});
-    EXPECT_EQ(finish(*process),
-              Outcome::connect_failed("ssh: connect to host node1 port 22: Connection refused"));
-    EXPECT_EQ(m_output.out, "");
-    EXPECT_EQ(m_output.err, "");
+// ssh's exit status is 255 for a job that exited 255 and for a connection lost: the wrapper's exit
+// line, taken off the job's stdout, tells them apart.
+TEST_F(OpensshProcess, AJobThatExits255IsExitCode255) {
+    auto process = start_job({"sh", "-c", "echo out; printf 'no newline'; exit 255"});
+    drive(*process, [&] { return process->ready(); });
+    process->go();
+    EXPECT_EQ(finish(*process), Outcome::exited(255));
+    EXPECT_EQ(m_output.out, "out\nno newline");
+    EXPECT_EQ(m_output.out_closed, 1);
 }
 
-// A connection that drops once the node answered ready, before go(): nothing started; ssh's last
-// line says why, and go() starts nothing.
-TEST_F(OpensshProcess, AConnectionLostAfterTheAnswerIsAFailureBeforeTheJob) {
-    auto process = start("printf '\\036colossalai-started\\n\\036colossalai-ready\\n'\n"
-                         "echo 'Connection to node1 closed by remote host.' >&2\n"
-                         "exit 255\n",
-                         {"true"});
-    // However the answer and ssh's end are seen, in one pass or two.
-    EXPECT_EQ(finish(*process),
-              Outcome::connect_failed("connection lost during the preflight checks: "
-                                      "Connection to node1 closed by remote host."));
-    process->go();
-    EXPECT_EQ(m_output.out, "");
-    EXPECT_EQ(m_output.err, "");
+// A connection lost while the job runs: ssh ends (255) with no exit line; its last message (CR LF
+// ended, as all of ssh's) is the reason, as libssh's error is over libssh.
+TEST_F(OpensshProcess, AConnectionLostWhileTheJobRunsIsConnectionLost) {
+    struct Case {
+        std::string ssh_says;
+        std::string reason;
+    };
+    for (const Case& c :
+         {Case{"Connection to node1 closed by remote host.\\r\\n",
+               "connection lost: Connection to node1 closed by remote host."},
+          Case{"", "connection lost: ssh ended (exit status 255) before the node's job did"},
+          Case{"a line of the job\\n",
+               "connection lost: ssh ended (exit status 255) before the node's job did"}}) {
+        SCOPED_TRACE(c.reason);
+        m_output.out.clear();
+        m_output.err.clear();
+        m_output.out_closed = m_output.err_closed = 0;
+        // ssh answers as the wrapper would, waits for `go`, and the connection drops.
+        auto process = start("printf '\\036colossalai-started\\n\\036colossalai-ready\\n'\n"
+                             "while IFS= read -r line && [ \"$line\" != go ]; do :; done\n"
+                             "echo ready; printf '" +
+                                 c.ssh_says + "' >&2; exit 255\n",
+                             {"true"});
+        run_until_ready_line(*process);
+        Outcome outcome = finish(*process);
+        EXPECT_EQ(outcome, Outcome::connection_lost(c.reason)) << outcome.reason();
+        EXPECT_EQ(m_output.out, "ready\n");
+        EXPECT_EQ(m_output.out_closed, 1);
+        EXPECT_EQ(m_output.err_closed, 1);
+    }
+}
+
+// The wrapper stopped the job when the launcher fell silent (its exit line says so): as over
+// libssh, the node stopped it, not the job failed.
+TEST_F(OpensshProcess, AJobStoppedByTheSilenceLimitSaysSo) {
+    m_settings.silence_limit = 1s;
+    m_settings.heartbeat = 30s; // no heartbeat reaches the wrapper in time
+    auto process = start_job({"sh", "-c", "echo ready; exec sleep 30"});
+    run_until_ready_line(*process);
+    EXPECT_EQ(finish(*process), stopped_by_silence(1s));
+    EXPECT_EQ(m_output.out, "ready\n");
+}
+
+// ssh that ends before the job starts: its own failure (exit status 255 before the wrapper
+// started), or a connection that drops once the node answered ready, before go(). Its last line
+// is the reason, nothing started, and go() starts nothing; however the answer and ssh's end are
+// seen, in one pass or two.
+TEST_F(OpensshProcess, SshEndingBeforeTheJobIsAFailureWithItsLastLine) {
+    struct Case {
+        std::string before; // what ssh printed on stdout first
+        std::string last;   // its last line on stderr
+        std::string reason;
+    };
+    for (const Case& c :
+         {Case{"", "ssh: connect to host node1 port 22: Connection refused",
+               "ssh: connect to host node1 port 22: Connection refused"},
+          Case{"\\036colossalai-started\\n\\036colossalai-ready\\n",
+               "Connection to node1 closed by remote host.",
+               "connection lost during the preflight checks: Connection to node1 closed by "
+               "remote host."}}) {
+        SCOPED_TRACE(c.reason);
+        auto process = start("printf '" + c.before + "'\necho 'debug1: trying' >&2\necho '" +
+                                 c.last + "' >&2\nexit 255\n",
+                             {"true"});
+        EXPECT_EQ(finish(*process), Outcome::connect_failed(c.reason));
+        process->go();
+        EXPECT_EQ(m_output.out, "");
+        EXPECT_EQ(m_output.err, "");
+    }
 }
 
 // A login shell that runs no command (nologin) reads as it does over libssh.

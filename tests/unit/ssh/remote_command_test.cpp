@@ -43,7 +43,8 @@ constexpr std::string_view ready = "\036colossalai-ready\n";
 RunResult run_wrapper(const job::NodeCommand& command, const std::string& actions,
                       std::chrono::milliseconds grace = 2000ms,
                       const std::string& input = "\"$INPUT\"",
-                      std::chrono::milliseconds silence_limit = 0ms, bool go = true) {
+                      std::chrono::milliseconds silence_limit = 0ms, bool go = true,
+                      ExitLine exit_line = ExitLine::omitted) {
     test::TempDir dir("colossalai-wrapper");
     std::string fifo = util::shell_quote((dir.path() / "stdin").string());
     std::string out = util::shell_quote((dir.path() / "out").string());
@@ -56,7 +57,8 @@ RunResult run_wrapper(const job::NodeCommand& command, const std::string& action
                          "\nwait $w 2>/dev/null; s=$?; cat " + out + "; echo \"status=$s\"";
     test::RunOptions options;
     options.env = std::map<std::string, std::string>{
-        {"PATH", "/usr/bin:/bin"}, {"INPUT", wrapper_input(command, grace, silence_limit)}};
+        {"PATH", "/usr/bin:/bin"},
+        {"INPUT", wrapper_input(command, grace, silence_limit, exit_line)}};
     options.timeout = 20000ms;
     RunResult result = test::run({"/bin/sh", "-c", script}, options);
     if (result.out.rfind(started, 0) == 0) {
@@ -168,6 +170,27 @@ TEST(RemoteCommand, SilenceStopsTheWholeJobLikeEndOfInput) {
     EXPECT_EQ(result.err, "");
     EXPECT_TRUE(
         test::eventually([&] { return test::processes_with_marker(marker).empty(); }, 3000ms));
+}
+
+// The exit line (for the ssh program, whose 255 is also a lost connection): the last bytes on
+// stdout, after the job's output, even one without its newline; the silence limit's is named.
+TEST(RemoteCommand, TheExitLineFollowsTheJobsLastOutput) {
+    struct Case {
+        std::string job;
+        std::chrono::milliseconds silence_limit;
+        std::string out;
+    };
+    for (const Case& c : {Case{"printf 'no newline'; exit 255", 0ms,
+                               "no newline\036colossalai-exit 255\nstatus=255\n"},
+                          Case{"echo started; sleep 30", 1000ms,
+                               "started\n\036colossalai-exit ALRM\nstatus=" +
+                                   std::to_string(128 + SIGALRM) + "\n"}}) {
+        SCOPED_TRACE(c.job);
+        RunResult result = run_wrapper(node({"/bin/sh", "-c", c.job}), "", 2000ms, "\"$INPUT\"",
+                                       c.silence_limit, true, ExitLine::printed);
+        EXPECT_EQ(result.out, c.out);
+        EXPECT_EQ(result.err, "");
+    }
 }
 
 // A job that ended before the silence limit passed keeps its own status.
@@ -383,11 +406,15 @@ TEST(ProgramInput, ArgumentsThenPreludeThenProgramInOneBlock) {
 TEST(WrapperInput, ArgumentsEnvironmentAndTheWrapper) {
     job::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
     std::string text = wrapper_input(command, 1500ms, 0ms);
-    EXPECT_EQ(text, "{\nset -- 15 0 /tmp '' '' torchrun --nproc_per_node=2 train.py\n" +
+    EXPECT_EQ(text, "{\nset -- 15 0 /tmp '' '' 0 torchrun --nproc_per_node=2 train.py\n" +
                         environment_block(command) + std::string(node_wrapper()) + "\n}\n");
     // The silence limit in seconds with one decimal, as coreutils' timeout takes it.
     EXPECT_EQ(
-        wrapper_input(command, 1500ms, 60000ms).rfind("{\nset -- 15 60.0 /tmp '' '' torch", 0), 0u);
+        wrapper_input(command, 1500ms, 60000ms).rfind("{\nset -- 15 60.0 /tmp '' '' 0 torch", 0),
+        0u);
+    EXPECT_EQ(wrapper_input(command, 1500ms, 0ms, ExitLine::printed)
+                  .rfind("{\nset -- 15 0 /tmp '' '' 1 torch", 0),
+              0u);
     EXPECT_EQ(wrapper_input(command, 1500ms, 2250ms).rfind("{\nset -- 15 2.3 /tmp", 0), 0u);
 }
 
@@ -403,6 +430,59 @@ TEST(RemoteCommand, ControlLines) {
     EXPECT_EQ(control_line(SIGKILL), "KILL\n");
     EXPECT_EQ(control_line(SIGHUP), "HUP\n");
     EXPECT_EQ(control_line(SIGCHLD), std::nullopt);
+}
+
+// The reader of a node's stdout: bytes that may begin the exit line wait; the rest is the job's.
+std::string read_all(ExitLineReader& reader, const std::vector<std::string>& pieces) {
+    std::string job;
+    for (const std::string& piece : pieces) {
+        job += reader.feed(piece);
+    }
+    return job;
+}
+
+TEST(ExitLineReader, TakesTheExitLineOffTheEndHoweverItIsCut) {
+    const std::string out = "loss 0.5\nno newline\036colossalai-exit 255\n";
+    for (std::size_t cut = 0; cut <= out.size(); ++cut) {
+        SCOPED_TRACE(cut);
+        ExitLineReader reader;
+        std::string job = read_all(reader, {out.substr(0, cut), out.substr(cut)});
+        std::string rest;
+        EXPECT_EQ(reader.end(rest), WrapperExit{255});
+        EXPECT_EQ(job, "loss 0.5\nno newline");
+        EXPECT_EQ(rest, "");
+    }
+}
+
+TEST(ExitLineReader, TheSilenceLimitsLineHasNoStatus) {
+    ExitLineReader reader;
+    EXPECT_EQ(reader.feed("x\n\036colossalai-exit ALRM\n"), "x\n");
+    std::string rest;
+    EXPECT_EQ(reader.end(rest), WrapperExit{std::nullopt});
+}
+
+// Without the line at the very end (a connection lost first), everything is the job's.
+TEST(ExitLineReader, WhatIsNotTheLastLineIsTheJobs) {
+    struct Case {
+        std::vector<std::string> pieces;
+        std::string job;
+    };
+    for (const Case& c : {
+             Case{{"a\036colossalai-ex"}, "a\036colossalai-ex"},
+             Case{{"\036colossalai-exit 3\n", "more"}, "\036colossalai-exit 3\nmore"},
+             Case{{"\036colossalai-exit 3\n\036colossalai-exit 4"},
+                  "\036colossalai-exit 3\n\036colossalai-exit 4"},
+             Case{{"\036colossalai-exit x\n"}, "\036colossalai-exit x\n"},
+             Case{{"\036colossalai-exit \n"}, "\036colossalai-exit \n"},
+             Case{{"\036other\n", "\036"}, "\036other\n\036"},
+             Case{{}, ""},
+         }) {
+        ExitLineReader reader;
+        std::string job = read_all(reader, c.pieces);
+        std::string rest;
+        EXPECT_EQ(reader.end(rest), std::nullopt) << c.job;
+        EXPECT_EQ(job + rest, c.job);
+    }
 }
 
 } // namespace

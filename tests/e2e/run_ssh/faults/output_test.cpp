@@ -104,10 +104,14 @@ TEST_F(SshOutput, CtrlCWhileNobodyReadsStillStopsEveryRemoteJob) {
 
 // Ctrl-Z for twice the wrappers' silence limit: the launcher tells every wrapper before it
 // stops (PAUSE), so the remote jobs live on; after `fg` the job ends normally.
-TEST_F(SshOutput, CtrlZKeepsTheRemoteJobsAliveUntilTheLauncherResumes) {
-    FaultJob job(cluster(), "ctrlz");
+// Over either --ssh-client (the parameter).
+class SshCtrlZ : public SharedSshCluster<2>, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(SshCtrlZ, CtrlZKeepsTheRemoteJobsAliveUntilTheLauncherResumes) {
+    FaultJob job(cluster(), "ctrlz-" + GetParam());
     job.behave("all", "ready\nawait go\necho \"rank $rank finished\"\n");
-    std::unique_ptr<Background> launcher = job.start("node1,node2", {"--ssh-timeout", "2"});
+    std::unique_ptr<Background> launcher =
+        job.start("node1,node2", {"--ssh-client", GetParam(), "--ssh-timeout", "2"});
     ASSERT_TRUE(job.ready(0)) << job.err();
     ASSERT_TRUE(job.ready(1)) << job.err();
     launcher->signal(SIGTSTP);
@@ -124,6 +128,11 @@ TEST_F(SshOutput, CtrlZKeepsTheRemoteJobsAliveUntilTheLauncherResumes) {
                              summary_block({"node1: success", "node2: success"}));
     job.expect_none_left(10s);
 }
+
+INSTANTIATE_TEST_SUITE_P(Clients, SshCtrlZ, ::testing::Values("libssh", "openssh"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             return info.param;
+                         });
 
 class SshOutputThree : public SharedSshCluster<3> {};
 

@@ -141,7 +141,11 @@ INSTANTIATE_TEST_SUITE_P(
         Stop{"SigstopPastTheSshTimeout", SIGSTOP, 1500ms, {"--ssh-timeout", "1"}},
         Stop{"SigstopPastTheSshTimeoutWithLogDir", SIGSTOP, 1500ms, {"--ssh-timeout", "1"}, true},
         Stop{"SigstopPastTheSilenceLimitWithLogDir", SIGSTOP, 3000ms, {"--ssh-timeout", "1"}, true},
-        Stop{"SigtstpPastTheSilenceLimit", SIGTSTP, 3000ms, {"--ssh-timeout", "1"}}),
+        Stop{"SigtstpPastTheSilenceLimit", SIGTSTP, 3000ms, {"--ssh-timeout", "1"}},
+        Stop{"SigtstpPastTheSilenceLimitOverOpenssh",
+             SIGTSTP,
+             3000ms,
+             {"--ssh-client", "openssh", "--ssh-timeout", "1"}}),
     stop_name);
 
 class SshStoppedLauncherOutput : public SharedSshCluster<2> {};
