@@ -66,6 +66,16 @@ TEST(GpuSelection, ExcludeRemovesGpusAndHostsKeepingTheFilesOrder) {
     EXPECT_EQ(select(selecting(std::nullopt, "w1@w2"), pool), (Names{"w0"}));
 }
 
+// A host is the machine it names, as in the host lists: spelling, user and IPv6 brackets aside.
+TEST(GpuSelection, NodesAreMatchedAsMachines) {
+    const std::string pool = "alice@n1 slots=2\n::1 slots=2\nN3 slots=2\n";
+    EXPECT_EQ(select(selecting("[::1]:1@n1:0@n3.:1,0", std::nullopt), pool),
+              (Names{"::1:1", "alice@n1:0", "N3:1,0"}));
+    EXPECT_EQ(select(selecting(std::nullopt, "n1:0@0::1"), pool), (Names{"alice@n1:1", "N3:0,1"}));
+    EXPECT_EQ(test::usage_message([&] { select(selecting("n4:0", std::nullopt), pool); }),
+              "--include: host 'n4' is not in the hostfile");
+}
+
 TEST(GpuSelection, NumNodesCountsTheSelectedNodes) {
     Options options = selecting(std::nullopt, "w1:0");
     options.num_nodes = 1;
