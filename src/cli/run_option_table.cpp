@@ -2,6 +2,7 @@
 
 #include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/run/extra_args.hpp"
+#include "colossalai/run/host_selection.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
@@ -52,10 +53,16 @@ void append(Options& options, std::string_view, const std::string& value) {
     (options.*field).push_back(value);
 }
 
-// A host list: --host, --include, --exclude.
+// A host list: --host.
 template <std::optional<std::vector<run::Host>> Options::*field>
 void set_hosts(Options& options, std::string_view name, const std::string& value) {
     options.*field = run::parse_host_list(value, name);
+}
+
+// A selection of hosts and GPUs: --include, --exclude.
+template <std::optional<run::HostSelection> Options::*field>
+void set_selection(Options& options, std::string_view name, const std::string& value) {
+    options.*field = run::parse_host_selection(value, name);
 }
 
 void set_nproc_per_node(Options& options, std::string_view name, const std::string& value) {
@@ -154,12 +161,12 @@ constexpr RunOption table[] = {
      .apply = keep<&Options::hostfile>},
     {.long_name = "--include",
      .value_name = "HOSTS",
-     .help = "Use only these hosts of the hostfile, in order",
-     .apply = set_hosts<&Options::include>},
+     .help = "Use only these hosts of the hostfile, in order; GPUs as DeepSpeed: w0:0,1@w1",
+     .apply = set_selection<&Options::include>},
     {.long_name = "--exclude",
      .value_name = "HOSTS",
-     .help = "Use every host of the hostfile but these",
-     .apply = set_hosts<&Options::exclude>},
+     .help = "Use every host of the hostfile but these; GPUs as DeepSpeed: w1:0",
+     .apply = set_selection<&Options::exclude>},
     {.long_name = "--num_nodes",
      .value_name = "N",
      .default_shown = "-1",

@@ -1,5 +1,6 @@
 #include "colossalai/launch/dry_run.hpp"
 
+#include "colossalai/run/host_selection.hpp"
 #include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/util/quote.hpp"
 
@@ -41,9 +42,11 @@ std::string render_environment(const NodeCommand& node, bool local) {
         const std::string& name = variable.first;
         auto over = std::find_if(changes.set.begin(), changes.set.end(),
                                  [&](const EnvSetting& setting) { return setting.name == name; });
-        text += fmt::format("    env {}={}  (--network-interface{})\n", name,
-                            util::shell_quote(variable.second),
-                            over == changes.set.end() ? "" : ", over " + over->source);
+        std::string_view flag = node.gpus && name == job::cuda_visible_devices
+                                    ? "the GPU selection"
+                                    : "--network-interface";
+        text += fmt::format("    env {}={}  ({}{})\n", name, util::shell_quote(variable.second),
+                            flag, over == changes.set.end() ? "" : ", over " + over->source);
     }
     if (!node.withheld_environment.empty()) {
         std::string names;
@@ -107,6 +110,10 @@ void write_dry_run(const Plan& plan, std::ostream& out) {
         // One node at a time: the text of 100,000 nodes is never held whole.
         text = fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, util::shell_quote(node.host),
                            transport, util::shell_quote(node.working_directory));
+        if (node.gpus) {
+            text += fmt::format("    GPUs {}: {} process{}\n", run::render_gpus(*node.gpus),
+                                node.gpus->size(), node.gpus->size() == 1 ? "" : "es");
+        }
         text += fmt::format("    {}\n", util::shell_join(node.argv));
         text += render_environment(node, node.local && srun == nullptr);
         out << text;

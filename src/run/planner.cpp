@@ -3,6 +3,7 @@
 #include "colossalai/run/environment.hpp"
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/host_pattern.hpp"
+#include "colossalai/run/host_selection.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_command.hpp"
 #include "colossalai/run/local_host.hpp"
@@ -51,9 +52,11 @@ HostSource final_hosts(const Options& options, const Context& context) {
         }
         std::string source = describe_scheduler(*variable);
         std::vector<Host> pool = scheduler_hosts(*variable, context.nodefile_text);
-        if (options.nproc_per_node) {
+        bool names_gpus = (options.include && options.include->names_gpus()) ||
+                          (options.exclude && options.exclude->names_gpus());
+        if (options.nproc_per_node || names_gpus) {
             // A node file counts CPUs or MPI ranks per host, not GPUs: its counts are only a
-            // default for --nproc_per_node, never a contradiction of it.
+            // default for --nproc_per_node, never a contradiction of it nor a GPU count.
             for (Host& host : pool) {
                 host.slots.reset();
             }
@@ -237,6 +240,31 @@ SrunLaunch plan_srun(const Options& options, bool allocated, Plan& plan) {
     return {options.srun_args.value_or(std::vector<std::string>{}), allocated};
 }
 
+// A launch with GPU indices: torch.distributed.launch (PyTorch < 1.9) computes the world size as
+// nproc_per_node * nnodes, which is wrong when the nodes' counts differ; and the launcher's own
+// CUDA_VISIBLE_DEVICES gives way to each node's selection (DeepSpeed ignores it alike).
+void check_gpu_selection(const std::vector<Host>& hosts, LauncherForm form, Plan& plan,
+                         const Context& context) {
+    if (form == LauncherForm::distributed_launch) {
+        auto differs = std::find_if(hosts.begin(), hosts.end(), [&](const Host& host) {
+            return host.gpus->size() != hosts.front().gpus->size();
+        });
+        if (differs != hosts.end()) {
+            throw usage_error("'{}' runs {} processes and '{}' {}: nodes with different GPU "
+                              "counts need PyTorch 1.9 or newer (found {})",
+                              hosts.front().name, hosts.front().gpus->size(), differs->name,
+                              differs->gpus->size(), plan.torch_version.value_or("an older one"));
+        }
+    }
+    if (std::optional<std::string> own =
+            find_variable(context.environment, job::cuda_visible_devices)) {
+        plan.warnings.push_back(fmt::format(
+            "the launcher's {}={} is not passed on: each node's GPUs are those --include or "
+            "--exclude select (indices of the node's own GPUs)",
+            job::cuda_visible_devices, util::escape_for_message(*own)));
+    }
+}
+
 } // namespace
 
 Plan make_plan(const Options& options, const Context& context) {
@@ -268,8 +296,15 @@ Plan make_plan(const Options& options, const Context& context) {
             spec.form = LauncherForm::distributed_run;
         }
     }
-    spec.nproc_per_node = resolve_nproc_per_node(options.nproc_per_node, hosts, source.source,
-                                                 spec.form, plan.torch_version);
+    // With GPU indices in --include/--exclude every node has its GPUs (select_hosts), and runs
+    // one process per GPU: the counts may differ from node to node.
+    bool gpu_selection = !hosts.empty() && hosts.front().gpus.has_value();
+    if (gpu_selection) {
+        check_gpu_selection(hosts, spec.form, plan, context);
+    } else {
+        spec.nproc_per_node = resolve_nproc_per_node(options.nproc_per_node, hosts, source.source,
+                                                     spec.form, plan.torch_version);
+    }
     spec.nnodes = static_cast<int>(hosts.size());
     if (options.extra_launch_args) {
         spec.extra = *options.extra_launch_args;
@@ -325,6 +360,13 @@ Plan make_plan(const Options& options, const Context& context) {
         const Host& host = hosts[rank];
         spec.node_rank = static_cast<int>(rank);
         NodeCommand node;
+        node.flag_environment = flag_environment;
+        if (host.gpus) {
+            spec.nproc_per_node = std::to_string(host.gpus->size());
+            node.gpus = host.gpus;
+            node.flag_environment.emplace_back(std::string(job::cuda_visible_devices),
+                                               render_gpus(*host.gpus));
+        }
         node.host = host.name;
         node.rank = spec.node_rank;
         node.local = local[rank]; // never with --launcher slurm
@@ -340,7 +382,6 @@ Plan make_plan(const Options& options, const Context& context) {
             node.withheld_environment = withheld;
         }
         node.environment_changes = changes;
-        node.flag_environment = flag_environment;
         node.preflight = preflight;
         node.working_directory = context.working_directory;
         node.ssh_port = options.ssh_port;

@@ -91,6 +91,23 @@ void check_host_options(const Options& options) {
             }
         }
     }
+    const std::optional<HostSelection>& selection =
+        options.include ? options.include : options.exclude;
+    if (selection && selection->names_gpus()) {
+        std::string_view name = options.include ? "--include" : "--exclude";
+        // DeepSpeed forbids --num_gpus with --include/--exclude alike.
+        if (options.nproc_per_node) {
+            throw usage_error("--nproc_per_node cannot be used with GPU indices in {} (each node "
+                              "runs one process per GPU it selects)",
+                              name);
+        }
+        if (options.launcher == Launcher::slurm) {
+            throw usage_error("--launcher slurm cannot use GPU indices in {}: srun starts one "
+                              "command on every node (--srun-args '--gpus-per-node=N' selects "
+                              "GPUs there)",
+                              name);
+        }
+    }
     if (options.num_nodes && (*options.num_nodes == 0 || *options.num_nodes < -1)) {
         throw usage_error("--num_nodes '{}': not a positive number of nodes (or -1 for all)",
                           *options.num_nodes);

@@ -6,10 +6,14 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace colossalai::job {
+
+// The variable that names a node's GPUs to CUDA, set from a GPU selection (--include w0:0,1).
+inline constexpr std::string_view cuda_visible_devices = "CUDA_VISIBLE_DEVICES";
 
 // One environment variable to pass to a node.
 using EnvVar = std::pair<std::string, std::string>;
@@ -60,9 +64,12 @@ struct NodeCommand {
     // --env-file, -x, --env-exclude: a local node (and srun) gets the launcher's whole
     // environment with these changes instead of `environment`.
     EnvironmentChanges environment_changes;
-    // Variables that the launcher's flags set (--network-interface), on every node, local ones
-    // too, over `environment` and the launcher's own.
+    // Variables that the launcher's flags set (--network-interface; CUDA_VISIBLE_DEVICES of a
+    // GPU selection, from `gpus`), local nodes too, over `environment` and the launcher's own.
     std::vector<EnvVar> flag_environment;
+    // The GPUs --include / --exclude selected on this node, in the order its processes use them
+    // (one process each); nullopt when the launch named no GPU index.
+    std::optional<std::vector<int>> gpus;
     std::string working_directory; // absolute path of the launcher's current directory
     std::optional<int> ssh_port;   // --ssh-port
     // `host` split for SSH: the user of a `user@host` name (else the ssh config's or the

@@ -22,6 +22,10 @@ struct Host {
     // Processes this host offers, from a hostfile's `slots=N` (or `max_slots=N`) or from the
     // lines of a scheduler's node file; nullopt when nothing said.
     std::optional<int> slots;
+    // The GPUs of this host that --include / --exclude selected with DeepSpeed's `host:0,1`
+    // (run/host_selection.hpp), in the order the node's processes use them; nullopt when the
+    // selection named no GPU index (the node runs --nproc_per_node processes, as before).
+    std::optional<std::vector<int>> gpus;
 
     bool operator==(const Host&) const = default;
 };

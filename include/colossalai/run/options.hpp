@@ -2,6 +2,7 @@
 
 #include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/run/extra_args.hpp"
+#include "colossalai/run/host_selection.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc_value.hpp"
@@ -34,8 +35,8 @@ inline constexpr util::DurationRange kill_grace_range{std::chrono::milliseconds(
 struct Options {
     std::optional<std::vector<Host>> host;      // -H / --host / -host: "h1,h2"
     std::optional<std::string> hostfile;        // --hostfile
-    std::optional<std::vector<Host>> include;   // --include "h1,h2"
-    std::optional<std::vector<Host>> exclude;   // --exclude "h1,h2"
+    std::optional<HostSelection> include;       // --include "h1,h2" / "w0:0,1@w1"
+    std::optional<HostSelection> exclude;       // --exclude "h1,h2" / "w1:0"
     std::optional<int> num_nodes;               // --num_nodes; unset or -1: all hosts
     std::optional<NprocPerNode> nproc_per_node; // --nproc_per_node N|auto|cpu|gpu
     int master_port = 29500;                    // --master_port

@@ -144,6 +144,30 @@ TEST_F(RunDryRun, IncludeExcludeAndNumNodes) {
     }
 }
 
+// GPU indices: each node's GPUs, its process count and its CUDA_VISIBLE_DEVICES.
+TEST_F(RunDryRun, GpuSelectionShowsEachNodesDevicesAndProcesses) {
+    write_file(job() / "hosts", "localhost slots=2\n127.0.0.1 slots=4\n");
+    std::string command = "    torchrun --nproc_per_node={} --nnodes=2 --node_rank={} "
+                          "--master_addr=localhost --master_port=29500 train.py\n";
+    // One node of the plan: its GPUs, its process count, its command, its CUDA_VISIBLE_DEVICES.
+    auto node = [&](int rank, const std::string& host, const std::string& gpus, int nproc,
+                    const std::string& processes) {
+        std::string text = command;
+        text.replace(text.find("{}"), 2, std::to_string(nproc));
+        text.replace(text.find("{}"), 2, std::to_string(rank));
+        return "[node " + std::to_string(rank) + "] " + host + " (local) cwd=" + cwd() +
+               "\n    GPUs " + gpus + ": " + processes + "\n" + text +
+               "    env CUDA_VISIBLE_DEVICES=" + gpus + "  (the GPU selection)\n";
+    };
+    const std::string header = "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n";
+    EXPECT_EQ(dry_run({"--hostfile", "hosts", "--include", "localhost:1@127.0.0.1", "train.py"}),
+              header + node(0, "localhost", "1", 1, "1 process") +
+                  node(1, "127.0.0.1", "0,1,2,3", 4, "4 processes"));
+    EXPECT_EQ(dry_run({"--hostfile", "hosts", "--exclude", "127.0.0.1:0,2", "train.py"}),
+              header + node(0, "localhost", "0,1", 2, "2 processes") +
+                  node(1, "127.0.0.1", "1,3", 2, "2 processes"));
+}
+
 struct TorchCase {
     std::string version;
     std::string shown;

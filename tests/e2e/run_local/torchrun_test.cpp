@@ -107,9 +107,11 @@ protected:
     }
 
     // The line rank `rank` prints (torchrun's tee prefix included), `argv` as JSON.
-    static std::string record(int rank, int local_rank, int world, const std::string& argv) {
+    // `env` is the JSON of the variables --echo-env asked for.
+    static std::string record(int rank, int local_rank, int world, const std::string& argv,
+                              const std::string& env = "{}") {
         return "[default" + std::to_string(local_rank) + "]:{\"argv\": " + argv +
-               ", \"env\": {}, \"host\": \"" + hostname() +
+               ", \"env\": " + env + ", \"host\": \"" + hostname() +
                "\", \"local_rank\": " + std::to_string(local_rank) +
                ", \"rank\": " + std::to_string(rank) +
                ", \"sum\": " + std::to_string(world * (world + 1) / 2) +
@@ -158,6 +160,26 @@ TEST_F(RealTorchrun, FourRanksOnTwoLocalNodes) {
                      "localhost: train_allreduce: rank 1 done"}));
     EXPECT_TRUE(
         result.err.ends_with(summary_header + "\nlocalhost: success\n127.0.0.1: success\n"));
+    expect_nothing_left();
+}
+
+// GPU indices in DeepSpeed's form give each node its own process count and CUDA_VISIBLE_DEVICES
+// (in the order written); torchrun numbers the ranks across the different counts: 3 ranks, not
+// nnodes * nproc.
+TEST_F(RealTorchrun, GpuIndicesGiveEachNodeItsCountAndDevices) {
+    const Words echo = {"--echo-env", "CUDA_VISIBLE_DEVICES,LOCAL_WORLD_SIZE"};
+    const std::string argv = "[\"--echo-env\", \"CUDA_VISIBLE_DEVICES,LOCAL_WORLD_SIZE\"]";
+    RunResult result =
+        run(command({"--hostfile", "hosts", "--include", "localhost:1,0@127.0.0.1:3"}, echo),
+            options());
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const std::string first = R"({"CUDA_VISIBLE_DEVICES": "1,0", "LOCAL_WORLD_SIZE": "2"})";
+    const std::string second = R"({"CUDA_VISIBLE_DEVICES": "3", "LOCAL_WORLD_SIZE": "1"})";
+    Words out = {"localhost: " + record(0, 0, 3, argv, first),
+                 "localhost: " + record(1, 1, 3, argv, first),
+                 "127.0.0.1: " + record(2, 0, 3, argv, second)};
+    std::sort(out.begin(), out.end());
+    EXPECT_EQ(sorted_lines(result.out), out);
     expect_nothing_left();
 }
 

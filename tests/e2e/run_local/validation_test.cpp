@@ -131,6 +131,52 @@ TEST_F(RunValidation, BadHostfilesAreRefusedBeforeAnythingStarts) {
     }
 }
 
+// GPU indices in --include / --exclude (DeepSpeed's `w0:0,1@w1`, run/host_selection.hpp).
+TEST_F(RunValidation, BadGpuSelectionsAreRefusedBeforeAnythingStarts) {
+    write_file(job() / "hosts", "localhost slots=2\n127.0.0.1 slots=4\n");
+    write_file(job() / "users", "alice\nalice@n1\n");
+    auto with = [](Words more) {
+        more.emplace_back("train.py");
+        return more;
+    };
+    const std::vector<Case> cases = {
+        {with({"--hostfile", "hosts", "--include", "localhost:2"}),
+         "--include: GPU 2 of 'localhost' is beyond its slots=2 in the hostfile hosts (GPUs 0-1)"},
+        {with({"--hostfile", "hosts", "--exclude", "127.0.0.1:4"}),
+         "--exclude: GPU 4 of '127.0.0.1' is beyond its slots=4 in the hostfile hosts (GPUs 0-3)"},
+        {with({"--hostfile", "hosts", "--include", "node9:0"}),
+         "--include: host 'node9' is not in the hostfile hosts"},
+        {with({"--hostfile", "hosts", "--exclude", "localhost:0,1@127.0.0.1"}),
+         "--exclude: no host of the hostfile hosts is left"},
+        {with({"--hostfile", "hosts", "--include", "localhost:"}),
+         "--include 'localhost:': no GPU index after ':' (write 'localhost:0,1', or 'localhost' "
+         "for all its GPUs)"},
+        {with({"--hostfile", "hosts", "--include", "localhost:0,0"}),
+         "--include 'localhost:0,0': GPU 0 is named twice"},
+        {with({"--hostfile", "hosts", "--include", "localhost:0@localhost:1"}),
+         "--include: duplicate host 'localhost'"},
+        {with({"--hostfile", "hosts", "--include", "localhost:x"}),
+         "--include: invalid host 'localhost:x': not an IPv6 address (an SSH port goes in "
+         "--ssh-port or ~/.ssh/config)"},
+        {with({"--hostfile", "hosts", "--include", "::1:0"}),
+         "--include '::1:0' reads two ways: the IPv6 address '::1:0' (write '[::1:0]'), or the "
+         "host '::1' with GPUs 0 (write '[::1]:0')"},
+        {with({"--hostfile", "users", "--include", "alice@n1"}),
+         "--include 'alice@n1' reads two ways in the hostfile users: 'alice@n1' (a host as a "
+         "user) or 'alice', 'n1' (DeepSpeed's '@' between nodes); write the host without its "
+         "user (the hostfile's entry says who logs in)"},
+        {with({"--hostfile", "hosts", "--include", "localhost:0", "--nproc_per_node", "2"}),
+         "--nproc_per_node cannot be used with GPU indices in --include (each node runs one "
+         "process per GPU it selects)"},
+        {with({"--hostfile", "hosts", "--exclude", "localhost:0", "--launcher", "slurm"}),
+         "--launcher slurm cannot use GPU indices in --exclude: srun starts one command on every "
+         "node (--srun-args '--gpus-per-node=N' selects GPUs there)"},
+    };
+    for (const Case& c : cases) {
+        expect_usage_error(c.args, c.message);
+    }
+}
+
 TEST_F(RunValidation, ModuleNeedsPyTorch2) {
     set_torch("1.13.1+cu117");
     expect_usage_error({"--nproc_per_node", "2", "-m", "pkg.train"},

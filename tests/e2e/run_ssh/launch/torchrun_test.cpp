@@ -89,5 +89,48 @@ TEST_F(LaunchTorchrunOverSsh, GlooAllReduceOnTwoHostsWithArgumentsEnvironmentAnd
     }
 }
 
+// GPU indices in DeepSpeed's form over SSH: each remote node gets its own CUDA_VISIBLE_DEVICES
+// (over the launcher's, which a warning names) and process count; torchrun's ranks and world
+// size follow the counts (1 + 2 = 3).
+TEST_F(LaunchTorchrunOverSsh, GpuIndicesGiveEachRemoteNodeItsDevicesAndCount) {
+    TempDir dir;
+    write_file(dir / "hosts", "node1 slots=2\nnode2 slots=2\n");
+    Words args = {"--hostfile",
+                  "hosts",
+                  "--include",
+                  "node1:1@node2",
+                  "--extra_launch_args",
+                  "redirects=1,tee=1,monitor_interval=1",
+                  (fixtures_dir() / "train_allreduce.py").string(),
+                  "--echo-env",
+                  "CUDA_VISIBLE_DEVICES,LOCAL_WORLD_SIZE"};
+    LaunchOptions options;
+    options.env = launcher_environment(
+        cluster(), {}, {{"GLOO_SOCKET_IFNAME", "eth0"}, {"CUDA_VISIBLE_DEVICES", "7"}});
+    options.cwd = dir.path();
+    options.timeout = std::chrono::seconds(240);
+    RunResult result = run_launcher(cluster(), args, options);
+    ASSERT_FALSE(result.timed_out) << describe(result);
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    auto record = [](int node, int local, int rank, const std::string& devices, int count) {
+        return "node" + std::to_string(node) + ": [default" + std::to_string(local) +
+               "]:{\"argv\": [\"--echo-env\", \"CUDA_VISIBLE_DEVICES,LOCAL_WORLD_SIZE\"], "
+               "\"env\": {\"CUDA_VISIBLE_DEVICES\": \"" +
+               devices + "\", \"LOCAL_WORLD_SIZE\": \"" + std::to_string(count) +
+               "\"}, \"host\": \"node" + std::to_string(node) +
+               "\", \"local_rank\": " + std::to_string(local) +
+               ", \"rank\": " + std::to_string(rank) + ", \"sum\": 6, \"world_size\": 3}";
+    };
+    Words expected = {record(1, 0, 0, "1", 1), record(2, 0, 1, "0,1", 2),
+                      record(2, 1, 2, "0,1", 2)};
+    EXPECT_EQ(sorted(lines_of(result.out)), sorted(expected)) << describe(result);
+    EXPECT_TRUE(result.err.starts_with(
+        "colossalai: warning: the launcher's CUDA_VISIBLE_DEVICES=7 is not passed on: each node's "
+        "GPUs are those --include or --exclude select (indices of the node's own GPUs)\n"))
+        << describe(result);
+    const std::string summary = summary_block({"node1: success", "node2: success"});
+    EXPECT_TRUE(result.err.ends_with(summary)) << describe(result);
+}
+
 } // namespace
 } // namespace colossalai::test
