@@ -37,6 +37,8 @@ struct Context {
     // --log-dir, made absolute and checked by prepare() (which creates it, when missing, once
     // the plan is made, unless for a dry run).
     std::optional<std::string> log_dir;
+    // A fresh rendezvous id, for an elastic launch without --rdzv_id (a test's is fixed).
+    std::function<std::string()> fresh_rdzv_id = run::fresh_rdzv_id;
 };
 
 // The plan for `colossalai run`, without any I/O, from options the cli has validated once
