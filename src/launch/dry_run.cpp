@@ -92,11 +92,11 @@ void write_dry_run(const Plan& plan, std::ostream& out) {
         const run::ElasticPlan& elastic = *plan.elastic;
         text += fmt::format(
             "elastic: --nnodes {}, rendezvous {} at {}, id {}{}; the job goes on "
-            "while {} node{} remain\n",
+            "while {} {}\n",
             to_string(elastic.nodes), to_string(elastic.backend), to_string(elastic.endpoint),
             elastic.id,
             elastic.max_restarts ? fmt::format(", max_restarts {}", *elastic.max_restarts) : "",
-            elastic.nodes.min, elastic.nodes.min == 1 ? "" : "s");
+            elastic.nodes.min, elastic.nodes.min == 1 ? "node remains" : "nodes remain");
     }
     const auto* srun = std::get_if<run::SrunLaunch>(&plan.launch);
     if (srun != nullptr) {
