@@ -92,8 +92,10 @@ private:
             node.exit = node.process->result();
             if (!node.exit) {
                 running = true;
-            } else if (!node.exit->success() && !m_failed && !leaves(node)) {
-                m_failed = i;
+            } else if (!node.exit->success() && !m_failed) {
+                if (!leaves(node)) {
+                    m_failed = i;
+                }
             }
         }
         if (m_failed && !m_first_failure && m_launcher_signal == 0 && !m_kill_deadline &&

@@ -242,6 +242,24 @@ TEST(ElasticPlan, RefusesHostsOutsideTheRangeAndStaticRendezvousForARange) {
     }
 }
 
+// srun allocating the nodes: no master is known before they start, so the rendezvous cannot
+// default to it.
+TEST(ElasticPlan, NodesThatSrunAllocatesNeedAnEndpoint) {
+    Options options;
+    options.launcher = Launcher::slurm;
+    options.num_nodes = 3;
+    options.nproc_per_node = test::nproc("1");
+    options.script = "train.py";
+    options.elastic.nnodes = NodeRange{2, 3};
+    EXPECT_EQ(test::usage_message([&] { make_plan(options, context()); }),
+              "an elastic launch on nodes that srun allocates needs --rdzv_endpoint (the master "
+              "is not known before the nodes are)");
+    options.elastic.rdzv_endpoint = RdzvEndpoint{"login1", 29400};
+    Plan plan = make_plan(options, context());
+    ASSERT_TRUE(plan.elastic);
+    EXPECT_EQ(plan.elastic->endpoint, (RdzvEndpoint{"login1", 29400}));
+}
+
 TEST(ElasticPlan, NeedsTorchDistributedRun) {
     Options options = elastic_options();
     options.elastic.nnodes = NodeRange{2, 3};
