@@ -1,6 +1,7 @@
 #include "run_option_table.hpp"
 
 #include "colossalai/job/host_key_policy.hpp"
+#include "colossalai/run/elastic.hpp"
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/host_selection.hpp"
 #include "colossalai/run/hosts.hpp"
@@ -139,6 +140,12 @@ void set_ssh_client(Options& options, std::string_view name, const std::string& 
     options.ssh_client = value == "libssh" ? run::SshClient::libssh : run::SshClient::openssh;
 }
 
+// --nnodes, --max_restarts, --rdzv_*: typed by run/elastic.hpp's parsers.
+template <auto field, auto parse>
+void set_elastic(Options& options, std::string_view name, const std::string& value) {
+    options.elastic.*field = parse(value, name);
+}
+
 void set_dry_run(Options& options, std::string_view, const std::string&) {
     options.dry_run = true;
 }
@@ -188,6 +195,27 @@ constexpr RunOption table[] = {
      .help = "Address of node 0 as every node reaches it (several nodes: the first host's "
              "HostName)",
      .apply = set_master_addr},
+    {.long_name = "--nnodes",
+     .value_name = "N|MIN:MAX",
+     .help = "Nodes the job runs on (torchrun's): MIN:MAX makes it elastic (c10d rendezvous on "
+             "the master; nodes may leave while MIN remain); default: the number of hosts",
+     .apply = set_elastic<&run::ElasticOptions::nnodes, run::parse_node_range>},
+    {.long_name = "--max_restarts",
+     .value_name = "N",
+     .help = "How often torchrun restarts the workers of a failed or changed job",
+     .apply = set_elastic<&run::ElasticOptions::max_restarts, run::parse_max_restarts>},
+    {.long_name = "--rdzv_backend",
+     .value_name = "BACKEND",
+     .help = "torchrun's rendezvous: c10d (an elastic launch's default), static, etcd, etcd-v2",
+     .apply = set_elastic<&run::ElasticOptions::rdzv_backend, run::parse_rdzv_backend>},
+    {.long_name = "--rdzv_endpoint",
+     .value_name = "HOST:PORT",
+     .help = "Where the rendezvous is served; default: master_addr:master_port",
+     .apply = set_elastic<&run::ElasticOptions::rdzv_endpoint, run::parse_rdzv_endpoint>},
+    {.long_name = "--rdzv_id",
+     .value_name = "ID",
+     .help = "The job's rendezvous id; default: a fresh one per launch",
+     .apply = set_elastic<&run::ElasticOptions::rdzv_id, run::parse_rdzv_id>},
     {.long_name = "--extra_launch_args",
      .value_name = "ARGS",
      .help = "More launcher options: a=1,b,c=2 -> --a=1 --b --c=2",

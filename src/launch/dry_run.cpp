@@ -91,6 +91,16 @@ void write_dry_run(const Plan& plan, std::ostream& out) {
     if (plan.log_dir) {
         text += fmt::format("logs: {}\n", util::shell_quote(*plan.log_dir));
     }
+    if (plan.elastic) {
+        const run::ElasticPlan& elastic = *plan.elastic;
+        text += fmt::format(
+            "elastic: --nnodes {}, rendezvous {} at {}, id {}{}; the job goes on "
+            "while {} {}\n",
+            to_string(elastic.nodes), to_string(elastic.backend), to_string(elastic.endpoint),
+            elastic.id,
+            elastic.max_restarts ? fmt::format(", max_restarts {}", *elastic.max_restarts) : "",
+            elastic.nodes.min, elastic.nodes.min == 1 ? "node remains" : "nodes remain");
+    }
     const auto* srun = std::get_if<run::SrunLaunch>(&plan.launch);
     if (srun != nullptr) {
         text +=

@@ -73,6 +73,9 @@ int execute(const run::Plan& plan) {
     Settings settings;
     settings.kill_grace = plan.timings.kill_grace;
     settings.log_dir = plan.log_dir;
+    if (plan.elastic) {
+        settings.min_nodes = static_cast<std::size_t>(plan.elastic->nodes.min);
+    }
     output::Multiplexer::Options output_options;
     output_options.prefixed = plan.nodes.size() > 1;
     output::Multiplexer output(output_options);

@@ -1,6 +1,7 @@
 #include "colossalai/launch/launcher.hpp"
 
 #include "colossalai/launch/progress.hpp"
+#include "colossalai/launch/stop_policy.hpp"
 #include "colossalai/output/node_log.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/signal_name.hpp"
@@ -28,6 +29,8 @@ struct Node {
     std::optional<job::Outcome> exit;
     // What the stop sequence delivered (stop's signals, SIGKILL for kill), for the summary.
     std::vector<int> delivered;
+    // An elastic launch went on without it: when it left, after the jobs started.
+    std::optional<std::chrono::milliseconds> left_after = std::nullopt;
     size_t fd_begin = 0;
     size_t fd_end = 0;
 };
@@ -41,7 +44,7 @@ public:
                      output::Multiplexer& output) {
         m_output = &output;
         for (const job::NodeCommand& command : commands) {
-            m_nodes.push_back(Node{&command, nullptr, std::nullopt, {}});
+            m_nodes.push_back(Node{&command, nullptr, std::nullopt, {}, std::nullopt});
         }
         for (Node& node : m_nodes) {
             output::NodeOutput* sink = &output.add_node(node.command->host + ": ");
@@ -65,7 +68,8 @@ public:
         m_progress->erase();
         LaunchResult result;
         for (Node& node : m_nodes) {
-            result.outcomes.push_back(NodeOutcome{node.command->host, *node.exit, node.delivered});
+            result.outcomes.push_back(
+                NodeOutcome{node.command->host, *node.exit, node.delivered, node.left_after});
         }
         result.first_failure = m_first_failure;
         result.launcher_signal = m_launcher_signal;
@@ -89,7 +93,9 @@ private:
             if (!node.exit) {
                 running = true;
             } else if (!node.exit->success() && !m_failed) {
-                m_failed = i;
+                if (!leaves(node)) {
+                    m_failed = i;
+                }
             }
         }
         if (m_failed && !m_first_failure && m_launcher_signal == 0 && !m_kill_deadline &&
@@ -106,6 +112,24 @@ private:
         return running;
     }
 
+    // Once the jobs run, an elastic launch goes on without a node that failed or was lost while
+    // enough others still run (launch/stop_policy.hpp); the node is marked as having left.
+    bool leaves(Node& node) {
+        if (!m_started || m_launcher_signal != 0 || !m_settings.min_nodes) {
+            return false;
+        }
+        auto running = static_cast<std::size_t>(std::count_if(
+            m_nodes.begin(), m_nodes.end(), [](const Node& other) { return !other.exit; }));
+        if (classify_node_end(m_settings.min_nodes, false, running) != NodeEnd::left) {
+            return false;
+        }
+        node.left_after =
+            std::chrono::duration_cast<std::chrono::milliseconds>(m_settings.now() - m_started_at);
+        notice("{} left the job ({}); it goes on with {} node{} (at least {})", node.command->host,
+               job::describe(*node.exit), running, running == 1 ? "" : "s", *m_settings.min_nodes);
+        return true;
+    }
+
     // True when no node is still connecting.
     bool all_settled() const {
         return std::all_of(m_nodes.begin(), m_nodes.end(),
@@ -120,6 +144,7 @@ private:
             return;
         }
         m_started = true;
+        m_started_at = m_settings.now();
         m_progress->erase(); // before any job can write to the terminal
         for (Node& node : m_nodes) {
             if (!node.exit) {
@@ -317,6 +342,7 @@ private:
     std::optional<size_t> m_first_failure; // that node, once fail-fast acted on it
     int m_launcher_signal = 0;
     bool m_started = false; // go() was called
+    Clock::time_point m_started_at{};
     std::optional<Clock::time_point> m_kill_deadline;
     int m_grace_signal = SIGTERM; // what the nodes were sent when the grace timer was armed
     std::optional<Clock::time_point> m_abandon_deadline;

@@ -7,7 +7,13 @@ namespace colossalai::launch {
 std::string render_summary(const std::vector<NodeOutcome>& outcomes) {
     std::string text = "====== Training on All Nodes =====\n";
     for (const NodeOutcome& outcome : outcomes) {
-        if (outcome.exit.success() && !outcome.stopped()) {
+        if (outcome.left_after) {
+            text +=
+                fmt::format("{}: left {:.1f} s after the start ({}); the job went on without "
+                            "it\n",
+                            outcome.host, static_cast<double>(outcome.left_after->count()) / 1000.0,
+                            job::describe(outcome.exit, outcome.delivered));
+        } else if (outcome.exit.success() && !outcome.stopped()) {
             text += fmt::format("{}: success\n", outcome.host);
         } else {
             text += fmt::format("{}: {} ({})\n", outcome.host,
@@ -37,7 +43,7 @@ int launcher_exit_code(const std::vector<NodeOutcome>& outcomes,
         return failure_status(outcomes[*first_failure].exit);
     }
     for (const NodeOutcome& outcome : outcomes) {
-        if (!outcome.exit.success()) {
+        if (!outcome.exit.success() && !outcome.left_after) {
             return failure_status(outcome.exit);
         }
     }

@@ -20,7 +20,8 @@ std::vector<std::string> build_launch_command(const LaunchSpec& spec) {
 
 LaunchCommand launch_command(const LaunchSpec& spec) {
     std::string nproc = fmt::format("--nproc_per_node={}", spec.nproc_per_node);
-    std::string nnodes = fmt::format("--nnodes={}", spec.nnodes);
+    std::string nnodes = spec.elastic ? "--nnodes=" + to_string(spec.elastic->nodes)
+                                      : fmt::format("--nnodes={}", spec.nnodes);
     std::string rank = fmt::format("--node_rank={}", spec.node_rank);
     std::string addr = fmt::format("--master_addr={}", spec.master_addr);
     std::string port = fmt::format("--master_port={}", spec.master_port);
@@ -29,7 +30,8 @@ LaunchCommand launch_command(const LaunchSpec& spec) {
     std::vector<std::string>& argv = command.argv;
     // The exact size, before the words go in: 100,000 nodes each hold their own command.
     std::size_t program = spec.module ? 2 : spec.script ? 1 : 0;
-    argv.reserve((spec.form == LauncherForm::torchrun ? 6 : 8) + spec.extra.size() + program +
+    argv.reserve((spec.form == LauncherForm::torchrun ? 6 : 8) + (spec.elastic ? 3 : 0) +
+                 (spec.max_restarts ? 1 : 0) + spec.extra.size() + program +
                  spec.script_args.size());
     switch (spec.form) {
     case LauncherForm::distributed_launch:
@@ -47,6 +49,14 @@ LaunchCommand launch_command(const LaunchSpec& spec) {
         command.node_rank_word = 3;
         command.master_addr_word = 4;
         break;
+    }
+    if (spec.elastic) {
+        argv.push_back(fmt::format("--rdzv_backend={}", to_string(spec.elastic->backend)));
+        argv.push_back("--rdzv_endpoint=" + to_string(spec.elastic->endpoint));
+        argv.push_back("--rdzv_id=" + spec.elastic->id);
+    }
+    if (spec.max_restarts) {
+        argv.push_back(fmt::format("--max_restarts={}", *spec.max_restarts));
     }
     for (const LaunchArg& arg : spec.extra) {
         argv.push_back(to_word(arg));

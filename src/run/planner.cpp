@@ -228,6 +228,47 @@ void check_master_address(const std::string& master_addr, std::string_view sourc
 }
 
 // --launcher slurm: every node is a task of one srun step, none is started locally or over SSH.
+// An elastic launch (--nnodes MIN:MAX, or a rendezvous option given): the rendezvous every
+// node's torchrun meets at, by default c10d on the master under a fresh id. nullopt: a static
+// launch (torchrun's own default). The hosts must number between MIN and MAX.
+std::optional<ElasticPlan> plan_elastic(const ElasticOptions& given, const HostSource& source,
+                                        const LaunchSpec& spec, const Context& context) {
+    NodeRange range = given.nnodes.value_or(NodeRange{spec.nnodes, spec.nnodes});
+    if (spec.nnodes < range.min || spec.nnodes > range.max) {
+        throw usage_error("--nnodes {}: {} host{} from {}; give {} {}", to_string(range),
+                          spec.nnodes, spec.nnodes == 1 ? "" : "s", source.source,
+                          range.elastic() ? "between" : "exactly",
+                          range.elastic() ? fmt::format("{} and {}", range.min, range.max)
+                                          : std::to_string(range.min));
+    }
+    if (!range.elastic() && !given.rdzv_backend && !given.rdzv_endpoint && !given.rdzv_id) {
+        return std::nullopt;
+    }
+    if (spec.form == LauncherForm::distributed_launch) {
+        throw usage_error("an elastic launch (--nnodes MIN:MAX, --rdzv_*) needs PyTorch 1.9 or "
+                          "newer (torch.distributed.run)");
+    }
+    ElasticPlan plan;
+    plan.nodes = range;
+    plan.backend = given.rdzv_backend.value_or(RdzvBackend::c10d);
+    if (plan.backend == RdzvBackend::static_tcp && range.elastic()) {
+        throw usage_error("--rdzv_backend static: needs a fixed number of nodes (--nnodes N), not "
+                          "{}; use c10d for an elastic launch",
+                          to_string(range));
+    }
+    if (given.rdzv_endpoint) {
+        plan.endpoint = *given.rdzv_endpoint;
+    } else if (source.allocated) {
+        throw usage_error("an elastic launch on nodes that srun allocates needs --rdzv_endpoint "
+                          "(the master is not known before the nodes are)");
+    } else {
+        plan.endpoint = {spec.master_addr, parse_positive_int(spec.master_port).value_or(0)};
+    }
+    plan.id = given.rdzv_id ? *given.rdzv_id : context.fresh_rdzv_id();
+    plan.max_restarts = given.max_restarts;
+    return plan;
+}
+
 SrunLaunch plan_srun(const Options& options, bool allocated, Plan& plan) {
     for (NodeCommand& node : plan.nodes) {
         if (node.user) {
@@ -309,6 +350,10 @@ Plan make_plan(const Options& options, const Context& context) {
     if (options.extra_launch_args) {
         spec.extra = *options.extra_launch_args;
     }
+    ElasticOptions elastic = given_elastic_options(options);
+    for (std::string_view folded : {"max_restarts", "rdzv_backend", "rdzv_endpoint", "rdzv_id"}) {
+        take_value(spec.extra, folded); // folded into `elastic`: written once, below
+    }
     std::optional<std::string> extra_addr = take_value(spec.extra, "master_addr");
     std::optional<std::string> extra_port = take_value(spec.extra, "master_port");
     spec.master_port = extra_port.value_or(std::to_string(options.master_port));
@@ -322,6 +367,12 @@ Plan make_plan(const Options& options, const Context& context) {
             spec.master_addr = implicit_master(options, context, hosts, placement);
         }
         local = std::move(placement.local);
+    }
+    spec.elastic = plan_elastic(elastic, source, spec, context);
+    plan.elastic = spec.elastic;
+    spec.max_restarts = elastic.max_restarts;
+    if (spec.max_restarts && spec.form == LauncherForm::distributed_launch) {
+        throw usage_error("--max_restarts needs PyTorch 1.9 or newer (torch.distributed.run)");
     }
     spec.module = options.module;
     spec.script = options.script;

@@ -5,6 +5,8 @@
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <charconv>
 
@@ -158,6 +160,34 @@ void check_extra_launch_args(const Options& options) {
 
 } // namespace
 
+ElasticOptions given_elastic_options(const Options& options) {
+    ElasticOptions elastic = options.elastic;
+    if (!options.extra_launch_args) {
+        return elastic;
+    }
+    auto fold = [&]<typename T>(std::optional<T>& field, std::string_view name, auto parse) {
+        bool from_option = field.has_value();
+        for (const LaunchArg& arg : *options.extra_launch_args) {
+            if (!same_option(arg.name, name)) {
+                continue;
+            }
+            if (from_option) {
+                throw usage_error("{} is given both by --{} and by --extra_launch_args: keep one",
+                                  name, name);
+            }
+            if (field) {
+                throw usage_error("--extra_launch_args: '{}' is given twice", name);
+            }
+            field = parse(arg.value.value_or(""), fmt::format("--extra_launch_args {}", name));
+        }
+    };
+    fold(elastic.max_restarts, "max_restarts", parse_max_restarts);
+    fold(elastic.rdzv_backend, "rdzv_backend", parse_rdzv_backend);
+    fold(elastic.rdzv_endpoint, "rdzv_endpoint", parse_rdzv_endpoint);
+    fold(elastic.rdzv_id, "rdzv_id", parse_rdzv_id);
+    return elastic;
+}
+
 std::optional<int> parse_positive_int(std::string_view text) {
     if (text.empty() || text.front() < '0' || text.front() > '9') {
         return std::nullopt;
@@ -194,6 +224,7 @@ void validate_options(const Options& options) {
     check_host_options(options);
     check_extra_launch_args(options);
     check_launcher_options(options);
+    given_elastic_options(options);
     if (options.python && options.python->empty()) {
         throw usage_error("--python '': no interpreter named");
     }

@@ -21,6 +21,10 @@ struct Settings {
     std::chrono::milliseconds abandon_after{5000};
     // --log-dir: each node's output also goes to files there (output/node_log.hpp).
     std::optional<std::string> log_dir;
+    // An elastic launch's MIN (--nnodes MIN:MAX): once the jobs run, a node that fails or is lost
+    // leaves the job while at least this many still run; fail-fast applies below it. nullopt: a
+    // static launch, where the first failure stops every node.
+    std::optional<std::size_t> min_nodes;
     // Where the loop's deadlines (the grace period, giving up) read the time, and how it waits
     // for its fds until the next one: the steady clock and poll(2). Unit tests pass a clock of
     // their own and a wait that moves it by the timeout instead of sleeping.
@@ -52,6 +56,8 @@ using TransportFor = std::function<job::Transport&(const job::NodeCommand&)>;
 // - streams their output into `output` (one NodeOutput per node, prefixed `host: ` there),
 //   whose writes the loop drives too: it never blocks on the launcher's own stdout or stderr;
 // - fail-fast: the first node that fails stops the others (SIGTERM, SIGKILL after the grace);
+//   in an elastic launch (settings.min_nodes), only once fewer than MIN nodes would still run:
+//   before that a failed or lost node leaves the job (a notice, and the summary says when);
 // - a signal to the launcher (SIGINT/SIGTERM/SIGHUP) is passed to every node, a second one
 //   kills them at once; the exit code is then 128+signal.
 // Its own notices go to `output` as `colossalai: ...` lines on stderr.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "colossalai/run/elastic.hpp"
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/util/version.hpp"
 
@@ -26,6 +27,9 @@ struct LaunchSpec {
     std::string python; // the interpreter (sys.executable) for the two `-m torch...` forms
     std::string nproc_per_node;
     int nnodes = 1;
+    // An elastic launch: `--nnodes=MIN:MAX` instead of the count, and the rendezvous words.
+    std::optional<ElasticPlan> elastic;
+    std::optional<int> max_restarts; // --max_restarts=K, elastic or not
     int node_rank = 0;
     std::string master_addr;
     std::string master_port;
@@ -42,7 +46,9 @@ struct LaunchSpec {
 //           --master_addr=A --master_port=P
 //   torchrun: torchrun --nproc_per_node=N --nnodes=K --node_rank=R --master_addr=A
 //           --master_port=P
-// then the extra launch args, then `-m MODULE` or the script, then the script args verbatim.
+// then, for an elastic launch (where --nnodes=MIN:MAX), --rdzv_backend=B --rdzv_endpoint=H:P
+// --rdzv_id=ID, then --max_restarts=K when given, then the extra launch args, then `-m MODULE` or
+// the script, then the script args verbatim.
 std::vector<std::string> build_launch_command(const LaunchSpec& spec);
 
 // The same argv with where its per-node words are, as the planner builds it once.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "colossalai/job/host_key_policy.hpp"
+#include "colossalai/run/elastic.hpp"
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/host_selection.hpp"
 #include "colossalai/run/hosts.hpp"
@@ -44,7 +45,9 @@ struct Options {
     std::string master_addr = "127.0.0.1";      // --master_addr
     bool master_addr_given = false;             // --master_addr was on the command line
     std::optional<std::vector<LaunchArg>> extra_launch_args; // --extra_launch_args "a=1,b,c=2"
-    std::optional<int> ssh_port;                             // --ssh-port
+    // --nnodes, --max_restarts, --rdzv_backend, --rdzv_endpoint, --rdzv_id (torchrun's names)
+    ElasticOptions elastic;
+    std::optional<int> ssh_port;                  // --ssh-port
     std::chrono::milliseconds ssh_timeout{30000}; // --ssh-timeout SECONDS (connect, per host)
     std::chrono::milliseconds kill_grace{10000};  // --kill-grace SECONDS (TERM -> KILL)
     // --strict-host-key-checking MODE; nullopt: each node's ssh config decides (else yes)

@@ -80,6 +80,10 @@ struct Plan {
     // changes (job/local_environment.hpp); the remote nodes' `environment` is filtered from it.
     std::vector<std::string> launcher_environment;
     Timings timings;
+    // An elastic launch (--nnodes MIN:MAX, a rendezvous option): every node's torchrun meets at
+    // this rendezvous, and the launcher lets nodes leave while `elastic->nodes.min` remain.
+    // nullopt: a static launch, where the first node that fails stops the others.
+    std::optional<ElasticPlan> elastic;
     // COLOSSALAI_TIMING set and not empty in the launcher's environment: the end reports where
     // the time went (SSH hosts) and the launcher's peak resources.
     bool report_resources = false;

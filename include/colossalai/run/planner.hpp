@@ -37,13 +37,17 @@ struct Context {
     // --log-dir, made absolute and checked by prepare() (which creates it, when missing, once
     // the plan is made, unless for a dry run).
     std::optional<std::string> log_dir;
+    // A fresh rendezvous id, for an elastic launch without --rdzv_id (a test's is fixed).
+    std::function<std::string()> fresh_rdzv_id = run::fresh_rdzv_id;
 };
 
 // The plan for `colossalai run`, without any I/O, from options the cli has validated once
 // (validate_options): hosts from --host, or the hostfile text, or the allocation of a
 // batch scheduler found in the environment (SLURM_JOB_NODELIST, PBS_NODEFILE; a notice says
 // so), with --include / --exclude / --num_nodes, or else the local machine (127.0.0.1); ranks in
-// that order and --nnodes = the count; with several nodes and no explicit master address, the
+// that order and --nnodes = the count (or, for an elastic launch, MIN:MAX with the rendezvous
+// of plan_elastic: c10d on the master under Context::fresh_rdzv_id unless given; the count must
+// lie in --nnodes' range); with several nodes and no explicit master address, the
 // master is the first host's HostName (ssh config) or, when that is a loopback name of this
 // machine and other nodes are remote, this machine's address on the route to the first remote
 // node (a runtime error when there is none); the command form from the PyTorch version (-m refused

@@ -19,8 +19,14 @@ namespace colossalai::run {
 //   --host with --hostfile; --include with --exclude; --include / --exclude / --num_nodes
 //   with --host (without a hostfile or a scheduler's hosts: the planner's call); --num_nodes 0 or
 //   below -1; a master_port in --extra_launch_args that is not a port, and master_addr /
-//   master_port given both there and as an option.
+//   master_port given both there and as an option; an elastic option (max_restarts, rdzv_backend,
+//   rdzv_endpoint, rdzv_id) given both there and as an option, or with a bad value there.
 void validate_options(const Options& options);
+
+// The elastic options given: the cli's (options.elastic), with those that --extra_launch_args
+// sets (`rdzv_backend=c10d`: parsed as the option's value would be). Throws a usage error for
+// one given both ways, or a bad value.
+ElasticOptions given_elastic_options(const Options& options);
 
 // Checks a master address given to `option` (a host name or address as in a hostfile, without
 // `user@`) and returns it without IPv6 brackets. Throws a usage error.

@@ -87,6 +87,54 @@ TEST_F(RunValidation, BadOptionsAreRefusedBeforeAnythingStarts) {
     }
 }
 
+// --nnodes, --max_restarts, --rdzv_*: each bad value, and each clash with --extra_launch_args or
+// with the hosts given, is one line and exit 2, before anything starts.
+TEST_F(RunValidation, BadElasticOptionsAreRefusedBeforeAnythingStarts) {
+    const std::string shape = "expected N or MIN:MAX, positive numbers of nodes";
+    const std::vector<Case> cases = {
+        {{"--nproc_per_node", "1", "--nnodes", "3:2", "train.py"},
+         "--nnodes '3:2': MIN is greater than MAX"},
+        {{"--nproc_per_node", "1", "--nnodes", "0", "train.py"}, "--nnodes '0': " + shape},
+        {{"--nproc_per_node", "1", "--nnodes", "two", "train.py"}, "--nnodes 'two': " + shape},
+        {{"--nproc_per_node", "1", "--nnodes", "1:", "train.py"}, "--nnodes '1:': " + shape},
+        {{"--nproc_per_node", "1", "--host", "a,b,c,d", "--nnodes", "2:3", "train.py"},
+         "--nnodes 2:3: 4 hosts from --host; give between 2 and 3"},
+        {{"--nproc_per_node", "1", "--nnodes", "2:3", "train.py"},
+         "--nnodes 2:3: 1 host from the default host; give between 2 and 3"},
+        {{"--nproc_per_node", "1", "--host", "a,b", "--nnodes", "3", "train.py"},
+         "--nnodes 3: 2 hosts from --host; give exactly 3"},
+        {{"--nproc_per_node", "1", "--max_restarts", "-1", "train.py"},
+         "--max_restarts '-1': not a number of restarts (0 or more)"},
+        {{"--nproc_per_node", "1", "--rdzv_backend", "zookeeper", "train.py"},
+         "--rdzv_backend 'zookeeper': expected c10d, static, etcd or etcd-v2"},
+        {{"--nproc_per_node", "1", "--host", "a,b", "--nnodes", "1:2", "--rdzv_backend", "static",
+          "train.py"},
+         "--rdzv_backend static: needs a fixed number of nodes (--nnodes N), not 1:2; use c10d "
+         "for an elastic launch"},
+        {{"--nproc_per_node", "1", "--rdzv_endpoint", "node1", "train.py"},
+         "--rdzv_endpoint 'node1': expected HOST:PORT (the port is required)"},
+        {{"--nproc_per_node", "1", "--rdzv_endpoint", "node1:0", "train.py"},
+         "--rdzv_endpoint 'node1:0': not a port number (1..65535) after the last ':'"},
+        {{"--nproc_per_node", "1", "--rdzv_endpoint", "fe80::1:29400", "train.py"},
+         "--rdzv_endpoint 'fe80::1:29400': write an IPv6 address in brackets: [ADDRESS]:PORT"},
+        {{"--nproc_per_node", "1", "--rdzv_id", "job 1;id", "train.py"},
+         "--rdzv_id 'job 1;id': expected 1 to 128 letters, digits, '-', '_' or '.'"},
+        {{"--nproc_per_node", "1", "--max_restarts", "1", "--extra_launch_args", "max_restarts=2",
+          "train.py"},
+         "max_restarts is given both by --max_restarts and by --extra_launch_args: keep one"},
+        {{"--nproc_per_node", "1", "--rdzv_id", "a", "--extra_launch_args", "rdzv_id=b",
+          "train.py"},
+         "rdzv_id is given both by --rdzv_id and by --extra_launch_args: keep one"},
+        {{"--nproc_per_node", "1", "--extra_launch_args", "rdzv_endpoint=node1", "train.py"},
+         "--extra_launch_args rdzv_endpoint 'node1': expected HOST:PORT (the port is required)"},
+        {{"--nproc_per_node", "1", "--extra_launch_args", "nnodes=2:3", "train.py"},
+         "--extra_launch_args: 'nnodes' is set by colossalai run itself"},
+    };
+    for (const Case& c : cases) {
+        expect_usage_error(c.args, c.message);
+    }
+}
+
 TEST_F(RunValidation, BadHostfilesAreRefusedBeforeAnythingStarts) {
     write_file(job() / "hosts", "localhost\n127.0.0.1\n");
     write_file(job() / "dup", "localhost\n# spare\n127.0.0.1\n  localhost  # again\n");

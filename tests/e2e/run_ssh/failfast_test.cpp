@@ -65,5 +65,48 @@ TEST_F(SshFailFast, ANodeThatFailsAtOnceStillStopsTheOther) {
     expect_no_job_left(10s);
 }
 
+// An elastic launch (--nnodes 1:2): node1's job fails while node2 still runs, which is MIN, so
+// node1 leaves and node2 is not stopped; the job ends with node2's success.
+TEST_F(SshFailFast, AnElasticLaunchLetsANodeLeaveWhileMinRemain) {
+    behave("0", "await go; echo 'rank 0 leaves'; exit 3\n");
+    behave("1", "spawn; ready; await done\n");
+    auto launcher = start_launcher({"--nnodes", "1:2", "--kill-grace", "20"});
+    ASSERT_TRUE(ready(1)) << launcher_err();
+    release("go");
+    ASSERT_TRUE(launcher_said("colossalai: node1 left the job (exit code 3); it goes on with 1 "
+                              "node (at least 1)\n"))
+        << launcher_err();
+    release("done");
+    EXPECT_EQ(exit_status(*launcher), 0) << launcher_err();
+    std::string err = launcher_err();
+    EXPECT_EQ(err.find("stopping the other nodes"), std::string::npos) << err;
+    std::string::size_type block = err.rfind("====== Training on All Nodes =====\n");
+    ASSERT_NE(block, std::string::npos) << err;
+    Words summary = lines_of(err.substr(block));
+    ASSERT_EQ(summary.size(), 3u) << err;
+    EXPECT_EQ(summary[1].rfind("node1: left ", 0), 0u) << summary[1];
+    EXPECT_NE(summary[1].find(" s after the start (exit code 3); the job went on without it"),
+              std::string::npos)
+        << summary[1];
+    EXPECT_EQ(summary[2], "node2: success");
+    expect_no_job_left(10s);
+}
+
+// Below MIN, fail-fast applies as in a static launch: with --nnodes 2:2 and a rendezvous
+// option, node1's failure stops node2.
+TEST_F(SshFailFast, AnElasticLaunchFailsFastBelowMin) {
+    behave("0", "await go; exit 3\n");
+    behave("1", "spawn; ready; hold\n");
+    auto launcher = start_launcher({"--nnodes", "2", "--rdzv_id", "job7", "--kill-grace", "20"});
+    ASSERT_TRUE(ready(1)) << launcher_err();
+    release("go");
+    EXPECT_EQ(exit_status(*launcher), 3);
+    EXPECT_EQ(launcher_err(),
+              "colossalai: node1 failed (exit code 3); stopping the other nodes\n" +
+                  summary_block({"node1: failure (exit code 3)",
+                                 "node2: failure (killed by SIGTERM, stopped by the launcher)"}));
+    expect_no_job_left(10s);
+}
+
 } // namespace
 } // namespace colossalai::test

@@ -34,6 +34,30 @@ TEST(RenderDryRun, OneHeaderAndOneQuotedCommandPerNode) {
                                     "    torchrun --nnodes=2 train.py 'it'\\''s' '$(id)' ''\n");
 }
 
+// An elastic launch: the rendezvous the nodes meet at, and how many must remain, in one line.
+TEST(RenderDryRun, ShowsTheElasticRendezvous) {
+    Plan plan;
+    plan.torch_version = "2.1.0";
+    plan.elastic = run::ElasticPlan{run::NodeRange{2, 3}, run::RdzvBackend::c10d,
+                                    run::RdzvEndpoint{"node1", 29500}, "colossalai-0123", 3};
+    plan.nodes = {node(0, "node1", false, std::nullopt)};
+    plan.nodes[0].working_directory = "/w";
+    plan.nodes[0].argv = {"torchrun", "x.py"};
+    EXPECT_EQ(render_dry_run(plan),
+              "dry run: 1 node, PyTorch 2.1.0\n"
+              "elastic: --nnodes 2:3, rendezvous c10d at node1:29500, id colossalai-0123, "
+              "max_restarts 3; the job goes on while 2 nodes remain\n"
+              "[node 0] node1 (ssh) cwd=/w\n"
+              "    torchrun x.py\n");
+    plan.elastic->max_restarts.reset();
+    plan.elastic->nodes = run::NodeRange{1, 2};
+    plan.elastic->endpoint = run::RdzvEndpoint{"fe80::1", 1};
+    EXPECT_NE(render_dry_run(plan).find("elastic: --nnodes 1:2, rendezvous c10d at [fe80::1]:1, "
+                                        "id colossalai-0123; the job goes on while 1 node "
+                                        "remains\n"),
+              std::string::npos);
+}
+
 // --ssh-client openssh: the remote nodes say which client reaches them; a local one is local.
 TEST(RenderDryRun, NamesTheOpensshClient) {
     Plan plan;

@@ -47,8 +47,10 @@ inline int fake_wait(pollfd* fds, nfds_t count, int timeout_ms) {
 
 // What a scripted node does.
 struct Script {
-    std::string output;              // written to stdout at the first step
-    std::optional<int> exit_code;    // ends with this code at the first step
+    std::string output;           // written to stdout at the first step
+    std::optional<int> exit_code; // ends with this code at the first step
+    // ... or this long after its job started (TestClock), as a job that runs for a while
+    std::optional<std::chrono::milliseconds> exit_after;
     std::set<int> ignored;           // signals that do not end it
     std::optional<int> handles_stop; // stop() makes it exit with this code (its own handler)
     bool hangs_after_kill = false;   // not even SIGKILL ends it (a hung connection)
@@ -75,6 +77,14 @@ inline Script exits(int code, std::string output = "") {
     return script;
 }
 
+// Runs for `after` (TestClock), then exits with `code`.
+inline Script exits_after(std::chrono::milliseconds after, int code) {
+    Script script;
+    script.exit_code = code;
+    script.exit_after = after;
+    return script;
+}
+
 inline Script runs(std::set<int> ignored = {}) {
     Script script;
     script.ignored = std::move(ignored);
@@ -93,9 +103,20 @@ public:
         m_shared.went[m_index] = true;
         m_going = true;
     }
+    std::optional<job::Clock::time_point> deadline() const override {
+        if (!m_started || m_result || !m_script.exit_after) {
+            return std::nullopt;
+        }
+        return m_started_at + *m_script.exit_after;
+    }
     void process_events(std::span<const pollfd>) override {
         ++m_shared.steps[m_index];
         if (m_result) {
+            return;
+        }
+        if (std::optional<job::Clock::time_point> due = deadline();
+            due && TestClock::now() >= *due) {
+            finish(job::Outcome::exited(m_script.exit_code.value_or(0)));
             return;
         }
         if (m_script.raise_in_launcher != 0 && !m_raised) {
@@ -114,8 +135,9 @@ public:
             return;
         }
         m_started = true;
+        m_started_at = TestClock::now();
         m_output.write(output::Stream::out, m_script.output);
-        if (m_script.exit_code) {
+        if (m_script.exit_code && !m_script.exit_after) {
             finish(job::Outcome::exited(*m_script.exit_code));
         }
     }
@@ -163,6 +185,7 @@ private:
     bool m_going = false;
     bool m_raised = false;
     bool m_started = false;
+    job::Clock::time_point m_started_at{};
     std::optional<job::Outcome> m_result;
 };
 
