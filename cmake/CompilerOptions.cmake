@@ -12,6 +12,11 @@ if(COLOSSALAI_SANITIZE)
     # A report names the file and line of every frame: line tables (-g1) in a Release build too,
     # at a fraction of the compile and link time of full debug information (-g).
     add_compile_options($<$<CONFIG:Release>:-g1>)
+    # -O1, the level the sanitizers' documentation recommends: it keeps them fast enough at run
+    # time and compiles instrumented code in about 60% of the time of -O2 (planner.cpp: 8.7 s of
+    # CPU instead of 14.9 under ASan + UBSan), and the sanitizer builds are CI's costliest step.
+    # Later on the command line than the build type's -O2, so it wins.
+    add_compile_options($<$<CONFIG:Release>:-O1>)
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
         # GCC's flow analysis is weaker under sanitizer instrumentation and then warns about
         # libstdc++ internals (std::function in <regex>, std::optional) that are initialised.

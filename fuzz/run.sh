@@ -1,19 +1,29 @@
 #!/bin/sh
 # Builds the libFuzzer targets with clang and runs each for a fixed time from its seed corpus.
 # Fails on any crash, leak, sanitizer report or violated property.
-# Usage: fuzz/run.sh [SECONDS_PER_TARGET [PARALLEL]]     (defaults: 30, nproc)
+# Usage: fuzz/run.sh [--build-only | --no-build] [SECONDS_PER_TARGET [PARALLEL]]
+#        (defaults: 30, nproc; --build-only builds and runs nothing, --no-build runs what an
+#        earlier --build-only built: .ci/run builds in the background while tests run)
 # A target is one single-threaded process: PARALLEL of them run side by side, one per core, each
 # still for SECONDS_PER_TARGET of its own (its executed-units line shows how much it ran).
 set -eu
 cd "$(dirname "$0")/.."
+step=all
+case "${1:-}" in
+--build-only) step=build; shift ;;
+--no-build) step=run; shift ;;
+esac
 seconds=${1:-30}
 parallel=${2:-$(nproc)}
 build="build-fuzz"
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCOLOSSALAI_FUZZ=ON -DCOLOSSALAI_BUILD_TESTS=OFF \
-    -DCOLOSSALAI_WERROR=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
 targets=$(cd fuzz/corpus && ls)
-# shellcheck disable=SC2086
-cmake --build "$build" -j"$(nproc)" --target $targets
+if [ "$step" != run ]; then
+    CC=clang CXX=clang++ cmake -S . -B "$build" -DCOLOSSALAI_FUZZ=ON -DCOLOSSALAI_BUILD_TESTS=OFF \
+        -DCOLOSSALAI_WERROR=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+    # shellcheck disable=SC2086
+    cmake --build "$build" -j"$(nproc)" --target $targets
+fi
+[ "$step" != build ] || exit 0
 mkdir -p "$build/fuzz-artifacts"
 rm -f "$build"/fuzz-*.passed
 

@@ -12,7 +12,7 @@ COLOSSALAI_LIBSSH_FUNCTIONS(COLOSSALAI_LIBSSH_DEFINE)
 
 namespace {
 
-// Below this, known_hosts checks can loop forever (see NOTES).
+// The 0.10 releases before 0.10.3 can loop forever in their known_hosts checks.
 constexpr int minimum_version = SSH_VERSION_INT(0, 10, 3);
 
 } // namespace
