@@ -32,6 +32,11 @@ std::string scancel_signal(int signo) {
     return util::starts_with(name, "SIG") ? name.substr(3) : std::to_string(signo);
 }
 
+// scancel's answer for a step slurmctld does not know (any more): ESLURM_INVALID_JOB_ID.
+bool step_gone(std::string_view said) {
+    return said.find("Invalid job id specified") != std::string_view::npos;
+}
+
 } // namespace
 
 void Step::Collected::write(Stream, std::string_view bytes) {
@@ -182,6 +187,16 @@ void Step::check_scancel() {
             return;
         }
         m_scancel.reset();
+        // A step that ended between the stop and scancel's request (its last task exited, and
+        // slurmctld no longer knows the step) is not a failure to stop it: srun ends by itself,
+        // and the launcher's grace period still bounds the wait (its kill reaches srun). Seen
+        // under load: the other task exited 3, the TERM reached this one, and scancel still said
+        // `Invalid job id specified`; stopping srun then made the summary read SIGKILL.
+        if (!done->success() && !m_srun_exit && m_scancel_signal != SIGKILL &&
+            step_gone(m_scancel_output.text)) {
+            start_scancel();
+            continue;
+        }
         if (!done->success() && !m_srun_exit) {
             std::string said(util::trim(m_scancel_output.text));
             said = said.substr(0, said.find('\n'));

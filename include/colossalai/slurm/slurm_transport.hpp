@@ -37,6 +37,8 @@ using Spawn = std::function<std::unique_ptr<job::Process>(const exec::SpawnReque
 // - abandon(): SIGKILL to srun; Slurm then ends the step on every node.
 // A scancel that fails (not found, refused) is said in a notice, and srun gets the signal
 // instead: SIGTERM makes srun end the step with SIGKILL (no handler runs), SIGKILL ends srun.
+// A stop whose scancel finds the step gone (`Invalid job id specified`: it ended meanwhile)
+// leaves srun to end by itself; a kill's does not.
 // A task without an exit status when srun ends was stopped, or failed with srun's status.
 class SlurmTransport : public job::Transport {
 public:

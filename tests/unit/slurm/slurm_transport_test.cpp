@@ -385,6 +385,30 @@ TEST_F(SlurmTransportTest, AFailedScancelStopsSrunInstead) {
     EXPECT_EQ(result(1), Outcome::killed(SIGKILL));
 }
 
+// A stop whose scancel finds the step ended meanwhile (the last task exited as the signal went
+// out): nothing failed, so srun is left to end by itself and each task keeps its own status. A
+// kill whose scancel finds the step gone still kills srun: the escalation always ends.
+TEST_F(SlurmTransportTest, AStopWhoseScancelFindsTheStepGoneLeavesSrunToEnd) {
+    start();
+    go();
+    tasks_start();
+    m_processes[0]->stop(SIGTERM);
+    scancels()[0]->say("scancel: error: Kill job error on job step id 7: Invalid job id specified",
+                       Stream::err);
+    scancels()[0]->end(Outcome::exited(225));
+    turn();
+    EXPECT_EQ(m_notices, "");
+    EXPECT_TRUE(srun().stopped.empty());
+    m_processes[0]->kill();
+    ASSERT_EQ(scancels().size(), 2u);
+    scancels()[1]->say("scancel: error: Kill job error on job step id 7: Invalid job id specified",
+                       Stream::err);
+    scancels()[1]->end(Outcome::exited(225));
+    turn();
+    EXPECT_EQ(srun().stopped, std::vector<int>{SIGKILL});
+    EXPECT_NE(m_notices.find("killing srun instead"), std::string::npos) << m_notices;
+}
+
 // Lost: a srun that even SIGKILL to the step does not end is killed itself (Slurm ends the step).
 TEST_F(SlurmTransportTest, AbandonKillsSrun) {
     start();
