@@ -43,6 +43,10 @@ std::string with_newline_mark(const std::string& text) {
 
 } // namespace
 
+void PrintTo(const GoldenCase& golden, std::ostream* out) {
+    *out << golden.name;
+}
+
 std::string unescape(std::string_view text) {
     std::string result;
     for (size_t i = 0; i < text.size(); ++i) {
@@ -55,11 +59,21 @@ std::string unescape(std::string_view text) {
         }
         char c = text[++i];
         switch (c) {
-        case 's': result += ' '; break;
-        case 'n': result += '\n'; break;
-        case 'r': result += '\r'; break;
-        case 't': result += '\t'; break;
-        case '\\': result += '\\'; break;
+        case 's':
+            result += ' ';
+            break;
+        case 'n':
+            result += '\n';
+            break;
+        case 'r':
+            result += '\r';
+            break;
+        case 't':
+            result += '\t';
+            break;
+        case '\\':
+            result += '\\';
+            break;
         case 'x': {
             int high = i + 1 < text.size() ? hex_digit(text[i + 1]) : -1;
             int low = i + 2 < text.size() ? hex_digit(text[i + 2]) : -1;
@@ -70,7 +84,8 @@ std::string unescape(std::string_view text) {
             i += 2;
             break;
         }
-        default: throw std::invalid_argument(std::string("unknown escape \\") + c);
+        default:
+            throw std::invalid_argument(std::string("unknown escape \\") + c);
         }
     }
     return result;
@@ -198,12 +213,12 @@ std::string normalise(std::string text, const std::string& workdir) {
                               std::regex_constants::format_first_only);
 }
 
-std::string render(const std::string& args_line, int exit_code, int signal,
-                   const std::string& out, const std::string& err) {
-    std::string status = signal != 0 ? "signal " + std::to_string(signal)
-                                     : "exit " + std::to_string(exit_code);
-    return "$ colossalai" + (args_line.empty() ? "" : " " + args_line) + "\n--- " + status + "\n--- stdout\n" +
-           with_newline_mark(out) + "--- stderr\n" + with_newline_mark(err);
+std::string render(const std::string& args_line, int exit_code, int signal, const std::string& out,
+                   const std::string& err) {
+    std::string status =
+        signal != 0 ? "signal " + std::to_string(signal) : "exit " + std::to_string(exit_code);
+    return "$ colossalai" + (args_line.empty() ? "" : " " + args_line) + "\n--- " + status +
+           "\n--- stdout\n" + with_newline_mark(out) + "--- stderr\n" + with_newline_mark(err);
 }
 
 } // namespace colossalai::test

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,9 @@ struct GoldenCase {
     // python3 at all ("PyTorch not found").
     std::optional<std::string> torch;
 };
+
+// gtest prints a case by its name (not as a dump of its bytes) when a test fails.
+void PrintTo(const GoldenCase& golden, std::ostream* out);
 
 struct GoldenTable {
     std::vector<GoldenCase> cases;
@@ -56,7 +60,7 @@ std::string normalise(std::string text, const std::string& workdir);
 
 // A golden file: a header naming the command, then the exit status, stdout and stderr (a stream
 // that does not end with a newline is marked as diff does).
-std::string render(const std::string& args_line, int exit_code, int signal,
-                   const std::string& out, const std::string& err);
+std::string render(const std::string& args_line, int exit_code, int signal, const std::string& out,
+                   const std::string& err);
 
 } // namespace colossalai::test

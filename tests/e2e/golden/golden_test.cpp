@@ -74,9 +74,9 @@ TEST_P(Golden, OutputAndExitStatusAreTheGoldenOnes) {
     options.timeout = std::chrono::milliseconds(20000);
     RunResult result = run_colossalai(golden.args, options);
     ASSERT_FALSE(result.timed_out) << describe(result);
-    std::string actual =
-        render(golden.args_line, result.exit_code, result.signal,
-               normalise(result.out, dir.path().string()), normalise(result.err, dir.path().string()));
+    std::string actual = render(golden.args_line, result.exit_code, result.signal,
+                                normalise(result.out, dir.path().string()),
+                                normalise(result.err, dir.path().string()));
     fs::path file = golden_dir / (golden.name + ".golden");
     if (updating()) {
         write_file(file, actual);
@@ -146,13 +146,14 @@ TEST(GoldenCases, ReadEveryKeywordAndNameTheBadLine) {
 
 TEST(GoldenNormalise, ReplacesOnlyWhatDiffersFromRunToRun) {
     EXPECT_EQ(normalise("cwd=/tmp/x1 and /tmp/x1/h\n", "/tmp/x1"), "cwd=$WORKDIR and $WORKDIR/h\n");
-    EXPECT_EQ(normalise("id colossalai-64033fee34b7f0a8; --rdzv_id=colossalai-0123456789abcdef\n",
-                        "/w"),
-              "id colossalai-RDZVID; --rdzv_id=colossalai-RDZVID\n");
+    EXPECT_EQ(
+        normalise("id colossalai-64033fee34b7f0a8; --rdzv_id=colossalai-0123456789abcdef\n", "/w"),
+        "id colossalai-RDZVID; --rdzv_id=colossalai-RDZVID\n");
     // An id the user gave is theirs.
     EXPECT_EQ(normalise("--rdzv_id=colossalai-job7\n", "/w"), "--rdzv_id=colossalai-job7\n");
-    EXPECT_EQ(normalise("colossalai 0.1.0\ncommit fb1f76befcc1\nlibssh 0.10.6/openssl/zlib\n", "/w"),
-              "colossalai 0.1.0\ncommit COMMIT\nlibssh VERSION\n");
+    EXPECT_EQ(
+        normalise("colossalai 0.1.0\ncommit fb1f76befcc1\nlibssh 0.10.6/openssl/zlib\n", "/w"),
+        "colossalai 0.1.0\ncommit COMMIT\nlibssh VERSION\n");
     EXPECT_EQ(normalise("colossalai 0.1.0\ncommit x\nlibssh none: why\n", "/w"),
               "colossalai 0.1.0\ncommit x\nlibssh none: why\n");
     EXPECT_EQ(normalise("help\ncommit this\n", "/w"), "help\ncommit this\n");
