@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -91,6 +92,43 @@ INSTANTIATE_TEST_SUITE_P(Cases, Golden, testing::ValuesIn(table().cases),
                          [](const testing::TestParamInfo<GoldenCase>& info) {
                              return info.param.name;
                          });
+
+// A file the build generates and a package installs, pinned whole as
+// tests/golden/installed/<golden>. The man pages are not here: they are what `--generate` prints,
+// pinned above.
+struct InstalledFile {
+    std::string generated; // under the build's share/
+    std::string golden;
+};
+
+class GoldenInstalled : public testing::TestWithParam<InstalledFile> {};
+
+TEST_P(GoldenInstalled, IsTheGoldenOne) {
+    fs::path generated = fs::path(COLOSSALAI_GENERATED_DIR) / GetParam().generated;
+    std::string actual = read_file(generated);
+    ASSERT_FALSE(actual.empty()) << "no " << generated;
+    fs::path file = golden_dir / "installed" / GetParam().golden;
+    if (updating()) {
+        write_file(file, actual);
+        return;
+    }
+    ASSERT_TRUE(fs::exists(file)) << file << " is missing: run tests/golden/update.sh";
+    EXPECT_EQ(read_file(file), actual)
+        << file << " differs (tests/golden/update.sh rewrites it if the change is meant)";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Completions, GoldenInstalled,
+    testing::Values(
+        InstalledFile{"bash-completion/completions/colossalai", "colossalai.bash.golden"},
+        InstalledFile{"zsh/site-functions/_colossalai", "_colossalai.zsh.golden"},
+        InstalledFile{"fish/vendor_completions.d/colossalai.fish", "colossalai.fish.golden"}),
+    [](const testing::TestParamInfo<InstalledFile>& info) {
+        std::string name = info.param.golden.substr(0, info.param.golden.find(".golden"));
+        std::replace_if(
+            name.begin(), name.end(), [](char c) { return c == '.' || c == '_'; }, '_');
+        return name.front() == '_' ? name.substr(1) : name;
+    });
 
 TEST(GoldenTable, IsReadWhole) {
     EXPECT_EQ(table().error, "");
