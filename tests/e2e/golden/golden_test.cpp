@@ -75,6 +75,10 @@ TEST_P(Golden, OutputAndExitStatusAreTheGoldenOnes) {
     options.timeout = std::chrono::milliseconds(20000);
     RunResult result = run_colossalai(golden.args, options);
     ASSERT_FALSE(result.timed_out) << describe(result);
+    // Help, generated files and dry runs exit 0, usage errors 2: anything else means the case
+    // launched (or connected to) something, which no golden case may do.
+    EXPECT_TRUE(result.signal == 0 && (result.exit_code == 0 || result.exit_code == 2))
+        << describe(result);
     std::string actual = render(golden.args_line, result.exit_code, result.signal,
                                 normalise(result.out, dir.path().string()),
                                 normalise(result.err, dir.path().string()));
@@ -100,6 +104,10 @@ struct InstalledFile {
     std::string generated; // under the build's share/
     std::string golden;
 };
+
+void PrintTo(const InstalledFile& file, std::ostream* out) {
+    *out << file.generated;
+}
 
 class GoldenInstalled : public testing::TestWithParam<InstalledFile> {};
 
