@@ -9,9 +9,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace colossalai::test {
 namespace {
