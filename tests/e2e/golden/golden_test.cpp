@@ -129,18 +129,20 @@ TEST_P(GoldenInstalled, IsTheGoldenOne) {
         << file << " differs (tests/golden/update.sh rewrites it if the change is meant)";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Completions, GoldenInstalled,
-    testing::Values(
-        InstalledFile{"bash-completion/completions/colossalai", "colossalai.bash.golden"},
-        InstalledFile{"zsh/site-functions/_colossalai", "_colossalai.zsh.golden"},
-        InstalledFile{"fish/vendor_completions.d/colossalai.fish", "colossalai.fish.golden"}),
-    [](const testing::TestParamInfo<InstalledFile>& info) {
-        std::string name = info.param.golden.substr(0, info.param.golden.find(".golden"));
-        std::replace_if(
-            name.begin(), name.end(), [](char c) { return c == '.' || c == '_'; }, '_');
-        return name.front() == '_' ? name.substr(1) : name;
-    });
+const std::vector<InstalledFile> installed_files{
+    {"bash-completion/completions/colossalai", "colossalai.bash.golden"},
+    {"zsh/site-functions/_colossalai", "_colossalai.zsh.golden"},
+    {"fish/vendor_completions.d/colossalai.fish", "colossalai.fish.golden"}};
+
+INSTANTIATE_TEST_SUITE_P(Completions, GoldenInstalled, testing::ValuesIn(installed_files),
+                         [](const testing::TestParamInfo<InstalledFile>& info) {
+                             std::string name =
+                                 info.param.golden.substr(0, info.param.golden.find(".golden"));
+                             std::replace_if(
+                                 name.begin(), name.end(),
+                                 [](char c) { return c == '.' || c == '_'; }, '_');
+                             return name.front() == '_' ? name.substr(1) : name;
+                         });
 
 TEST(GoldenTable, IsReadWhole) {
     EXPECT_EQ(table().error, "");
@@ -158,6 +160,17 @@ TEST(GoldenTable, EveryGoldenFileHasItsCase) {
             EXPECT_EQ(names.count(entry.path().filename().string()), 1u)
                 << entry.path() << " has no case in cases.txt: remove it";
         }
+    }
+}
+
+TEST(GoldenTable, EveryInstalledGoldenFileIsCompared) {
+    std::set<std::string> names;
+    for (const InstalledFile& file : installed_files) {
+        names.insert(file.golden);
+    }
+    for (const auto& entry : fs::directory_iterator(golden_dir / "installed")) {
+        EXPECT_EQ(names.count(entry.path().filename().string()), 1u)
+            << entry.path() << " is compared with nothing: remove it";
     }
 }
 
