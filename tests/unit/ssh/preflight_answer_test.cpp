@@ -174,7 +174,7 @@ TEST(PreflightAnswerWait, DueTheTimeoutAfterTheWrapperStarted) {
 
 TEST(PreflightAnswerWait, TheChannelsEndAndALostConnectionAreConnectFailures) {
     PreflightAnswer wrapper = answer();
-    EXPECT_FALSE(wrapper.take("\036colossalai-asked_at\n").verdict);
+    EXPECT_FALSE(wrapper.take("\036colossalai-started\n").verdict);
     job::Outcome ended = wrapper.ended("alice", "", 125);
     EXPECT_EQ(ended.kind(), job::Outcome::Kind::connect_failed);
     EXPECT_EQ(ended, job::Outcome::connect_failed("the node wrapper ended before its preflight "
@@ -185,7 +185,7 @@ TEST(PreflightAnswerWait, TheChannelsEndAndALostConnectionAreConnectFailures) {
                   "connection lost during the preflight checks: Socket error: reset"));
 }
 
-// No asked_at line: the login shell ran nothing of the launcher's. What it printed before its end
+// No started line: the login shell ran nothing of the launcher's. What it printed before its end
 // (banner lines on stdout, a last line without newline, stderr) is named by its first line.
 TEST(PreflightAnswerWait, WithoutTheStartedLineTheLoginShellRanNothing) {
     PreflightAnswer nologin = answer();
