@@ -102,6 +102,9 @@ bool eventually(Predicate predicate, std::chrono::milliseconds timeout) {
 // True when process `pid` exists and is not a zombie.
 bool process_alive(pid_t pid);
 
+// Waits for the child `pid` (again when a signal interrupts) and returns its wait status.
+int wait_status(pid_t pid);
+
 // True when process `pid` is stopped (SIGSTOP, SIGTSTP: state T).
 bool process_stopped(pid_t pid);
 

@@ -5,8 +5,10 @@
 #include "process.hpp"
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
@@ -48,6 +50,13 @@ std::vector<pid_t> all_pids() {
 }
 
 } // namespace
+
+int wait_status(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+}
 
 bool process_alive(pid_t pid) {
     std::vector<std::string> fields = stat_fields(pid);

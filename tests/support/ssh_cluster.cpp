@@ -338,4 +338,8 @@ void SshCluster::set_link(int k, bool up) const {
     script({"link", dir().string(), std::to_string(k), up ? "up" : "down"});
 }
 
+std::vector<std::string> openssh_argv(const std::string& host, const std::string& command) {
+    return {"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", host, command};
+}
+
 } // namespace colossalai::test

@@ -39,6 +39,9 @@ struct ClientHomeOptions {
     std::vector<int> changed_host_keys; // hosts whose entry carries another key (host reinstalled)
 };
 
+// OpenSSH's ssh running `command` on `host`, never prompting (for a client command).
+std::vector<std::string> openssh_argv(const std::string& host, const std::string& command);
+
 class SshCluster {
 public:
     // Brings up node1..node<hosts> and the ssh-config aliases a001..a<aliases>, all leading to

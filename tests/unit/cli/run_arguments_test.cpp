@@ -106,13 +106,13 @@ TEST(SplitRunArguments, ReadsEveryOptionForm) {
     }
 }
 
-struct ErrorCase {
+struct ArgumentsErrorCase {
     Words input;
     std::string message;
 };
 
 TEST(SplitRunArguments, RejectsUnknownOptionsAndMissingValues) {
-    const std::vector<ErrorCase> cases = {
+    const std::vector<ArgumentsErrorCase> cases = {
         {{"--lr", "0.1", "train.py"},
          "unknown option '--lr' (options for the script go after the script)"},
         {{"--hostt=x"}, "unknown option '--hostt' (options for the script go after the script)"},
@@ -130,7 +130,7 @@ TEST(SplitRunArguments, RejectsUnknownOptionsAndMissingValues) {
         {{"--dry-run=yes"}, "option '--dry-run' takes no value"},
         {{"--help=1"}, "option '--help' takes no value"},
     };
-    for (const ErrorCase& c : cases) {
+    for (const ArgumentsErrorCase& c : cases) {
         EXPECT_EQ(test::usage_message([&] { split_run_arguments(c.input); }), c.message);
     }
 }

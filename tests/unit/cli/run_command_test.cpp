@@ -150,13 +150,13 @@ TEST(RunCommand, NumNodesMinusOneMeansAll) {
         -1);
 }
 
-struct ErrorCase {
+struct CommandErrorCase {
     Words words;
     std::string message;
 };
 
 TEST(RunCommand, BadValuesAreUsageErrors) {
-    const std::vector<ErrorCase> cases = {
+    const std::vector<CommandErrorCase> cases = {
         {{"--nproc_per_node", "x", "t.py"},
          "--nproc_per_node 'x': not a positive integer (or auto, cpu, gpu)"},
         {{"--nproc_per_node", "2"}, "no script given (expected SCRIPT.py or -m MODULE)"},
@@ -239,7 +239,7 @@ TEST(RunCommand, BadValuesAreUsageErrors) {
          "unknown option '--bogus' (options for the script go after the script)"},
         {{"--nproc_per_node"}, "option '--nproc_per_node' needs a value"},
     };
-    for (const ErrorCase& c : cases) {
+    for (const CommandErrorCase& c : cases) {
         EXPECT_EQ(usage_message(c.words), c.message);
     }
 }

@@ -1,3 +1,5 @@
+#include "process.hpp"
+
 #include "colossalai/exec/fork.hpp"
 #include "colossalai/util/fd.hpp"
 
@@ -13,12 +15,7 @@
 namespace colossalai::exec {
 namespace {
 
-int wait_status(pid_t pid) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return status;
-}
+using test::wait_status;
 
 TEST(ForkChild, TheChildAsksForTheDeathSignal) {
     for (int signo : {SIGTERM, SIGKILL}) {

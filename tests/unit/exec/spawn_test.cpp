@@ -23,6 +23,8 @@ namespace colossalai::exec {
 namespace {
 
 using namespace std::chrono_literals;
+using test::eventually;
+using test::wait_status;
 
 std::string read_to_end(int fd) {
     std::string text;
@@ -39,25 +41,8 @@ std::string read_to_end(int fd) {
     }
 }
 
-int wait_status(pid_t pid) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return status;
-}
-
 bool group_exists(pid_t pgid) {
     return ::kill(-pgid, 0) == 0;
-}
-
-bool eventually(const std::function<bool()>& predicate, std::chrono::milliseconds timeout) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (predicate()) {
-            return true;
-        }
-        std::this_thread::sleep_for(10ms);
-    }
-    return predicate();
 }
 
 SpawnRequest shell(const std::string& script) {

@@ -159,7 +159,7 @@ TEST(GivenElasticOptions, FoldsExtraLaunchArgsAndRefusesTheSameGivenTwice) {
     }
 }
 
-Context context() {
+Context elastic_context() {
     Context context;
     context.environment = {"PATH=/bin"};
     context.working_directory = "/job";
@@ -171,7 +171,7 @@ Context context() {
 TEST(ElasticPlan, MinMaxUsesC10dOnTheMasterWithAFreshId) {
     Options options = elastic_options();
     options.elastic.nnodes = NodeRange{2, 3};
-    Plan plan = make_plan(options, context());
+    Plan plan = make_plan(options, elastic_context());
     ASSERT_TRUE(plan.elastic);
     EXPECT_EQ(*plan.elastic,
               (ElasticPlan{NodeRange{2, 3}, RdzvBackend::c10d, RdzvEndpoint{"a", 29500},
@@ -191,7 +191,7 @@ TEST(ElasticPlan, GivenValuesAndThoseOfExtraLaunchArgsAreWrittenOnce) {
     options.master_port = 29600;
     options.extra_launch_args =
         test::launch_args("rdzv_endpoint=[fe80::2]:29401,rdzv_conf=last_call_timeout=1");
-    Plan plan = make_plan(options, context());
+    Plan plan = make_plan(options, elastic_context());
     ASSERT_TRUE(plan.elastic);
     EXPECT_EQ(plan.elastic->endpoint, (RdzvEndpoint{"fe80::2", 29401}));
     EXPECT_EQ(plan.elastic->max_restarts, 3);
@@ -206,14 +206,14 @@ TEST(ElasticPlan, AFixedCountWithoutRendezvousOptionsStaysStatic) {
     Options options = elastic_options();
     options.elastic.nnodes = NodeRange{3, 3};
     options.elastic.max_restarts = 1;
-    Plan plan = make_plan(options, context());
+    Plan plan = make_plan(options, elastic_context());
     EXPECT_FALSE(plan.elastic);
     EXPECT_EQ(plan.nodes[1].argv,
               (Words{"torchrun", "--nproc_per_node=2", "--nnodes=3", "--node_rank=1",
                      "--master_addr=a", "--master_port=29500", "--max_restarts=1", "train.py"}));
 
     options.elastic.rdzv_backend = RdzvBackend::c10d; // a rendezvous option: elastic
-    plan = make_plan(options, context());
+    plan = make_plan(options, elastic_context());
     ASSERT_TRUE(plan.elastic);
     EXPECT_EQ(plan.elastic->nodes, (NodeRange{3, 3}));
 }
@@ -238,7 +238,7 @@ TEST(ElasticPlan, RefusesHostsOutsideTheRangeAndStaticRendezvousForARange) {
         Options options = elastic_options(c.hosts);
         options.elastic.nnodes = c.range;
         options.elastic.rdzv_backend = c.backend;
-        EXPECT_EQ(test::usage_message([&] { make_plan(options, context()); }), c.message);
+        EXPECT_EQ(test::usage_message([&] { make_plan(options, elastic_context()); }), c.message);
     }
 }
 
@@ -251,11 +251,11 @@ TEST(ElasticPlan, NodesThatSrunAllocatesNeedAnEndpoint) {
     options.nproc_per_node = test::nproc("1");
     options.script = "train.py";
     options.elastic.nnodes = NodeRange{2, 3};
-    EXPECT_EQ(test::usage_message([&] { make_plan(options, context()); }),
+    EXPECT_EQ(test::usage_message([&] { make_plan(options, elastic_context()); }),
               "an elastic launch on nodes that srun allocates needs --rdzv_endpoint (the master "
               "is not known before the nodes are)");
     options.elastic.rdzv_endpoint = RdzvEndpoint{"login1", 29400};
-    Plan plan = make_plan(options, context());
+    Plan plan = make_plan(options, elastic_context());
     ASSERT_TRUE(plan.elastic);
     EXPECT_EQ(plan.elastic->endpoint, (RdzvEndpoint{"login1", 29400}));
 }
@@ -263,7 +263,7 @@ TEST(ElasticPlan, NodesThatSrunAllocatesNeedAnEndpoint) {
 TEST(ElasticPlan, NeedsTorchDistributedRun) {
     Options options = elastic_options();
     options.elastic.nnodes = NodeRange{2, 3};
-    Context old = context();
+    Context old = elastic_context();
     old.torch_version = "1.8.1";
     EXPECT_EQ(test::usage_message([&] { make_plan(options, old); }),
               "an elastic launch (--nnodes MIN:MAX, --rdzv_*) needs PyTorch 1.9 or newer "

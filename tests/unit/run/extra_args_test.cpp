@@ -47,13 +47,13 @@ TEST(ParseExtraLaunchArgs, TurnsItemsIntoOptions) {
     }
 }
 
-struct ErrorCase {
+struct ExtraArgsErrorCase {
     std::string text;
     std::string message;
 };
 
 TEST(ParseExtraLaunchArgs, RejectsBadItems) {
-    const std::vector<ErrorCase> cases = {
+    const std::vector<ExtraArgsErrorCase> cases = {
         {"", "--extra_launch_args '': item 1 has an empty name"},
         {"a=1,,b", "--extra_launch_args 'a=1,,b': item 2 has an empty name"},
         {"a=1,", "--extra_launch_args 'a=1,': item 2 has an empty name"},
@@ -72,7 +72,7 @@ TEST(ParseExtraLaunchArgs, RejectsBadItems) {
         {"master_port=", "--extra_launch_args: 'master_port' needs a value"},
         {"master_port=1,master-port=2", "--extra_launch_args: 'master_port' is given twice"},
     };
-    for (const ErrorCase& c : cases) {
+    for (const ExtraArgsErrorCase& c : cases) {
         EXPECT_EQ(test::usage_message([&] { parse_extra_launch_args(c.text); }), c.message);
     }
 }

@@ -97,13 +97,13 @@ TEST(GpuSelection, TheHostfileDecidesWhatAnAtMeans) {
               "--include: host 'bob@n1' is not in the hostfile");
 }
 
-struct ErrorCase {
+struct GpuSelectionErrorCase {
     Options options;
     std::string message;
 };
 
 TEST(GpuSelection, RefusesIndicesBeyondSlotsUnknownHostsAndEmptySelections) {
-    const std::vector<ErrorCase> cases = {
+    const std::vector<GpuSelectionErrorCase> cases = {
         {selecting("w0:4", std::nullopt),
          "--include: GPU 4 of 'w0' is beyond its slots=4 in the hostfile (GPUs 0-3)"},
         {selecting("w0:0@w2:1,2", std::nullopt),
@@ -120,7 +120,7 @@ TEST(GpuSelection, RefusesIndicesBeyondSlotsUnknownHostsAndEmptySelections) {
          "--exclude: 'w3' has no slots= in the hostfile, so the GPUs left after excluding some "
          "are unknown (give it slots=N, or name its GPUs: 'w3:0,1')"},
     };
-    for (const ErrorCase& c : cases) {
+    for (const GpuSelectionErrorCase& c : cases) {
         EXPECT_EQ(test::usage_message([&] { select(c.options); }), c.message);
     }
     EXPECT_EQ(test::usage_message([&] {
@@ -146,7 +146,7 @@ TEST(GpuSelection, NprocPerNodeAndSlurmCannotTakeGpuIndices) {
     validate_options(hosts);
 }
 
-Context context(std::vector<std::string> environment = {"PATH=/bin"}) {
+Context gpu_context(std::vector<std::string> environment = {"PATH=/bin"}) {
     Context context;
     context.environment = std::move(environment);
     context.working_directory = "/work/job";
@@ -167,7 +167,7 @@ std::string value_of(const NodeCommand& node, std::string_view name) {
 // Each node runs one process per selected GPU and sees only those: torchrun's world size is the
 // sum (the e2e test runs the real torchrun).
 TEST(GpuSelection, EachNodeGetsItsDevicesAndItsProcessCount) {
-    Plan plan = make_plan(selecting("w0:0,1@w1:3@w2", std::nullopt), context());
+    Plan plan = make_plan(selecting("w0:0,1@w1:3@w2", std::nullopt), gpu_context());
     ASSERT_EQ(plan.nodes.size(), 3u);
     EXPECT_EQ(plan.nodes[0].argv[1], "--nproc_per_node=2");
     EXPECT_EQ(plan.nodes[1].argv[1], "--nproc_per_node=1");
@@ -182,7 +182,7 @@ TEST(GpuSelection, EachNodeGetsItsDevicesAndItsProcessCount) {
 
 TEST(GpuSelection, HostsOnlyChangeNeitherDevicesNorCounts) {
     Options options = selecting("w0@w1", std::nullopt);
-    Plan plan = make_plan(options, context());
+    Plan plan = make_plan(options, gpu_context());
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_EQ(plan.nodes[1].argv[1], "--nproc_per_node=4");
     EXPECT_EQ(value_of(plan.nodes[1], "CUDA_VISIBLE_DEVICES"), "(unset)");
@@ -193,7 +193,7 @@ TEST(GpuSelection, HostsOnlyChangeNeitherDevicesNorCounts) {
 // says so; without GPU indices it is passed on like any variable.
 TEST(GpuSelection, TheLaunchersCudaVisibleDevicesGivesWay) {
     Plan plan = make_plan(selecting(std::nullopt, "w1:0@w3"),
-                          context({"PATH=/bin", "CUDA_VISIBLE_DEVICES=5,6"}));
+                          gpu_context({"PATH=/bin", "CUDA_VISIBLE_DEVICES=5,6"}));
     ASSERT_EQ(plan.nodes.size(), 3u);
     EXPECT_EQ(value_of(plan.nodes[1], "CUDA_VISIBLE_DEVICES"), "1,2,3");
     EXPECT_EQ(plan.warnings,
@@ -201,12 +201,12 @@ TEST(GpuSelection, TheLaunchersCudaVisibleDevicesGivesWay) {
                   "the launcher's CUDA_VISIBLE_DEVICES=5,6 is not passed on: each node's GPUs "
                   "are those --include or --exclude select (indices of the node's own GPUs)"}));
     Plan hosts = make_plan(selecting("w0@w1", std::nullopt),
-                           context({"PATH=/bin", "CUDA_VISIBLE_DEVICES=5,6"}));
+                           gpu_context({"PATH=/bin", "CUDA_VISIBLE_DEVICES=5,6"}));
     EXPECT_TRUE(hosts.warnings.empty());
 }
 
 TEST(GpuSelection, OldPytorchCannotRunDifferentCountsPerNode) {
-    Context old = context();
+    Context old = gpu_context();
     old.torch_version = "1.8.1";
     old.python = "/usr/bin/python3";
     EXPECT_EQ(test::usage_message([&] { make_plan(selecting("w0:0,1@w1:0", std::nullopt), old); }),

@@ -1,3 +1,4 @@
+#include "typed_options.hpp"
 #include "usage_message.hpp"
 
 #include "colossalai/run/host_pattern.hpp"
@@ -13,13 +14,7 @@ namespace {
 
 using test::usage_message;
 
-std::vector<std::string> names(const std::vector<Host>& hosts) {
-    std::vector<std::string> result;
-    for (const Host& host : hosts) {
-        result.push_back(host.name);
-    }
-    return result;
-}
+using test::names;
 
 using Names = std::vector<std::string>;
 

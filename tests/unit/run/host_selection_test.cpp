@@ -77,13 +77,13 @@ TEST(ParseHostSelection, KeepsTheHostsAndTheIndicesTyped) {
               HostSelection(parse_host_list("a,b", "--include")));
 }
 
-struct ErrorCase {
+struct HostSelectionErrorCase {
     std::string text;
     std::string message;
 };
 
 TEST(ParseHostSelection, RefusesBadSelectionsInOneLine) {
-    const std::vector<ErrorCase> cases = {
+    const std::vector<HostSelectionErrorCase> cases = {
         // The host list's messages stand where neither ':' nor '@' is in the text.
         {"", "--include: empty host list"},
         {"a,,b", "--include 'a,,b': empty host name in the list"},
@@ -118,7 +118,7 @@ TEST(ParseHostSelection, RefusesBadSelectionsInOneLine) {
          "--include '2001:db8::1:2' reads two ways: the IPv6 address '2001:db8::1:2' (write "
          "'[2001:db8::1:2]'), or the host '2001:db8::1' with GPUs 2 (write '[2001:db8::1]:2')"},
     };
-    for (const ErrorCase& c : cases) {
+    for (const HostSelectionErrorCase& c : cases) {
         EXPECT_EQ(test::usage_message([&] { parse_host_selection(c.text, "--include"); }),
                   c.message)
             << c.text;

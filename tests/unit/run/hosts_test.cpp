@@ -1,3 +1,4 @@
+#include "typed_options.hpp"
 #include "usage_message.hpp"
 
 #include "colossalai/run/hosts.hpp"
@@ -10,13 +11,7 @@
 namespace colossalai::run {
 namespace {
 
-std::vector<std::string> names(const std::vector<Host>& hosts) {
-    std::vector<std::string> result;
-    for (const Host& host : hosts) {
-        result.push_back(host.name);
-    }
-    return result;
-}
+using test::names;
 
 using test::usage_message;
 

@@ -112,7 +112,7 @@ TEST(MakePlan, MasterIsTheFirstHostWithoutUserOrBrackets) {
 }
 
 // An ssh config with `Host gpu*` / `HostName 10.9.9.<n>`, `Host me-alias` / `HostName localhost`.
-std::string host_name(const std::string& alias) {
+std::string ssh_config_host_name(const std::string& alias) {
     if (alias.rfind("gpu", 0) == 0) {
         return "10.9.9." + alias.substr(3);
     }
@@ -123,7 +123,7 @@ TEST(MakePlan, MasterIsTheHostNameOfAnSshConfigAlias) {
     Options options = basic();
     options.host = test::hosts("gpu1,alice@gpu2");
     Context ctx = context();
-    ctx.host_name = host_name;
+    ctx.host_name = ssh_config_host_name;
     Plan plan = make_plan(options, ctx);
     for (const NodeCommand& node : plan.nodes) {
         EXPECT_EQ(node.argv[4], "--master_addr=10.9.9.1");
@@ -173,7 +173,7 @@ TEST(MakePlan, LocalityIsDecidedOnTheHostName) {
     Options options = basic();
     options.host = test::hosts("me-alias,gpu2");
     Context ctx = context();
-    ctx.host_name = host_name;
+    ctx.host_name = ssh_config_host_name;
     std::vector<std::string> asked;
     ctx.find_local = [&](const std::vector<std::string>& addresses) {
         asked = addresses;

@@ -16,13 +16,7 @@ namespace {
 using test::usage_message;
 using Names = std::vector<std::string>;
 
-Names names(const std::vector<Host>& hosts) {
-    Names result;
-    for (const Host& host : hosts) {
-        result.push_back(host.name);
-    }
-    return result;
-}
+using test::names;
 
 Names names_of(const Plan& plan) {
     Names result;
@@ -121,7 +115,7 @@ TEST(SchedulerNotice, SaysWhereTheHostsCameFrom) {
               "using the 1 host of the PBS job (PBS_NODEFILE=/pbs/aux/7)");
 }
 
-Options basic() {
+Options script_only() {
     Options options;
     options.script = "train.py";
     return options;
@@ -137,7 +131,7 @@ Context allocation(std::vector<std::string> environment) {
 }
 
 TEST(MakePlanFromScheduler, SlurmHostsWithSelectionAndANotice) {
-    Options options = basic();
+    Options options = script_only();
     options.nproc_per_node = test::nproc("2");
     options.exclude = test::hosts("node2");
     Plan plan = make_plan(options, allocation({"SLURM_JOB_NODELIST=node[1-3]"}));
@@ -158,7 +152,7 @@ TEST(MakePlanFromScheduler, SlurmHostsWithSelectionAndANotice) {
 }
 
 TEST(MakePlanFromScheduler, PbsSlotsAreADefaultForNprocPerNode) {
-    Options options = basic();
+    Options options = script_only();
     Context context = allocation({"PBS_NODEFILE=/pbs/aux/7"});
     context.nodefile_text = "node1\nnode1\nnode2\nnode2\n";
     Plan plan = make_plan(options, context);
@@ -174,7 +168,7 @@ TEST(MakePlanFromScheduler, PbsSlotsAreADefaultForNprocPerNode) {
 }
 
 TEST(MakePlanFromScheduler, ExplicitHostsWinAndNothingIsSaid) {
-    Options options = basic();
+    Options options = script_only();
     options.nproc_per_node = test::nproc("1");
     options.host = test::hosts("a");
     Plan plan = make_plan(options, allocation({"SLURM_JOB_NODELIST=node[1-3]"}));

@@ -69,7 +69,7 @@ TEST(SelectHosts, AppliesIncludeExcludeThenNumNodes) {
     }
 }
 
-struct ErrorCase {
+struct SelectionErrorCase {
     Options options;
     std::string message;
 };
@@ -96,7 +96,7 @@ TEST(SelectHosts, AUserBeforeTheHostMatchesOnlyThatUser) {
               (std::vector<std::string>{"alice@n1"}));
     EXPECT_EQ(select(logins, with(std::nullopt, "bob@N3", std::nullopt)),
               (std::vector<std::string>{"alice@n1", "n2"}));
-    const std::vector<ErrorCase> cases = {
+    const std::vector<SelectionErrorCase> cases = {
         {with("bob@n1", std::nullopt, std::nullopt),
          "--include: host 'bob@n1' is not in the hostfile hosts"},
         {with("alice@n2", std::nullopt, std::nullopt),
@@ -104,13 +104,13 @@ TEST(SelectHosts, AUserBeforeTheHostMatchesOnlyThatUser) {
         {with(std::nullopt, "alice@n3", std::nullopt),
          "--exclude: host 'alice@n3' is not in the hostfile hosts"},
     };
-    for (const ErrorCase& c : cases) {
+    for (const SelectionErrorCase& c : cases) {
         EXPECT_EQ(test::usage_message([&] { select(logins, c.options); }), c.message);
     }
 }
 
 TEST(SelectHosts, RejectsUnknownNamesEmptyResultsAndTooManyNodes) {
-    const std::vector<ErrorCase> cases = {
+    const std::vector<SelectionErrorCase> cases = {
         {with("n1,n9", std::nullopt, std::nullopt),
          "--include: host 'n9' is not in the hostfile hosts"},
         {with(std::nullopt, "n9", std::nullopt),
@@ -121,7 +121,7 @@ TEST(SelectHosts, RejectsUnknownNamesEmptyResultsAndTooManyNodes) {
         {with("n2", std::nullopt, 2), "--num_nodes '2': only 1 host available"},
         {with(std::nullopt, "n1,n2", 4), "--num_nodes '4': only 3 hosts available"},
     };
-    for (const ErrorCase& c : cases) {
+    for (const SelectionErrorCase& c : cases) {
         EXPECT_EQ(test::usage_message([&] { select(pool, c.options); }), c.message);
     }
 }

@@ -20,6 +20,15 @@ inline std::vector<run::Host> hosts(std::string_view list) {
     return run::parse_host_list(list, "--host");
 }
 
+// The names of `hosts`, in order: what a test compares.
+inline std::vector<std::string> names(const std::vector<run::Host>& hosts) {
+    std::vector<std::string> result;
+    for (const run::Host& host : hosts) {
+        result.push_back(host.name);
+    }
+    return result;
+}
+
 // --extra_launch_args "a=1,b".
 inline std::vector<run::LaunchArg> launch_args(std::string_view text) {
     return run::parse_extra_launch_args(text);

@@ -20,7 +20,7 @@ Options valid() {
     return options;
 }
 
-struct ErrorCase {
+struct ValidationErrorCase {
     std::function<void(Options&)> change;
     std::string message;
 };
@@ -55,7 +55,7 @@ TEST(ValidateOptions, AcceptsTheDefaultsAndEveryValidShape) {
 }
 
 TEST(ValidateOptions, ReportsEachProblemInOneLine) {
-    const std::vector<ErrorCase> cases = {
+    const std::vector<ValidationErrorCase> cases = {
         {[](Options& o) { o.script.reset(); }, "no script given (expected SCRIPT.py or -m MODULE)"},
         {[](Options& o) { o.script = "train.sh"; },
          "script 'train.sh' does not end in .py (use -m MODULE to run a module)"},
@@ -118,7 +118,7 @@ TEST(ValidateOptions, ReportsEachProblemInOneLine) {
          "--extra_launch_args master_addr: invalid host '$(id)': contains '$'"},
         {[](Options& o) { o.python = ""; }, "--python '': no interpreter named"},
     };
-    for (const ErrorCase& c : cases) {
+    for (const ValidationErrorCase& c : cases) {
         Options options = valid();
         c.change(options);
         EXPECT_EQ(test::usage_message([&] { validate_options(options); }), c.message);

@@ -5,7 +5,7 @@
 #include "files.hpp"
 #include "process.hpp"
 #include "relay.hpp"
-#include "task_lines.hpp"
+#include "task_markers.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 namespace colossalai::slurm {
 namespace {
 
-const std::string rs = "\x1e";
+using test::rs;
 
 TEST(DecodeFrame, TheJobsBytesWithTheirLineEndOrNone) {
     EXPECT_EQ(decode_frame("loss 0.25" + rs + "n"), "loss 0.25\n");

@@ -4,6 +4,7 @@
 // real srun and scancel: tests/e2e/run_slurm/.
 
 #include "../recording_output.hpp"
+#include "task_markers.hpp"
 
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/slurm/srun_command.hpp"
@@ -71,7 +72,7 @@ private:
     std::shared_ptr<Child> m_child;
 };
 
-const std::string rs = "\x1e";
+using test::rs;
 
 std::string start_marker(int task, int rank, const std::string& step = "7.0",
                          const std::string& node = "") {

@@ -3,7 +3,7 @@
 // order. The task wrapper is the Slurm transport's, run by a real /bin/sh (and perl).
 
 #include "relay.hpp"
-#include "task_lines.hpp"
+#include "task_markers.hpp"
 
 #include "colossalai/exec/capture.hpp"
 #include "colossalai/slurm/srun_command.hpp"
@@ -21,11 +21,8 @@ namespace {
 using namespace std::chrono_literals;
 using Words = std::vector<std::string>;
 
-const std::string rs = "\x1e";
-
-std::string start_marker(const std::string& rest) {
-    return std::string(task_start_marker) + rest;
-}
+using test::rs;
+using test::start_marker;
 
 TEST(ProbeNodes, OneNodePerHostWithTheSameCommandAndNoPerNodeWord) {
     std::vector<job::NodeCommand> nodes =

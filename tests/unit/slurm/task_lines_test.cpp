@@ -1,4 +1,4 @@
-#include "task_lines.hpp"
+#include "task_markers.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,12 +11,8 @@ namespace {
 
 using job::Outcome;
 
-std::string start_marker(const std::string& rest) {
-    return std::string(task_start_marker) + rest;
-}
-std::string exit_marker(const std::string& rest) {
-    return std::string(task_exit_marker) + rest;
-}
+using test::exit_marker;
+using test::start_marker;
 std::string failed_check(const std::string& what) {
     return std::string(job::failed_check_marker) + what;
 }

@@ -19,7 +19,7 @@ namespace {
 using namespace std::chrono_literals;
 
 const std::string ready = "\036colossalai-ready\n";
-const job::Clock::time_point started{std::chrono::seconds(1000)};
+const job::Clock::time_point asked_at{std::chrono::seconds(1000)};
 
 job::NodeCommand command() {
     job::NodeCommand node;
@@ -30,7 +30,7 @@ job::NodeCommand command() {
 }
 
 PreflightAnswer answer() {
-    return PreflightAnswer(command(), 7000ms, started);
+    return PreflightAnswer(command(), 7000ms, asked_at);
 }
 
 // Feeds `packets` in turn, as they would arrive; the verdict of the packet that gave one, and
@@ -163,12 +163,12 @@ TEST(PreflightAnswerLine, ManyShortLinesAreNoLongLine) {
 
 TEST(PreflightAnswerWait, DueTheTimeoutAfterTheWrapperStarted) {
     PreflightAnswer reader = answer();
-    EXPECT_EQ(reader.deadline(), started + 7000ms);
-    EXPECT_FALSE(reader.expired(started + 6999ms));
-    EXPECT_EQ(reader.expired(started + 7000ms),
+    EXPECT_EQ(reader.deadline(), asked_at + 7000ms);
+    EXPECT_FALSE(reader.expired(asked_at + 6999ms));
+    EXPECT_EQ(reader.expired(asked_at + 7000ms),
               job::Outcome::connect_failed("no answer from the node's preflight checks in 7 s"));
-    PreflightAnswer fractional(command(), 1500ms, started);
-    EXPECT_EQ(fractional.expired(started + 2s),
+    PreflightAnswer fractional(command(), 1500ms, asked_at);
+    EXPECT_EQ(fractional.expired(asked_at + 2s),
               job::Outcome::connect_failed("no answer from the node's preflight checks in 1.5 s"));
 }
 

@@ -69,6 +69,12 @@ std::vector<std::pair<int, pid_t>> FaultJob::processes() const {
     return m_cluster.processes_with_marker(m_marker);
 }
 
+bool FaultJob::ended_on(int k) const {
+    std::vector<std::pair<int, pid_t>> left = processes();
+    return std::none_of(left.begin(), left.end(),
+                        [k](const auto& process) { return process.first == k; });
+}
+
 void FaultJob::expect_none_left(std::chrono::milliseconds timeout) const {
     m_cluster.expect_no_process_with_marker(m_marker, timeout);
 }

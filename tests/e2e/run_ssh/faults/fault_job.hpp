@@ -49,6 +49,8 @@ public:
 
     // Live processes carrying the marker on the client (0) and every host.
     std::vector<std::pair<int, pid_t>> processes() const;
+    // True once none of them runs on host k.
+    bool ended_on(int k) const;
     // Expects none of them within `timeout`; lists what is left when not.
     void expect_none_left(std::chrono::milliseconds timeout) const;
 

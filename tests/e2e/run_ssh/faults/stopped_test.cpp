@@ -20,16 +20,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// True once no process of `job` runs on host k.
-bool ended_on(const FaultJob& job, int k) {
-    for (const auto& [host, pid] : job.processes()) {
-        if (host == k) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // The lines of `text` that start with `prefix`, without it, in order.
 Words lines_from(const std::string& text, const std::string& prefix) {
     Words found;
@@ -90,7 +80,7 @@ TEST_P(SshStoppedLauncher, AJobThatEndsWhileTheLauncherIsStoppedLosesNothing) {
     launcher->signal(stop.signo);
     ASSERT_TRUE(eventually([&] { return process_stopped(launcher->pid()); }, 20s));
     job.release("go");
-    EXPECT_TRUE(eventually([&] { return ended_on(job, 1) && ended_on(job, 2); }, 30s))
+    EXPECT_TRUE(eventually([&] { return job.ended_on(1) && job.ended_on(2); }, 30s))
         << "the nodes did not end while the launcher was stopped";
     std::this_thread::sleep_until(stopped_at + stop.pause);
     EXPECT_TRUE(process_stopped(launcher->pid()));
@@ -163,7 +153,7 @@ TEST_F(SshStoppedLauncherOutput, AProgressBarPrintedWhileTheLauncherIsStoppedArr
     launcher->signal(SIGSTOP);
     ASSERT_TRUE(eventually([&] { return process_stopped(launcher->pid()); }, 20s));
     job.release("go");
-    EXPECT_TRUE(eventually([&] { return ended_on(job, 1) && ended_on(job, 2); }, 30s));
+    EXPECT_TRUE(eventually([&] { return job.ended_on(1) && job.ended_on(2); }, 30s));
     std::this_thread::sleep_for(1500ms); // past --ssh-timeout, the heartbeat and the keepalive
     launcher->signal(SIGCONT);
     EXPECT_EQ(exit_code_of(*launcher, 60s), 0) << job.err();
@@ -198,7 +188,7 @@ TEST_F(SshStoppedLauncherOutput, ASigstopPastTheSilenceLimitIsNamedInTheSummary)
     ASSERT_TRUE(eventually([&] { return lines_of(job.out()).size() == 2; }, 30s)) << job.out();
     launcher->signal(SIGSTOP);
     ASSERT_TRUE(eventually([&] { return process_stopped(launcher->pid()); }, 20s));
-    EXPECT_TRUE(eventually([&] { return ended_on(job, 1) && ended_on(job, 2); }, 30s))
+    EXPECT_TRUE(eventually([&] { return job.ended_on(1) && job.ended_on(2); }, 30s))
         << "the wrappers did not stop their jobs after their silence limit";
     launcher->signal(SIGCONT);
     EXPECT_EQ(exit_code_of(*launcher, 60s), 255) << job.err();
@@ -228,7 +218,7 @@ TEST_F(SshStoppedLauncherOutput, AConnectionThatDiedWhileStoppedIsNamedLost) {
     launcher->signal(SIGSTOP);
     ASSERT_TRUE(eventually([&] { return process_stopped(launcher->pid()); }, 20s));
     cluster().kill_sshd_sessions(1);
-    EXPECT_TRUE(eventually([&] { return ended_on(job, 1); }, 30s));
+    EXPECT_TRUE(eventually([&] { return job.ended_on(1); }, 30s));
     launcher->signal(SIGCONT);
     EXPECT_EQ(exit_code_of(*launcher, 60s), 255) << job.err();
     std::string err = job.err();

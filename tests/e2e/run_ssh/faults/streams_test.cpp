@@ -69,16 +69,6 @@ TEST_F(SshOddStreams, AMebibyteLineWithoutNewlineArrivesWholeThenTheSummary) {
     job.expect_none_left(10s);
 }
 
-// True once no process of `job` runs on host k.
-bool ended_on(const FaultJob& job, int k) {
-    for (const auto& [host, pid] : job.processes()) {
-        if (host == k) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // The launcher is stopped while node1 prints its last lines, stdout and stderr in turn, and
 // ends: the output, the end of both streams, the exit status and the channel's close wait in the
 // socket when it resumes. Every byte still arrives: libssh refuses writes (heartbeats, control
@@ -103,7 +93,7 @@ TEST_F(SshOddStreams, TheLastOutputOfANodeThatEndedWhileTheLauncherWasStoppedArr
     ASSERT_TRUE(job.ready(0) && job.ready(1)) << job.err();
     launcher->signal(SIGSTOP);
     job.release("go");
-    bool ended = eventually([&] { return ended_on(job, 1) && ended_on(job, 2); }, 30s);
+    bool ended = eventually([&] { return job.ended_on(1) && job.ended_on(2); }, 30s);
     std::this_thread::sleep_for(300ms); // sshd sends what is left, the statuses and the close
     launcher->signal(SIGCONT);
     EXPECT_TRUE(ended) << "the nodes did not end while the launcher was stopped";
