@@ -116,11 +116,11 @@ bool group_alive(pid_t pgid) {
 Guardian spawn_guardian(pid_t pgid, std::chrono::milliseconds grace) {
     std::optional<util::Pipe> watch = util::open_pipe(O_CLOEXEC);
     if (!watch) {
-        throw runtime_error("pipe: {}", std::strerror(errno));
+        throw fatal_error("pipe: {}", std::strerror(errno));
     }
     pid_t pid = ::fork(); // no PR_SET_PDEATHSIG: its work starts when the launcher is gone
     if (pid < 0) {
-        throw runtime_error("fork: {}", std::strerror(errno));
+        throw fatal_error("fork: {}", std::strerror(errno));
     }
     if (pid == 0) {
         // Its own group: a signal to the launcher's group (Ctrl-C, kill -- -PGID) must not take

@@ -48,11 +48,11 @@ SignalChannel::SignalChannel(SignalChannelSettings settings)
     }
     m_set = set;
     if (::sigprocmask(SIG_BLOCK, &set, nullptr) != 0) {
-        throw runtime_error("cannot block signals: {}", std::strerror(errno));
+        throw fatal_error("cannot block signals: {}", std::strerror(errno));
     }
     m_fd.reset(::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
     if (!m_fd) {
-        throw runtime_error("signalfd: {}", std::strerror(errno));
+        throw fatal_error("signalfd: {}", std::strerror(errno));
     }
     if (m_ignores_sigpipe) {
         ::signal(SIGPIPE, SIG_IGN);

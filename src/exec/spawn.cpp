@@ -32,7 +32,7 @@ std::vector<char*> c_array(std::vector<std::string>& words) {
 util::Pipe pipe_or_throw() {
     std::optional<util::Pipe> pipe = util::open_pipe(O_CLOEXEC);
     if (!pipe) {
-        throw runtime_error("pipe: {}", std::strerror(errno));
+        throw fatal_error("pipe: {}", std::strerror(errno));
     }
     return std::move(*pipe);
 }
@@ -83,11 +83,11 @@ util::Fd open_pidfd(pid_t pid) {
 
 SpawnedJob spawn_job(const SpawnRequest& request) {
     if (request.argv.empty()) {
-        throw runtime_error("empty command");
+        throw fatal_error("empty command");
     }
     std::string program = resolve_executable(request.argv[0], request.environment);
     if (program.empty()) {
-        throw runtime_error("{}: command not found", request.argv[0]);
+        throw fatal_error("{}: command not found", request.argv[0]);
     }
     // Everything the child needs is prepared before fork: after it, only async-signal-safe
     // calls are allowed (other threads may hold locks).
@@ -106,7 +106,7 @@ SpawnedJob spawn_job(const SpawnRequest& request) {
     }
     pid_t pid = fork_child(SIGTERM); // told to stop when the launcher dies
     if (pid < 0) {
-        throw runtime_error("fork: {}", std::strerror(errno));
+        throw fatal_error("fork: {}", std::strerror(errno));
     }
     if (pid == 0) {
         // The child owns nothing: it execs or _exits, so no destructor runs here, and its raw
@@ -146,10 +146,10 @@ SpawnedJob spawn_job(const SpawnRequest& request) {
         while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
         }
         if (failure.step == 0) {
-            throw runtime_error("cannot change to directory {}: {}", request.working_directory,
-                                std::strerror(failure.error));
+            throw fatal_error("cannot change to directory {}: {}", request.working_directory,
+                              std::strerror(failure.error));
         }
-        throw runtime_error("cannot execute {}: {}", program, std::strerror(failure.error));
+        throw fatal_error("cannot execute {}: {}", program, std::strerror(failure.error));
     }
     ::fcntl(out_pipe.read.get(), F_SETFL, O_NONBLOCK);
     ::fcntl(err_pipe.read.get(), F_SETFL, O_NONBLOCK);

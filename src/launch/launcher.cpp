@@ -197,7 +197,7 @@ private:
         }
         int ready = m_settings.wait(m_fds.data(), m_fds.size(), timeout);
         if (ready < 0 && errno != EINTR) {
-            throw runtime_error("poll: {}", std::strerror(errno));
+            throw fatal_error("poll: {}", std::strerror(errno));
         }
         if (ready > 0 && m_fds[0].revents != 0) {
             for (int signo : m_signals.take()) {

@@ -38,7 +38,7 @@ HostSource final_hosts(const Options& options, const Context& context) {
     }
     if (options.hostfile) {
         if (!context.hostfile_text) {
-            throw runtime_error("the hostfile {} was not read", *options.hostfile);
+            throw fatal_error("the hostfile {} was not read", *options.hostfile);
         }
         std::string source =
             fmt::format("the hostfile {}", util::escape_for_message(*options.hostfile));
@@ -198,20 +198,20 @@ std::string implicit_master(const Options& options, const Context& context,
             if (is_ipv6_link_local(*source)) {
                 // Its scope is an interface of this machine: the other nodes would need their
                 // own, which the launcher cannot know.
-                throw runtime_error("node 0 '{}' is this machine, and its address on the way "
-                                    "to '{}' is the IPv6 link-local '{}', which other nodes "
-                                    "cannot use as it is (its scope is this machine's "
-                                    "interface); set --master_addr to an address every node "
-                                    "can reach",
-                                    hosts.front().name, hosts[index].name, *source);
+                throw fatal_error("node 0 '{}' is this machine, and its address on the way "
+                                  "to '{}' is the IPv6 link-local '{}', which other nodes "
+                                  "cannot use as it is (its scope is this machine's "
+                                  "interface); set --master_addr to an address every node "
+                                  "can reach",
+                                  hosts.front().name, hosts[index].name, *source);
             }
             return *source;
         }
     }
-    throw runtime_error("node 0 '{}' is this machine, and no address of it on the way to '{}' "
-                        "was found (does '{}' resolve?); set --master_addr to an address every "
-                        "node can reach",
-                        hosts.front().name, hosts[index].name, target);
+    throw fatal_error("node 0 '{}' is this machine, and no address of it on the way to '{}' "
+                      "was found (does '{}' resolve?); set --master_addr to an address every "
+                      "node can reach",
+                      hosts.front().name, hosts[index].name, target);
 }
 
 // Warns about an explicit loopback master address when some node runs on another machine.

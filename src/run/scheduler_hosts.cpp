@@ -78,7 +78,7 @@ std::vector<Host> scheduler_hosts(const SchedulerVariable& variable,
         return parse_host_list(variable.value, variable.name);
     }
     if (!nodefile_text) {
-        throw runtime_error("the node file {} was not read", variable.value);
+        throw fatal_error("the node file {} was not read", variable.value);
     }
     return parse_pbs_nodefile(*nodefile_text, variable.value);
 }

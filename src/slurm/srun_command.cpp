@@ -25,11 +25,11 @@ void check_same_commands(const std::vector<NodeCommand>& nodes) {
     const NodeCommand& first = nodes.front();
     for (const NodeCommand& node : nodes) {
         if (node.argv.size() != first.argv.size() || node.words != first.words) {
-            throw runtime_error("the nodes' commands differ in more than the node rank");
+            throw fatal_error("the nodes' commands differ in more than the node rank");
         }
         for (std::size_t i = 0; i < first.argv.size(); ++i) {
             if (node.argv[i] != first.argv[i] && (!first.words || i != first.words->node_rank)) {
-                throw runtime_error("the nodes' commands differ in more than the node rank");
+                throw fatal_error("the nodes' commands differ in more than the node rank");
             }
         }
     }
@@ -39,7 +39,7 @@ void check_same_commands(const std::vector<NodeCommand>& nodes) {
 
 std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocated) {
     if (nodes.empty()) {
-        throw runtime_error("no nodes to run");
+        throw fatal_error("no nodes to run");
     }
     check_same_commands(nodes);
     const std::vector<std::string>& argv = nodes.front().argv;

@@ -17,7 +17,7 @@ constexpr const char* not_started = "not started";
 
 Attempt::Attempt() : m_event_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
     if (!m_event_fd) {
-        throw runtime_error("eventfd: {}", std::strerror(errno));
+        throw fatal_error("eventfd: {}", std::strerror(errno));
     }
 }
 

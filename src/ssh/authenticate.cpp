@@ -108,9 +108,9 @@ void authenticate(ssh_session session, const std::string& host, const std::strin
                               "again",
                               *file, util::shell_quote(*file));
     }
-    throw runtime_error("authentication failed for {}@{} (public key, from ssh-agent and the "
-                        "identity files): {}",
-                        user, host, reason);
+    throw fatal_error("authentication failed for {}@{} (public key, from ssh-agent and the "
+                      "identity files): {}",
+                      user, host, reason);
 }
 
 } // namespace colossalai::ssh

@@ -83,8 +83,8 @@ public:
 private:
     template <typename... Args>
     [[noreturn]] void bad(fmt::format_string<Args...> format, Args&&... args) const {
-        throw runtime_error("{} line {}: {}", m_source, m_line,
-                            fmt::format(format, std::forward<Args>(args)...));
+        throw fatal_error("{} line {}: {}", m_source, m_line,
+                          fmt::format(format, std::forward<Args>(args)...));
     }
 
     void apply(const std::string& keyword, const std::vector<std::string>& args) {

@@ -53,16 +53,16 @@ bool contains(const std::string& text, const char* part) {
                                  const ConnectSettings& settings) {
     std::string reason = last_error(session);
     if (contains(reason, "resolve hostname")) {
-        throw runtime_error("cannot resolve host name '{}'", target.host);
+        throw fatal_error("cannot resolve host name '{}'", target.host);
     }
     if (contains(reason, "refused")) {
-        throw runtime_error("connection refused ({} port {})", target.host, target.port);
+        throw fatal_error("connection refused ({} port {})", target.host, target.port);
     }
     if (contains(reason, "imeout") || contains(reason, "timed out")) {
-        throw runtime_error("connection timed out after {} s ({} port {})",
-                            settings.timeout.count() / 1000.0, target.host, target.port);
+        throw fatal_error("connection timed out after {} s ({} port {})",
+                          settings.timeout.count() / 1000.0, target.host, target.port);
     }
-    throw runtime_error("cannot connect ({} port {}): {}", target.host, target.port, reason);
+    throw fatal_error("cannot connect ({} port {}): {}", target.host, target.port, reason);
 }
 
 // The launcher's warnings about a host (a key learned, a changed key accepted) go straight to
@@ -125,7 +125,7 @@ SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& 
     SessionPtr owned(new Session);
     ssh_session session = lib::ssh_new();
     if (session == nullptr) {
-        throw runtime_error("cannot create an SSH session");
+        throw fatal_error("cannot create an SSH session");
     }
     owned->session = session;
 
@@ -134,7 +134,7 @@ SessionPtr connect_session(const job::NodeCommand& node, const ConnectSettings& 
           "bad host name");
     // ~/.ssh/config and /etc/ssh/ssh_config, for this host (aliases, HostName, User, Port...).
     if (lib::ssh_options_parse_config(session, nullptr) < 0) {
-        throw runtime_error("cannot read the ssh configuration: {}", last_error(session));
+        throw fatal_error("cannot read the ssh configuration: {}", last_error(session));
     }
     // What the command line says wins over the configuration.
     if (node.user) {
@@ -188,7 +188,7 @@ void start_command(Session& owned, const std::string& input) {
     ssh_session session = owned.session;
     owned.channel = lib::ssh_channel_new(session);
     if (owned.channel == nullptr) {
-        throw runtime_error("cannot open a channel: {}", last_error(session));
+        throw fatal_error("cannot open a channel: {}", last_error(session));
     }
     check(lib::ssh_channel_open_session(owned.channel), session, "cannot open a session channel");
     ssh_callbacks_init(&owned.callbacks);
@@ -206,7 +206,7 @@ void start_command(Session& owned, const std::string& input) {
     // A login shell that runs no command (nologin) may have ended the channel already: its
     // reader names it from what it printed.
     if (written != static_cast<int>(input.size()) && !owned.remote_closed) {
-        throw runtime_error("cannot send the program: {}", last_error(session));
+        throw fatal_error("cannot send the program: {}", last_error(session));
     }
 }
 

@@ -146,7 +146,7 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
                         const HostKeyCheck& host_keys, std::string& path) {
     std::string file_name = option(session, SSH_OPTIONS_KNOWNHOSTS);
     if (file_name.empty()) {
-        throw runtime_error("cannot learn the host key: no user known_hosts file");
+        throw fatal_error("cannot learn the host key: no user known_hosts file");
     }
     std::error_code ignored;
     std::filesystem::path parent = std::filesystem::path(file_name).parent_path();
@@ -156,8 +156,7 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
     }
     util::Fd file(::open(file_name.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
     if (!file || ::flock(file.get(), LOCK_EX) != 0) {
-        throw runtime_error("cannot learn the host key into {}: {}", file_name,
-                            std::strerror(errno));
+        throw fatal_error("cannot learn the host key into {}: {}", file_name, std::strerror(errno));
     }
     ssh_known_hosts_e now = lib::ssh_session_is_known_server(session);
     if (now != SSH_KNOWN_HOSTS_UNKNOWN && now != SSH_KNOWN_HOSTS_NOT_FOUND) {
@@ -171,7 +170,7 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
     if (host_keys.hash_known_hosts) {
         salt.resize(20);
         if (::getrandom(salt.data(), salt.size(), 0) != static_cast<ssize_t>(salt.size())) {
-            throw runtime_error("cannot hash the host name: no random bytes");
+            throw fatal_error("cannot hash the host name: no random bytes");
         }
     }
     std::string line =
@@ -185,8 +184,7 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
     // close() is where a network file system reports a write that failed late.
     if (::write(file.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
         !file.close()) {
-        throw runtime_error("cannot learn the host key into {}: {}", file_name,
-                            std::strerror(errno));
+        throw fatal_error("cannot learn the host key into {}: {}", file_name, std::strerror(errno));
     }
     path = file_name;
     return SSH_KNOWN_HOSTS_OK;
@@ -203,9 +201,9 @@ void verify_host_key(ssh_session session, const std::string& host, unsigned port
         for (const KnownKey& line : known) {
             if (line.marker == "@revoked" &&
                 lib::ssh_key_cmp(line.key.get(), key.get(), SSH_KEY_CMP_PUBLIC) == 0) {
-                throw runtime_error("the host key of {} port {} is marked @revoked in {} — "
-                                    "refusing to connect",
-                                    host, port, line.where);
+                throw fatal_error("the host key of {} port {} is marked @revoked in {} — "
+                                  "refusing to connect",
+                                  host, port, line.where);
             }
         }
     }
@@ -217,11 +215,11 @@ void verify_host_key(ssh_session session, const std::string& host, unsigned port
         authority != known.end() && check.policy != HostKeyPolicy::no) {
         // libssh 0.10 offers no host certificate algorithm, so the server sends its plain key,
         // and has no public function to check a certificate's signature.
-        throw runtime_error("unknown host {} port {}: known_hosts trusts it through "
-                            "@cert-authority ({}), but host certificates cannot be checked with "
-                            "libssh 0.10; use --ssh-client openssh, or after checking its key, "
-                            "trust it with: {}",
-                            host, port, authority->where, keyscan_command(host, port));
+        throw fatal_error("unknown host {} port {}: known_hosts trusts it through "
+                          "@cert-authority ({}), but host certificates cannot be checked with "
+                          "libssh 0.10; use --ssh-client openssh, or after checking its key, "
+                          "trust it with: {}",
+                          host, port, authority->where, keyscan_command(host, port));
     }
     bool learns = check.policy == HostKeyPolicy::accept_new || check.policy == HostKeyPolicy::no;
     if ((state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND) && learns) {
@@ -252,28 +250,28 @@ void verify_host_key(ssh_session session, const std::string& host, unsigned port
             return;
         }
         if (state == SSH_KNOWN_HOSTS_OTHER) {
-            throw runtime_error("the host key of {} port {} is of another type than the one in "
-                                "known_hosts — refusing to connect (possible attack); check it "
-                                "and fix known_hosts",
-                                host, port);
+            throw fatal_error("the host key of {} port {} is of another type than the one in "
+                              "known_hosts — refusing to connect (possible attack); check it "
+                              "and fix known_hosts",
+                              host, port);
         }
-        throw runtime_error("REMOTE HOST KEY HAS CHANGED for {} port {} — refusing to "
-                            "connect (someone may be intercepting the connection); if the change "
-                            "is expected, remove the old key with: {}",
-                            host, port, forget_key_command(host, port));
+        throw fatal_error("REMOTE HOST KEY HAS CHANGED for {} port {} — refusing to "
+                          "connect (someone may be intercepting the connection); if the change "
+                          "is expected, remove the old key with: {}",
+                          host, port, forget_key_command(host, port));
     case SSH_KNOWN_HOSTS_UNKNOWN:
     case SSH_KNOWN_HOSTS_NOT_FOUND:
-        throw runtime_error("unknown host {} port {} (not in known_hosts{}); after checking its "
-                            "key, trust it with: {}",
-                            host, port,
-                            check.policy == HostKeyPolicy::ask
-                                ? "; StrictHostKeyChecking ask is taken as yes: a launcher "
-                                  "cannot ask"
-                                : "",
-                            keyscan_command(host, port));
+        throw fatal_error("unknown host {} port {} (not in known_hosts{}); after checking its "
+                          "key, trust it with: {}",
+                          host, port,
+                          check.policy == HostKeyPolicy::ask
+                              ? "; StrictHostKeyChecking ask is taken as yes: a launcher "
+                                "cannot ask"
+                              : "",
+                          keyscan_command(host, port));
     case SSH_KNOWN_HOSTS_ERROR:
     default:
-        throw runtime_error("cannot check the host key: {}", last_error(session));
+        throw fatal_error("cannot check the host key: {}", last_error(session));
     }
 }
 

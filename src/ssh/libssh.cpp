@@ -24,9 +24,9 @@ void load() {
     }
     void* library = ::dlopen(COLOSSALAI_LIBSSH_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) {
-        throw runtime_error("SSH needs libssh ({}), which cannot be loaded: {} (install the "
-                            "package {})",
-                            COLOSSALAI_LIBSSH_SONAME, ::dlerror(), COLOSSALAI_LIBSSH_PACKAGE);
+        throw fatal_error("SSH needs libssh ({}), which cannot be loaded: {} (install the "
+                          "package {})",
+                          COLOSSALAI_LIBSSH_SONAME, ::dlerror(), COLOSSALAI_LIBSSH_PACKAGE);
     }
     std::string missing;
 #define COLOSSALAI_LIBSSH_RESOLVE(name)                                                            \
@@ -37,12 +37,12 @@ void load() {
     COLOSSALAI_LIBSSH_FUNCTIONS(COLOSSALAI_LIBSSH_RESOLVE)
 #undef COLOSSALAI_LIBSSH_RESOLVE
     if (!missing.empty()) {
-        throw runtime_error("{} lacks the function {}", COLOSSALAI_LIBSSH_SONAME, missing);
+        throw fatal_error("{} lacks the function {}", COLOSSALAI_LIBSSH_SONAME, missing);
     }
     if (ssh_version(minimum_version) == nullptr) {
-        throw runtime_error("libssh {} is too old: 0.10.3 or newer is needed (upgrade the "
-                            "package {})",
-                            ssh_version(0), COLOSSALAI_LIBSSH_PACKAGE);
+        throw fatal_error("libssh {} is too old: 0.10.3 or newer is needed (upgrade the "
+                          "package {})",
+                          ssh_version(0), COLOSSALAI_LIBSSH_PACKAGE);
     }
     handle = library;
 }

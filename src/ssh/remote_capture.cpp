@@ -29,12 +29,12 @@ RemoteOutput capture_remote(const job::NodeCommand& node, const std::string& inp
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
-            throw runtime_error("no answer within {} s", run_timeout.count() / 1000.0);
+            throw fatal_error("no answer within {} s", run_timeout.count() / 1000.0);
         }
         int n = lib::ssh_channel_read_timeout(session->channel, buffer.data(), buffer.size(), 0,
                                               static_cast<int>(left.count()));
         if (n == SSH_ERROR) {
-            throw runtime_error("connection lost: {}", last_error(session->session));
+            throw fatal_error("connection lost: {}", last_error(session->session));
         }
         if (n > 0 && result.out.size() < max_bytes) {
             result.out.append(buffer.data(),

@@ -15,7 +15,7 @@ std::string last_error(ssh_session session) {
 
 void check(int rc, ssh_session session, const char* what) {
     if (rc != SSH_OK) {
-        throw runtime_error("{}: {}", what, last_error(session));
+        throw fatal_error("{}: {}", what, last_error(session));
     }
 }
 

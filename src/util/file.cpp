@@ -97,7 +97,7 @@ std::filesystem::path current_directory(const std::optional<std::string>& pwd_en
     }
     std::unique_ptr<char, decltype(&std::free)> cwd(::getcwd(nullptr, 0), &std::free);
     if (!cwd) {
-        throw runtime_error("cannot read the current directory: {}", std::strerror(errno));
+        throw fatal_error("cannot read the current directory: {}", std::strerror(errno));
     }
     return cwd.get();
 }

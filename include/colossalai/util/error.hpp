@@ -31,8 +31,10 @@ Error usage_error(fmt::format_string<Args...> format, Args&&... args) {
     return Error(fmt::format(format, std::forward<Args>(args)...), Error::Kind::usage);
 }
 
+// Anything else that ends the command (a file that cannot be read, a process that cannot be
+// started): exit 1. Named apart from std::runtime_error, which it is not.
 template <typename... Args>
-Error runtime_error(fmt::format_string<Args...> format, Args&&... args) {
+Error fatal_error(fmt::format_string<Args...> format, Args&&... args) {
     return Error(fmt::format(format, std::forward<Args>(args)...), Error::Kind::runtime);
 }
 
