@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,23 @@ TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
     missing_interface[0].preflight.interfaces = {"lo", "cai-nosuch0"};
     EXPECT_EQ(run_task(missing_interface, "node-b"),
               start + start + "\036colossalai-failed interface cai-nosuch0\n" + exit + exit);
+    // Fewer GPUs than processes (the fake nvidia-smi, tests/fixtures/fake_nvidia_smi.sh, on the
+    // task's PATH): every task's node counts its own.
+    test::TempDir bin("colossalai-gpus");
+    std::filesystem::create_symlink(std::filesystem::path(COLOSSALAI_FIXTURES) /
+                                        "fake_nvidia_smi.sh",
+                                    bin / "nvidia-smi");
+    bin.write("gpus/all", "1\n");
+    std::vector<NodeCommand> few_gpus = nodes;
+    for (NodeCommand& node : few_gpus) {
+        node.preflight.gpus = job::GpuPerProcess{2};
+    }
+    const std::string gpu_path = bin.path().string() + ":/usr/bin:/bin";
+    EXPECT_EQ(run_task(few_gpus, "node-b", gpu_path),
+              start + start + "\036colossalai-failed gpus 1 smi\n" + exit + exit);
+    bin.write("gpus/all", "2\n");
+    EXPECT_NE(run_task(few_gpus, "node-b", gpu_path).find("--node_rank=0 --master_addr=node-b x.py\n"),
+              std::string::npos);
     // Without perl for the relay: its own check, after the others.
     EXPECT_EQ(run_task(nodes, "node-b", "/nonexistent"),
               start + start + "\036colossalai-failed helper perl\n" + exit + exit);
