@@ -6,6 +6,7 @@
 #include "colossalai/job/node_command.hpp"
 #include "colossalai/job/preflight.hpp"
 
+#include "fake_gpus.hpp"
 #include "files.hpp"
 #include "process.hpp"
 
@@ -101,14 +102,11 @@ class GpuProbeOnANode : public ::testing::Test {
 protected:
     void install(std::optional<int> gpus) {
         if (gpus) {
-            std::filesystem::create_symlink(
-                std::filesystem::path(COLOSSALAI_FIXTURES) / "fake_nvidia_smi.sh",
-                m_bin / "nvidia-smi");
-            m_bin.write("gpus/all", std::to_string(*gpus) + "\n");
+            test::install_fake_nvidia_smi(m_bin.path(), *gpus);
         }
     }
     std::string path() const { return m_bin.path().string() + ":/usr/bin:/bin"; }
-    bool probed() const { return std::filesystem::exists(m_bin / "calls"); }
+    bool probed() const { return test::fake_nvidia_smi_ran(m_bin.path()); }
 
     // The preflight's lines under /bin/sh, the GPU word `word`: what the node says.
     test::RunResult run_shell(const std::string& word) const {

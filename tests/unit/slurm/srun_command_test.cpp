@@ -1,5 +1,6 @@
 // The srun command and each task's script, run by a real /bin/sh (and perl, for the relay).
 
+#include "fake_gpus.hpp"
 #include "files.hpp"
 #include "relay.hpp"
 #include "task_lines.hpp"
@@ -175,10 +176,7 @@ TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
     // Fewer GPUs than processes (the fake nvidia-smi, tests/fixtures/fake_nvidia_smi.sh, on the
     // task's PATH): every task's node counts its own.
     test::TempDir bin("colossalai-gpus");
-    std::filesystem::create_symlink(std::filesystem::path(COLOSSALAI_FIXTURES) /
-                                        "fake_nvidia_smi.sh",
-                                    bin / "nvidia-smi");
-    bin.write("gpus/all", "1\n");
+    test::install_fake_nvidia_smi(bin.path(), 1);
     std::vector<NodeCommand> few_gpus = nodes;
     for (NodeCommand& node : few_gpus) {
         node.preflight.gpus = job::GpuPerProcess{2};
@@ -186,7 +184,7 @@ TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
     const std::string gpu_path = bin.path().string() + ":/usr/bin:/bin";
     EXPECT_EQ(run_task(few_gpus, "node-b", gpu_path),
               start + start + "\036colossalai-failed gpus 1 smi\n" + exit + exit);
-    bin.write("gpus/all", "2\n");
+    test::set_fake_gpus(bin.path(), "all", 2);
     EXPECT_NE(run_task(few_gpus, "node-b", gpu_path).find("--node_rank=0 --master_addr=node-b x.py\n"),
               std::string::npos);
     // Without perl for the relay: its own check, after the others.

@@ -1,3 +1,4 @@
+#include "fake_gpus.hpp"
 #include "files.hpp"
 #include "process.hpp"
 
@@ -295,10 +296,7 @@ TEST(RemoteCommandPreflight, AMissingInterfaceIsAnsweredByName) {
 // PATH: too few for what the launch asks is answered with the count and how it was found.
 TEST(RemoteCommandPreflight, TooFewGpusAreAnsweredWithTheCount) {
     test::TempDir bin("colossalai-gpus");
-    std::filesystem::create_symlink(std::filesystem::path(COLOSSALAI_FIXTURES) /
-                                        "fake_nvidia_smi.sh",
-                                    bin / "nvidia-smi");
-    bin.write("gpus/all", "2\n");
+    test::install_fake_nvidia_smi(bin.path(), 2);
     job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
     command.environment = {{"PATH", bin.path().string() + ":/usr/bin:/bin"}};
     command.preflight.gpus = job::GpuPerProcess{4};
