@@ -41,6 +41,9 @@ GpuShortage count_gpus(const std::vector<std::string>& environment) {
         // A hung nvidia-smi (a driver stuck on a lost GPU) costs the launch at most this long.
         constexpr std::chrono::seconds limit{30};
         exec::CaptureResult result = exec::capture({smi, "-L"}, limit, environment);
+        if (!result.started || result.timed_out || result.signal != 0) {
+            return {{}, std::nullopt, GpuProbe::nvidia_smi};
+        }
         return {{}, count_gpu_lines(result.output), GpuProbe::nvidia_smi};
     }
     std::error_code error;
@@ -85,7 +88,7 @@ std::optional<PreflightFailure> local_preflight(const NodeCommand& command,
     }
     if (!std::holds_alternative<NoGpus>(command.preflight.gpus)) {
         GpuShortage found = count_gpus(environment);
-        if (!gpus_suffice(command.preflight.gpus, found.found)) {
+        if (!found.found || !gpus_suffice(command.preflight.gpus, *found.found)) {
             found.needed = command.preflight.gpus;
             return PreflightFailure{PreflightCheck::gpus, "", std::move(found)};
         }

@@ -64,12 +64,21 @@ std::string plural_gpus(std::size_t count) {
 }
 
 std::string describe_shortage(const GpuShortage& shortage) {
-    std::string found = fmt::format("{} found ({})", shortage.found, probe_text(shortage.probe));
+    std::string found =
+        shortage.found
+            ? fmt::format("{} found ({})", *shortage.found, probe_text(shortage.probe))
+            : fmt::format("none counted ({} did not finish)", probe_text(shortage.probe));
     if (const auto* per_process = std::get_if<GpuPerProcess>(&shortage.needed)) {
-        return fmt::format("{} asked ({} processes, one GPU each), {}; give --nproc_per_node {} "
-                           "or fewer, or pick the node's GPUs with --include HOST:0,1",
-                           plural_gpus(static_cast<std::size_t>(per_process->processes)),
-                           per_process->processes, found, shortage.found);
+        std::string asked =
+            fmt::format("{} asked ({} processes, one GPU each), {}",
+                        plural_gpus(static_cast<std::size_t>(per_process->processes)),
+                        per_process->processes, found);
+        if (!shortage.found) {
+            return asked;
+        }
+        return fmt::format("{}; give --nproc_per_node {} or fewer, or pick the node's GPUs with "
+                           "--include HOST:0,1",
+                           asked, *shortage.found);
     }
     if (const auto* selected = std::get_if<GpuIndices>(&shortage.needed)) {
         std::string indices;
@@ -152,12 +161,18 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
     constexpr std::string_view gpus = "gpus ";
     if (what.substr(0, gpus.size()) == gpus) {
         std::string_view rest = what.substr(gpus.size());
-        int found = 0;
-        auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), found);
-        if (error != std::errc() || end == rest.data() || found < 0) {
-            return std::nullopt;
+        std::optional<int> found;
+        if (rest.starts_with('-')) {
+            rest.remove_prefix(1); // the count did not finish
+        } else {
+            int count = 0;
+            auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), count);
+            if (error != std::errc() || end == rest.data() || count < 0) {
+                return std::nullopt;
+            }
+            found = count;
+            rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
         }
-        rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
         for (GpuProbe probe : {GpuProbe::nvidia_smi, GpuProbe::driver_proc, GpuProbe::none}) {
             if (rest.size() == probe_word(probe).size() + 1 && rest.front() == ' ' &&
                 rest.substr(1) == probe_word(probe)) {
@@ -187,11 +202,15 @@ std::string preflight_shell(std::string_view fail, std::string_view directory,
         "[ -e \"/sys/class/net/$cai_n\" ] || {0} \"interface $cai_n\"; done; unset IFS; fi\n"
         // The GPUs: counted without a process of their own beyond nvidia-smi (read and glob).
         "if [ -n \"${{{5}}}\" ]; then cai_n=0 cai_o=none\n"
-        "if command -v nvidia-smi >/dev/null 2>&1; then cai_o=smi cai_n=$(nvidia-smi -L "
-        "2>/dev/null | {{ cai_n=0; while IFS= read -r cai_v; do case $cai_v in \"GPU \"*) "
-        "cai_n=$((cai_n+1));; esac; done; echo $cai_n; }})\n"
+        // (An nvidia-smi ended by a signal, 128+N, adds a line that makes the count `-`.)
+        "if command -v nvidia-smi >/dev/null 2>&1; then cai_o=smi cai_n=$({{ nvidia-smi -L "
+        "2>/dev/null || echo \"-$?\"; }} | {{ cai_n=0; while IFS= read -r cai_v; do case $cai_v "
+        "in \"GPU \"*) cai_n=$((cai_n+1));; -129|-1[3-9][0-9]|-2[0-9][0-9]) cai_n=-;; esac; "
+        "done; echo $cai_n; }})\n"
         "elif [ -d /proc/driver/nvidia/gpus ]; then cai_o=proc; for cai_v in "
         "/proc/driver/nvidia/gpus/*; do [ -e \"$cai_v\" ] && cai_n=$((cai_n+1)); done; fi\n"
+        // An nvidia-smi stopped with the launch (or the counting shell too) leaves no count.
+        "case $cai_n in \"\"|*[!0-9]*) {0} \"gpus - $cai_o\";; esac\n"
         "case ${{{5}}} in *!) [ \"$cai_n\" -ge \"${{{5}%!}}\" ];; *) [ \"$cai_n\" = 0 ] || [ "
         "\"$cai_n\" -ge \"${{{5}}}\" ];; esac || {0} \"gpus $cai_n $cai_o\"\nfi\n",
         fail, directory, command, master, interfaces, gpus);

@@ -17,6 +17,10 @@ void set_fake_gpus(const std::filesystem::path& dir, const std::string& host, in
     write_file(dir / "gpus" / host, std::to_string(count) + "\n");
 }
 
+void kill_fake_nvidia_smi(const std::filesystem::path& dir) {
+    write_file(dir / "gpus" / "all", "killed\n");
+}
+
 bool fake_nvidia_smi_ran(const std::filesystem::path& dir) {
     return std::filesystem::exists(dir / "calls");
 }

@@ -14,8 +14,11 @@ namespace colossalai::test {
 // DIR/nvidia-smi.
 std::filesystem::path install_fake_nvidia_smi(const std::filesystem::path& dir, int all);
 
-// The GPUs of the node whose host name (`uname -n`) is `host`.
+// The GPUs of the node whose host name (`uname -n`) is `host` ("all": of every other node).
 void set_fake_gpus(const std::filesystem::path& dir, const std::string& host, int count);
+
+// Makes the fake in DIR end by SIGTERM without printing anything, on every node.
+void kill_fake_nvidia_smi(const std::filesystem::path& dir);
 
 // Whether the fake in DIR ran at all (it appends each call's arguments to DIR/calls).
 bool fake_nvidia_smi_ran(const std::filesystem::path& dir);

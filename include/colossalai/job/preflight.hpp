@@ -64,10 +64,11 @@ enum class PreflightCheck {
     helper
 };
 
-// A node with fewer GPUs than asked: what was asked, what it found and how.
+// A node with fewer GPUs than asked: what was asked, what it found and how; `found` is nullopt
+// when the count did not finish (nvidia-smi hung, or was stopped with the launch).
 struct GpuShortage {
     GpusNeeded needed;
-    int found = 0;
+    std::optional<int> found;
     GpuProbe probe = GpuProbe::none;
 };
 
@@ -86,7 +87,8 @@ struct NodeCommand;
 
 // How a node's shell names a failed check (ssh's node wrapper, srun's task script): a line of
 // its own, `failed_check_marker` then `cwd`, `command`, `master ADDRESS`, `interface NAME`,
-// `gpus COUNT PROBE` (PROBE: `smi`, `proc` or `none`, as GpuProbe) or `helper PROGRAM`. The
+// `gpus COUNT PROBE` (COUNT `-` when the count did not finish; PROBE: `smi`, `proc` or `none`,
+// as GpuProbe) or `helper PROGRAM`. The
 // first byte (ASCII RS) never starts a line of a login banner or a job's text output.
 inline constexpr std::string_view failed_check_marker = "\036colossalai-failed ";
 

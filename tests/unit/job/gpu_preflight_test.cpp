@@ -63,6 +63,11 @@ TEST(GpuShortage, SaysWhatWasAskedWhatWasFoundAndHow) {
     EXPECT_EQ(shortage(GpuPerProcess{8}, 7, GpuProbe::nvidia_smi),
               "8 GPUs asked (8 processes, one GPU each), 7 found (nvidia-smi -L); give "
               "--nproc_per_node 7 or fewer, or pick the node's GPUs with --include HOST:0,1");
+    EXPECT_EQ(describe(PreflightFailure{PreflightCheck::gpus, "",
+                                        GpuShortage{GpuPerProcess{2}, std::nullopt,
+                                                    GpuProbe::nvidia_smi}}),
+              "2 GPUs asked (2 processes, one GPU each), none counted (nvidia-smi -L did not "
+              "finish)");
     EXPECT_EQ(shortage(SomeGpu{}, 0, GpuProbe::none),
               "1 GPU asked (--nproc_per_node gpu), 0 found (no nvidia-smi, no "
               "/proc/driver/nvidia/gpus); a CPU-only job takes --nproc_per_node cpu or a number");
@@ -82,8 +87,13 @@ TEST(GpuShortage, IsParsedFromTheNodesLineWithWhatTheCommandAsked) {
     ASSERT_TRUE(parse_failed_check("gpus 0 proc", command).has_value());
     EXPECT_EQ(parse_failed_check("gpus 0 proc", command)->gpus->probe, GpuProbe::driver_proc);
     EXPECT_EQ(parse_failed_check("gpus 0 none", command)->gpus->probe, GpuProbe::none);
+    // The count did not finish.
+    std::optional<PreflightFailure> unfinished = parse_failed_check("gpus - smi", command);
+    ASSERT_TRUE(unfinished.has_value());
+    EXPECT_EQ(unfinished->gpus->found, std::nullopt);
     for (const char* bad : {"gpus", "gpus ", "gpus 1", "gpus 1 ", "gpus x smi", "gpus -1 smi",
-                            "gpus 1 smi ", "gpus 1 nvidia", "gpus 1smi"}) {
+                            "gpus 1 smi ", "gpus 1 nvidia", "gpus 1smi", "gpus -1 smi",
+                            "gpus - ", "gpus --smi"}) {
         EXPECT_EQ(parse_failed_check(bad, command), std::nullopt) << bad;
     }
 }
@@ -140,6 +150,20 @@ TEST_F(GpuProbeOnANode, TheShellStopsANodeWithTooFewGpus) {
     test::RunResult enough = run_shell("2");
     EXPECT_EQ(enough.exit_code, 0) << test::describe(enough);
     EXPECT_EQ(enough.out, "ready\n");
+}
+
+// The launch stopped while the node counted: an nvidia-smi killed by a signal leaves no count,
+// which is no pass (nor sh's own complaint about a number).
+TEST_F(GpuProbeOnANode, AnNvidiaSmiKilledLeavesNoCount) {
+    install(0);
+    test::kill_fake_nvidia_smi(m_bin.path());
+    test::RunResult result = run_shell("2");
+    EXPECT_EQ(result.out, "gpus - smi\n") << test::describe(result);
+    EXPECT_EQ(result.err.find("Illegal number"), std::string::npos) << result.err;
+    std::optional<PreflightFailure> failure = run_local(GpuPerProcess{2});
+    ASSERT_TRUE(failure.has_value());
+    ASSERT_TRUE(failure->gpus.has_value());
+    EXPECT_EQ(failure->gpus->found, std::nullopt);
 }
 
 TEST_F(GpuProbeOnANode, TheShellPassesACpuOnlyNodeUnlessGpusAreNamed) {
