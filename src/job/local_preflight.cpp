@@ -4,14 +4,14 @@
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <chrono>
-#include <filesystem>
-#include <system_error>
-
 #include <net/if.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <system_error>
 
 namespace colossalai::job {
 

@@ -83,11 +83,10 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
                           "'\\036colossalai-task-exit {0}\\n'; printf "
                           "'\\036colossalai-task-exit {0}\\n' >&2; exit {0}; }}\n",
                           job::preflight_exit_status);
-    script +=
-        fmt::format("cai_d={} cai_c={} cai_i={} cai_u={}\n",
-                    util::shell_quote(first.working_directory), util::shell_quote(argv.front()),
-                    util::shell_quote(interfaces),
-                    util::shell_quote(job::gpu_check_word(first.preflight.gpus)));
+    script += fmt::format("cai_d={} cai_c={} cai_i={} cai_u={}\n",
+                          util::shell_quote(first.working_directory),
+                          util::shell_quote(argv.front()), util::shell_quote(interfaces),
+                          util::shell_quote(job::gpu_check_word(first.preflight.gpus)));
     script += master < argv.size()
                   ? "cai_m=$m\n"
                   : fmt::format("cai_m={}\n", util::shell_quote(first.preflight.master_address));

@@ -98,9 +98,10 @@ cai_t=$cai_r
 exit "$cai_r")sh";
 
 const std::string& wrapper_text() {
-    static const std::string text = std::string(wrapper_head) +
-                                    job::preflight_shell("cai_f", "cai_d", "1", "cai_m", "cai_i", "cai_u") +
-                                    std::string(wrapper_tail);
+    static const std::string text =
+        std::string(wrapper_head) +
+        job::preflight_shell("cai_f", "cai_d", "1", "cai_m", "cai_i", "cai_u") +
+        std::string(wrapper_tail);
     return text;
 }
 

@@ -2,13 +2,13 @@
 // the word that tells the node's shell, what a shortage says, and the shell lines and the local
 // check against the fake nvidia-smi (tests/fixtures/fake_nvidia_smi.sh) on the node's PATH.
 
-#include "colossalai/job/local_preflight.hpp"
-#include "colossalai/job/node_command.hpp"
-#include "colossalai/job/preflight.hpp"
-
 #include "fake_gpus.hpp"
 #include "files.hpp"
 #include "process.hpp"
+
+#include "colossalai/job/local_preflight.hpp"
+#include "colossalai/job/node_command.hpp"
+#include "colossalai/job/preflight.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,7 +52,8 @@ TEST(GpusNeeded, GpuAsksOneAndNothingAsksNothing) {
 
 TEST(GpuShortage, SaysWhatWasAskedWhatWasFoundAndHow) {
     auto shortage = [](GpusNeeded needed, int found, GpuProbe probe) {
-        return describe(PreflightFailure{PreflightCheck::gpus, "", GpuShortage{needed, found, probe}});
+        return describe(
+            PreflightFailure{PreflightCheck::gpus, "", GpuShortage{needed, found, probe}});
     };
     EXPECT_EQ(shortage(GpuIndices{{0, 3}}, 1, GpuProbe::nvidia_smi),
               "2 GPUs asked (indices 0,3), 1 found (nvidia-smi -L); GPU indices are the node's "
@@ -63,9 +64,9 @@ TEST(GpuShortage, SaysWhatWasAskedWhatWasFoundAndHow) {
     EXPECT_EQ(shortage(GpuPerProcess{8}, 7, GpuProbe::nvidia_smi),
               "8 GPUs asked (8 processes, one GPU each), 7 found (nvidia-smi -L); give "
               "--nproc_per_node 7 or fewer, or pick the node's GPUs with --include HOST:0,1");
-    EXPECT_EQ(describe(PreflightFailure{PreflightCheck::gpus, "",
-                                        GpuShortage{GpuPerProcess{2}, std::nullopt,
-                                                    GpuProbe::nvidia_smi}}),
+    EXPECT_EQ(describe(PreflightFailure{
+                  PreflightCheck::gpus, "",
+                  GpuShortage{GpuPerProcess{2}, std::nullopt, GpuProbe::nvidia_smi}}),
               "2 GPUs asked (2 processes, one GPU each), none counted (nvidia-smi -L did not "
               "finish)");
     EXPECT_EQ(shortage(SomeGpu{}, 0, GpuProbe::none),
@@ -91,9 +92,9 @@ TEST(GpuShortage, IsParsedFromTheNodesLineWithWhatTheCommandAsked) {
     std::optional<PreflightFailure> unfinished = parse_failed_check("gpus - smi", command);
     ASSERT_TRUE(unfinished.has_value());
     EXPECT_EQ(unfinished->gpus->found, std::nullopt);
-    for (const char* bad : {"gpus", "gpus ", "gpus 1", "gpus 1 ", "gpus x smi", "gpus -1 smi",
-                            "gpus 1 smi ", "gpus 1 nvidia", "gpus 1smi", "gpus -1 smi",
-                            "gpus - ", "gpus --smi"}) {
+    for (const char* bad :
+         {"gpus", "gpus ", "gpus 1", "gpus 1 ", "gpus x smi", "gpus -1 smi", "gpus 1 smi ",
+          "gpus 1 nvidia", "gpus 1smi", "gpus -1 smi", "gpus - ", "gpus --smi"}) {
         EXPECT_EQ(parse_failed_check(bad, command), std::nullopt) << bad;
     }
 }
@@ -181,7 +182,8 @@ TEST_F(GpuProbeOnANode, TheShellRunsNoProbeWhenNoGpuIsAsked) {
 
 TEST_F(GpuProbeOnANode, WithoutNvidiaSmiTheDriversEntriesCount) {
     if (std::filesystem::exists("/proc/driver/nvidia/gpus") ||
-        std::filesystem::exists("/usr/bin/nvidia-smi") || std::filesystem::exists("/bin/nvidia-smi")) {
+        std::filesystem::exists("/usr/bin/nvidia-smi") ||
+        std::filesystem::exists("/bin/nvidia-smi")) {
         GTEST_SKIP() << "this machine has NVIDIA's driver";
     }
     install(std::nullopt);

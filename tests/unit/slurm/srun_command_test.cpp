@@ -185,8 +185,9 @@ TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
     EXPECT_EQ(run_task(few_gpus, "node-b", gpu_path),
               start + start + "\036colossalai-failed gpus 1 smi\n" + exit + exit);
     test::set_fake_gpus(bin.path(), "all", 2);
-    EXPECT_NE(run_task(few_gpus, "node-b", gpu_path).find("--node_rank=0 --master_addr=node-b x.py\n"),
-              std::string::npos);
+    EXPECT_NE(
+        run_task(few_gpus, "node-b", gpu_path).find("--node_rank=0 --master_addr=node-b x.py\n"),
+        std::string::npos);
     // Without perl for the relay: its own check, after the others.
     EXPECT_EQ(run_task(nodes, "node-b", "/nonexistent"),
               start + start + "\036colossalai-failed helper perl\n" + exit + exit);

@@ -435,8 +435,8 @@ TEST(WrapperInput, ArgumentsEnvironmentAndTheWrapper) {
     EXPECT_EQ(wrapper_input(command, 1500ms, 2250ms).rfind("{\nset -- 15 2.3 /tmp", 0), 0u);
     // The GPUs the node must have, as job::gpu_check_word writes them.
     command.preflight.gpus = job::GpuIndices{{0, 2}};
-    EXPECT_EQ(wrapper_input(command, 1500ms, 0ms).rfind("{\nset -- 15 0 /tmp '' '' 0 '3!' torch", 0),
-              0u);
+    EXPECT_EQ(
+        wrapper_input(command, 1500ms, 0ms).rfind("{\nset -- 15 0 /tmp '' '' 0 '3!' torch", 0), 0u);
 }
 
 TEST(RemoteCommand, EnvironmentBlockQuotesEveryValue) {
