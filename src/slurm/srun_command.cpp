@@ -83,6 +83,8 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
                           "'\\036colossalai-task-exit {0}\\n'; printf "
                           "'\\036colossalai-task-exit {0}\\n' >&2; exit {0}; }}\n",
                           job::preflight_exit_status);
+    // Node 0's GPU need is every task's: the nodes run one command (check_same_commands), so the
+    // same process count, and GPU indices are refused with srun (run/planner.cpp).
     script += fmt::format("cai_d={} cai_c={} cai_i={} cai_u={}\n",
                           util::shell_quote(first.working_directory),
                           util::shell_quote(argv.front()), util::shell_quote(interfaces),
