@@ -5,7 +5,109 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <charconv>
+
 namespace colossalai::job {
+
+namespace {
+
+// The fewest GPUs `needed` asks of a node, and whether a node with none passes all the same (a
+// CPU-only job); nullopt for NoGpus.
+struct GpuFloor {
+    int count;
+    bool none_passes;
+};
+
+std::optional<GpuFloor> gpu_floor(const GpusNeeded& needed) {
+    if (const auto* per_process = std::get_if<GpuPerProcess>(&needed)) {
+        return GpuFloor{per_process->processes, true};
+    }
+    if (const auto* selected = std::get_if<GpuIndices>(&needed)) {
+        int highest = selected->indices.empty()
+                          ? -1
+                          : *std::max_element(selected->indices.begin(), selected->indices.end());
+        return GpuFloor{highest + 1, false};
+    }
+    if (std::holds_alternative<SomeGpu>(needed)) {
+        return GpuFloor{1, false};
+    }
+    return std::nullopt;
+}
+
+constexpr std::string_view probe_word(GpuProbe probe) {
+    switch (probe) {
+    case GpuProbe::nvidia_smi:
+        return "smi";
+    case GpuProbe::driver_proc:
+        return "proc";
+    case GpuProbe::none:
+        return "none";
+    }
+    return "none";
+}
+
+std::string_view probe_text(GpuProbe probe) {
+    switch (probe) {
+    case GpuProbe::nvidia_smi:
+        return "nvidia-smi -L";
+    case GpuProbe::driver_proc:
+        return "/proc/driver/nvidia/gpus";
+    case GpuProbe::none:
+        return "no nvidia-smi, no /proc/driver/nvidia/gpus";
+    }
+    return "";
+}
+
+std::string plural_gpus(std::size_t count) {
+    return fmt::format("{} GPU{}", count, count == 1 ? "" : "s");
+}
+
+std::string describe_shortage(const GpuShortage& shortage) {
+    std::string found =
+        shortage.found
+            ? fmt::format("{} found ({})", *shortage.found, probe_text(shortage.probe))
+            : fmt::format("none counted ({} did not finish)", probe_text(shortage.probe));
+    if (const auto* per_process = std::get_if<GpuPerProcess>(&shortage.needed)) {
+        std::string asked =
+            fmt::format("{} asked ({} processes, one GPU each), {}",
+                        plural_gpus(static_cast<std::size_t>(per_process->processes)),
+                        per_process->processes, found);
+        if (!shortage.found) {
+            return asked;
+        }
+        return fmt::format("{}; give --nproc_per_node {} or fewer, or pick the node's GPUs with "
+                           "--include HOST:0,1",
+                           asked, *shortage.found);
+    }
+    if (const auto* selected = std::get_if<GpuIndices>(&shortage.needed)) {
+        std::string indices;
+        for (int index : selected->indices) {
+            indices += fmt::format("{}{}", indices.empty() ? "" : ",", index);
+        }
+        return fmt::format("{} asked (ind{} {}), {}; GPU indices are the node's own, from 0",
+                           plural_gpus(selected->indices.size()),
+                           selected->indices.size() == 1 ? "ex" : "ices", indices, found);
+    }
+    return fmt::format("1 GPU asked (--nproc_per_node gpu), {}; a CPU-only job takes "
+                       "--nproc_per_node cpu or a number",
+                       found);
+}
+
+} // namespace
+
+bool gpus_suffice(const GpusNeeded& needed, int found) {
+    std::optional<GpuFloor> floor = gpu_floor(needed);
+    return !floor || found >= floor->count || (found == 0 && floor->none_passes);
+}
+
+std::string gpu_check_word(const GpusNeeded& needed) {
+    std::optional<GpuFloor> floor = gpu_floor(needed);
+    if (!floor) {
+        return {};
+    }
+    return fmt::format("{}{}", floor->count, floor->none_passes ? "" : "!");
+}
 
 std::string describe(const PreflightFailure& failure) {
     std::string subject = util::escape_for_message(failure.subject);
@@ -27,6 +129,8 @@ std::string describe(const PreflightFailure& failure) {
         return fmt::format("no network interface '{}' (see 'ip -br link' on the node; "
                            "--network-interface names must exist on every node)",
                            subject);
+    case PreflightCheck::gpus:
+        return failure.gpus ? describe_shortage(*failure.gpus) : subject;
     case PreflightCheck::helper:
         return fmt::format("cannot find '{}' on the node (--launcher slurm runs each task's job "
                            "under it, so that the job's output crosses srun byte for byte; "
@@ -54,6 +158,30 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
     if (what.substr(0, helper.size()) == helper) {
         return PreflightFailure{PreflightCheck::helper, std::string(what.substr(helper.size()))};
     }
+    constexpr std::string_view gpus = "gpus ";
+    if (what.substr(0, gpus.size()) == gpus) {
+        std::string_view rest = what.substr(gpus.size());
+        std::optional<int> found;
+        if (rest.starts_with('-')) {
+            rest.remove_prefix(1); // the count did not finish
+        } else {
+            int count = 0;
+            auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), count);
+            if (error != std::errc() || end == rest.data() || count < 0) {
+                return std::nullopt;
+            }
+            found = count;
+            rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
+        }
+        for (GpuProbe probe : {GpuProbe::nvidia_smi, GpuProbe::driver_proc, GpuProbe::none}) {
+            if (rest.size() == probe_word(probe).size() + 1 && rest.front() == ' ' &&
+                rest.substr(1) == probe_word(probe)) {
+                return PreflightFailure{PreflightCheck::gpus, "",
+                                        GpuShortage{command.preflight.gpus, found, probe}};
+            }
+        }
+        return std::nullopt;
+    }
     constexpr std::string_view interface = "interface ";
     if (what.substr(0, interface.size()) == interface) {
         return PreflightFailure{PreflightCheck::network_interface,
@@ -64,15 +192,28 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
 
 std::string preflight_shell(std::string_view fail, std::string_view directory,
                             std::string_view command, std::string_view master,
-                            std::string_view interfaces) {
+                            std::string_view interfaces, std::string_view gpus) {
     return fmt::format(
         "cd \"${{{1}}}\" 2>/dev/null || {0} cwd\n"
         "command -v \"${{{2}}}\" >/dev/null 2>&1 || {0} command\n"
         "case ${{{3}}} in \"\"|*:*) ;; *[!0-9.]*) ! command -v getent >/dev/null 2>&1 || getent "
         "ahosts \"${{{3}}}\" >/dev/null 2>&1 || {0} \"master ${{{3}}}\";; esac\n"
         "if [ -n \"${{{4}}}\" ] && [ -d /sys/class/net ]; then IFS=,; for cai_n in ${{{4}}}; do "
-        "[ -e \"/sys/class/net/$cai_n\" ] || {0} \"interface $cai_n\"; done; unset IFS; fi\n",
-        fail, directory, command, master, interfaces);
+        "[ -e \"/sys/class/net/$cai_n\" ] || {0} \"interface $cai_n\"; done; unset IFS; fi\n"
+        // The GPUs: counted without a process of their own beyond nvidia-smi (read and glob).
+        "if [ -n \"${{{5}}}\" ]; then cai_n=0 cai_o=none\n"
+        // (An nvidia-smi ended by a signal, 128+N, adds a line that makes the count `-`.)
+        "if command -v nvidia-smi >/dev/null 2>&1; then cai_o=smi cai_n=$({{ nvidia-smi -L "
+        "2>/dev/null || echo \"-$?\"; }} | {{ cai_n=0; while IFS= read -r cai_v; do case $cai_v "
+        "in \"GPU \"*) cai_n=$((cai_n+1));; -129|-1[3-9][0-9]|-2[0-9][0-9]) cai_n=-;; esac; "
+        "done; echo $cai_n; }})\n"
+        "elif [ -d /proc/driver/nvidia/gpus ]; then cai_o=proc; for cai_v in "
+        "/proc/driver/nvidia/gpus/*; do [ -e \"$cai_v\" ] && cai_n=$((cai_n+1)); done; fi\n"
+        // An nvidia-smi stopped with the launch (or the counting shell too) leaves no count.
+        "case $cai_n in \"\"|*[!0-9]*) {0} \"gpus - $cai_o\";; esac\n"
+        "case ${{{5}}} in *!) [ \"$cai_n\" -ge \"${{{5}%!}}\" ];; *) [ \"$cai_n\" = 0 ] || [ "
+        "\"$cai_n\" -ge \"${{{5}}}\" ];; esac || {0} \"gpus $cai_n $cai_o\"\nfi\n",
+        fail, directory, command, master, interfaces, gpus);
 }
 
 } // namespace colossalai::job

@@ -45,9 +45,9 @@ std::string to_string(const NprocPerNode& nproc) {
     return "auto";
 }
 
-std::string resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
-                                   const std::vector<Host>& hosts, std::string_view source,
-                                   LauncherForm form, const std::optional<std::string>& torch) {
+NprocPerNode resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
+                                    const std::vector<Host>& hosts, std::string_view source,
+                                    LauncherForm form, const std::optional<std::string>& torch) {
     const Host* with_slots = first_with_slots(hosts);
     if (option && std::holds_alternative<SymbolicNproc>(*option)) {
         std::string shown = to_string(*option);
@@ -60,7 +60,7 @@ std::string resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
             throw usage_error("--nproc_per_node {} and slots={} for '{}' in {}: keep one", shown,
                               *with_slots->slots, with_slots->name, source);
         }
-        return shown;
+        return *option;
     }
     if (option) {
         int wanted = std::get<int>(*option);
@@ -71,7 +71,7 @@ std::string resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
                                   *host.slots, host.name, source, wanted);
             }
         }
-        return std::to_string(wanted);
+        return wanted;
     }
     if (with_slots == nullptr) {
         throw usage_error("--nproc_per_node is required (processes per node, usually the "
@@ -90,7 +90,24 @@ std::string resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
                               source, with_slots->name, *with_slots->slots, host.name, *host.slots);
         }
     }
-    return std::to_string(*with_slots->slots);
+    return *with_slots->slots;
+}
+
+job::GpusNeeded gpus_needed(const std::optional<std::vector<int>>& selected,
+                            const std::optional<NprocPerNode>& nproc) {
+    if (selected) {
+        return job::GpuIndices{*selected};
+    }
+    if (!nproc) {
+        return job::NoGpus{};
+    }
+    if (const int* count = std::get_if<int>(&*nproc)) {
+        return job::GpuPerProcess{*count};
+    }
+    if (std::get<SymbolicNproc>(*nproc) == SymbolicNproc::gpu) {
+        return job::SomeGpu{};
+    }
+    return job::NoGpus{};
 }
 
 } // namespace colossalai::run

@@ -340,11 +340,13 @@ Plan make_plan(const Options& options, const Context& context) {
     // With GPU indices in --include/--exclude every node has its GPUs (select_hosts), and runs
     // one process per GPU: the counts may differ from node to node.
     bool gpu_selection = !hosts.empty() && hosts.front().gpus.has_value();
+    std::optional<NprocPerNode> nproc; // every node's, without a GPU selection
     if (gpu_selection) {
         check_gpu_selection(hosts, spec.form, plan, context);
     } else {
-        spec.nproc_per_node = resolve_nproc_per_node(options.nproc_per_node, hosts, source.source,
-                                                     spec.form, plan.torch_version);
+        nproc = resolve_nproc_per_node(options.nproc_per_node, hosts, source.source, spec.form,
+                                       plan.torch_version);
+        spec.nproc_per_node = to_string(*nproc);
     }
     spec.nnodes = static_cast<int>(hosts.size());
     if (options.extra_launch_args) {
@@ -434,6 +436,7 @@ Plan make_plan(const Options& options, const Context& context) {
         }
         node.environment_changes = changes;
         node.preflight = preflight;
+        node.preflight.gpus = gpus_needed(host.gpus, nproc);
         node.working_directory = context.working_directory;
         node.ssh_port = options.ssh_port;
         node.user = host.user;

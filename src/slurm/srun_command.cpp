@@ -83,13 +83,16 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
                           "'\\036colossalai-task-exit {0}\\n'; printf "
                           "'\\036colossalai-task-exit {0}\\n' >&2; exit {0}; }}\n",
                           job::preflight_exit_status);
-    script +=
-        fmt::format("cai_d={} cai_c={} cai_i={}\n", util::shell_quote(first.working_directory),
-                    util::shell_quote(argv.front()), util::shell_quote(interfaces));
+    // Node 0's GPU need is every task's: the nodes run one command (check_same_commands), so the
+    // same process count, and GPU indices are refused with srun (run/planner.cpp).
+    script += fmt::format("cai_d={} cai_c={} cai_i={} cai_u={}\n",
+                          util::shell_quote(first.working_directory),
+                          util::shell_quote(argv.front()), util::shell_quote(interfaces),
+                          util::shell_quote(job::gpu_check_word(first.preflight.gpus)));
     script += master < argv.size()
                   ? "cai_m=$m\n"
                   : fmt::format("cai_m={}\n", util::shell_quote(first.preflight.master_address));
-    script += job::preflight_shell("cai_f", "cai_d", "cai_c", "cai_m", "cai_i");
+    script += job::preflight_shell("cai_f", "cai_d", "cai_c", "cai_m", "cai_i", "cai_u");
     // The relay's interpreter. The stop signals that Slurm delivers to every process of the
     // step are trapped here (the wrapper must live to print the job's status) and ignored by the
     // relay; the job, started by the relay with every signal at its default, gets them.

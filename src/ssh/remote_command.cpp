@@ -44,7 +44,8 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 //   the watcher as soon as the job has ended.
 // - Preflight, before the job: the working directory, the command (argv[0]), the master address
 //   (`getent ahosts`, not even started for a numeric address: IPv4 digits and dots, or IPv6
-//   with a `:`) and the named interfaces. The answer is one line on stdout (ready, or the
+//   with a `:`), the named interfaces and, when the launch asks for GPUs, their count
+//   (job::gpu_check_word; no probe runs otherwise). The answer is one line on stdout (ready, or the
 //   failed check); then the wrapper waits for the launcher's `go` line, and ends without
 //   starting anything on anything else (EOF). The launcher reads the answer in its loop while
 //   it connects other hosts: the checks cost a launch no round trip of their own.
@@ -57,8 +58,8 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 //   before the line keeps any of its output from following it.
 constexpr std::string_view wrapper_head =
     R"sh(printf "\036colossalai-started\n"
-cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5 cai_x=$6
-shift 6
+cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5 cai_x=$6 cai_u=$7
+shift 7
 cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
 )sh";
 // Then the preflight (job::preflight_shell, shared with the srun task script), then:
@@ -97,9 +98,10 @@ cai_t=$cai_r
 exit "$cai_r")sh";
 
 const std::string& wrapper_text() {
-    static const std::string text = std::string(wrapper_head) +
-                                    job::preflight_shell("cai_f", "cai_d", "1", "cai_m", "cai_i") +
-                                    std::string(wrapper_tail);
+    static const std::string text =
+        std::string(wrapper_head) +
+        job::preflight_shell("cai_f", "cai_d", "1", "cai_m", "cai_i", "cai_u") +
+        std::string(wrapper_tail);
     return text;
 }
 
@@ -174,7 +176,8 @@ std::string wrapper_input(const job::NodeCommand& command, std::chrono::millisec
         command.working_directory,
         command.preflight.master_address,
         comma_list(command.preflight.interfaces),
-        exit_line == ExitLine::printed ? "1" : "0"};
+        exit_line == ExitLine::printed ? "1" : "0",
+        job::gpu_check_word(command.preflight.gpus)};
     arguments.insert(arguments.end(), command.argv.begin(), command.argv.end());
     return program_input(wrapper_text(), arguments, environment_block(command));
 }

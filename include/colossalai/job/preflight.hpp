@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 // What every node checks before any job starts (part of the two-step start: a node is ready
@@ -16,21 +17,67 @@ namespace colossalai::job {
 // (255).
 inline constexpr int preflight_exit_status = 254;
 
+// The GPUs a node's launch asks for (made once by the planner, run::gpus_needed), one of:
+// - NoGpus: nothing (--nproc_per_node auto or cpu): the node counts no GPU at all;
+// - GpuPerProcess: a number of processes, one GPU each where the node has GPUs; a node without
+//   any runs a CPU-only job and passes;
+// - GpuIndices: these indices of the node's own GPUs (--include/--exclude HOST:0,1): the node
+//   needs more GPUs than the highest index, a node without any fails;
+// - SomeGpu: --nproc_per_node gpu (torchrun starts one process per GPU): at least one GPU.
+struct NoGpus {};
+struct GpuPerProcess {
+    int processes = 0;
+};
+struct GpuIndices {
+    std::vector<int> indices;
+};
+struct SomeGpu {};
+using GpusNeeded = std::variant<NoGpus, GpuPerProcess, GpuIndices, SomeGpu>;
+
+// How a node counted its GPUs: the `GPU ` lines of `nvidia-smi -L`, else the entries of
+// /proc/driver/nvidia/gpus, else neither exists (no GPU).
+enum class GpuProbe { nvidia_smi, driver_proc, none };
+
+// Whether `found` GPUs on a node are enough for `needed`.
+bool gpus_suffice(const GpusNeeded& needed, int found);
+
+// `needed` as the word preflight_shell's GPU variable holds: empty for NoGpus (no probe runs),
+// else the count needed, with a `!` after it when a node with no GPU fails too ("4", "2!").
+std::string gpu_check_word(const GpusNeeded& needed);
+
 // What a node checks besides its working directory and its command (argv[0]), which the
 // NodeCommand holds.
 struct Preflight {
     std::string master_address;          // must resolve on the node (numeric addresses do)
     std::vector<std::string> interfaces; // must exist on the node (--network-interface)
+    GpusNeeded gpus{};                   // the node counts its GPUs unless NoGpus
 };
 
 // The checks, in the order a node runs them; then what a transport itself needs on the node
 // (`helper`: the relay of --launcher slurm, slurm/relay.hpp).
-enum class PreflightCheck { working_directory, command, master_address, network_interface, helper };
+enum class PreflightCheck {
+    working_directory,
+    command,
+    master_address,
+    network_interface,
+    gpus,
+    helper
+};
 
-// A failed check and what it was about (the directory, the command, the address, the name).
+// A node with fewer GPUs than asked: what was asked, what it found and how; `found` is nullopt
+// when the count did not finish (nvidia-smi hung, or was stopped with the launch).
+struct GpuShortage {
+    GpusNeeded needed;
+    std::optional<int> found;
+    GpuProbe probe = GpuProbe::none;
+};
+
+// A failed check and what it was about (the directory, the command, the address, the name);
+// `gpus` is set for (and only for) PreflightCheck::gpus, whose subject is empty.
 struct PreflightFailure {
     PreflightCheck check;
     std::string subject;
+    std::optional<GpuShortage> gpus{};
 };
 
 // The one line a node's failure reads as (after the host's name), with what to do about it.
@@ -39,26 +86,31 @@ std::string describe(const PreflightFailure& failure);
 struct NodeCommand;
 
 // How a node's shell names a failed check (ssh's node wrapper, srun's task script): a line of
-// its own, `failed_check_marker` then `cwd`, `command`, `master ADDRESS`, `interface NAME` or
-// `helper PROGRAM`. The
+// its own, `failed_check_marker` then `cwd`, `command`, `master ADDRESS`, `interface NAME`,
+// `gpus COUNT PROBE` (COUNT `-` when the count did not finish; PROBE: `smi`, `proc` or `none`,
+// as GpuProbe) or `helper PROGRAM`. The
 // first byte (ASCII RS) never starts a line of a login banner or a job's text output.
 inline constexpr std::string_view failed_check_marker = "\036colossalai-failed ";
 
 // The failure that `what` (the text after the marker) names, its subject taken from `command`
 // (an interface's name and the master address the node looked up from `what`: an srun task
-// learns the master, node 0's name, only from Slurm); nullopt when `what` names no check.
+// learns the master, node 0's name, only from Slurm; the GPUs found from `what`, those asked
+// from `command`); nullopt when `what` names no check.
 std::optional<PreflightFailure> parse_failed_check(std::string_view what,
                                                    const NodeCommand& command);
 
 // The checks as POSIX sh lines (no `'` in them), in PreflightCheck's order; the others are the
 // names of the shell variables (or positional parameters: `1`) that hold the directory, the
-// command, the master address and the comma-separated interfaces; `fail` a command that takes
-// the check's name (with its subject: `master ADDRESS`, `interface NAME`) as its one argument
-// and must not return. A numeric master address (IPv4 digits
-// and dots, or IPv6 with a `:`) starts no `getent`; without getent on the node the address is not
-// checked; without /sys/class/net, the interfaces are not. Uses the variable `cai_n`.
+// command, the master address, the comma-separated interfaces and the GPU check's word
+// (gpu_check_word); `fail` a command that takes the check's name (with its subject: `master
+// ADDRESS`, `interface NAME`, `gpus COUNT PROBE`) as its one argument and must not return. A
+// numeric master address (IPv4 digits and dots, or IPv6 with a `:`) starts no `getent`; without
+// getent on the node the address is not checked; without /sys/class/net, the interfaces are not.
+// An empty GPU word starts nothing; otherwise `nvidia-smi -L` runs once (its `GPU ` lines counted
+// by the shell itself), or, without nvidia-smi, /proc/driver/nvidia/gpus/ is listed by a glob.
+// Uses the variables `cai_n`, `cai_o` and `cai_v`.
 std::string preflight_shell(std::string_view fail, std::string_view directory,
                             std::string_view command, std::string_view master,
-                            std::string_view interfaces);
+                            std::string_view interfaces, std::string_view gpus);
 
 } // namespace colossalai::job

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "colossalai/job/preflight.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_command.hpp"
 #include "colossalai/run/nproc_value.hpp"
@@ -17,8 +18,15 @@ namespace colossalai::run {
 // PyTorch version for messages. Throws a usage error when neither the option nor slots say, when
 // some hosts have slots and others not, when slots differ between hosts or from the option, or for
 // a symbolic value with a launcher form older than torchrun (PyTorch < 1.10).
-std::string resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
-                                   const std::vector<Host>& hosts, std::string_view source,
-                                   LauncherForm form, const std::optional<std::string>& torch);
+NprocPerNode resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
+                                    const std::vector<Host>& hosts, std::string_view source,
+                                    LauncherForm form, const std::optional<std::string>& torch);
+
+// The GPUs a node's preflight asks for (job::GpusNeeded): its selected GPU indices when the launch
+// names some (`selected`, Host::gpus), else from the node's resolved --nproc_per_node: a number
+// of processes one GPU each (a node without GPUs runs them CPU-only), `gpu` at least one GPU,
+// `auto` and `cpu` none.
+job::GpusNeeded gpus_needed(const std::optional<std::vector<int>>& selected,
+                            const std::optional<NprocPerNode>& nproc);
 
 } // namespace colossalai::run

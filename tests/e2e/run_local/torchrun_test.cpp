@@ -2,6 +2,7 @@
 // tests/fixtures/train_allreduce.py on one and on two local nodes, a failing rank, and signals.
 // PATH is /usr/bin:/bin, so that `python3` is Debian's (with torch), not a pyenv shim.
 
+#include "fake_gpus.hpp"
 #include "support.hpp"
 
 #include <gtest/gtest.h>
@@ -169,9 +170,13 @@ TEST_F(RealTorchrun, FourRanksOnTwoLocalNodes) {
 TEST_F(RealTorchrun, GpuIndicesGiveEachNodeItsCountAndDevices) {
     const Words echo = {"--echo-env", "CUDA_VISIBLE_DEVICES,LOCAL_WORLD_SIZE"};
     const std::string argv = "[\"--echo-env\", \"CUDA_VISIBLE_DEVICES,LOCAL_WORLD_SIZE\"]";
+    // The GPU preflight asks this machine for 4 GPUs (index 3): the fake nvidia-smi has them.
+    install_fake_nvidia_smi(m_dir / "gpus", 4);
+    RunOptions with_gpus = options();
+    (*with_gpus.env)["PATH"] = (m_dir / "gpus").string() + ":/usr/bin:/bin";
     RunResult result =
         run(command({"--hostfile", "hosts", "--include", "localhost:1,0@127.0.0.1:3"}, echo),
-            options());
+            with_gpus);
     EXPECT_EQ(result.exit_code, 0) << result.err;
     const std::string first = R"({"CUDA_VISIBLE_DEVICES": "1,0", "LOCAL_WORLD_SIZE": "2"})";
     const std::string second = R"({"CUDA_VISIBLE_DEVICES": "3", "LOCAL_WORLD_SIZE": "1"})";

@@ -4,6 +4,7 @@
 // same stop sequence as over SSH (the signal to every task, SIGKILL after --kill-grace or at a
 // second signal), and a request still waiting for resources is cancelled, never started.
 
+#include "fake_gpus.hpp"
 #include "lines.hpp"
 #include "slurm_cluster.hpp"
 #include "support.hpp"
@@ -231,6 +232,44 @@ TEST_F(SlurmLaunch, ATaskWhosePreflightFailsStartsNothing) {
     }
     for (int rank = 0; rank < 2; ++rank) {
         EXPECT_FALSE(std::filesystem::exists(recorded(rank, "argv"))) << rank; // never started
+    }
+}
+
+// The GPU preflight in each task: nodes with fewer GPUs than processes (the fake nvidia-smi,
+// tests/fixtures/fake_nvidia_smi.sh, first on the tasks' PATH) stop the launch, each named with
+// what was asked and found, exit 254, no command started.
+TEST_F(SlurmLaunch, TasksOnNodesWithTooFewGpusStartNothing) {
+    install_fake_nvidia_smi(m_dir.path() / "bin", 1);
+    RunResult result = run_launcher(
+        {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "2", "train.py"});
+    EXPECT_EQ(result.exit_code, 254) << describe(result);
+    // The node that fails first is named with what it found. The other may be stopped by
+    // fail-fast before its answer (srun's tasks start at once): while it counts (`none counted
+    // (nvidia-smi -L did not finish), stopped by the launcher`), or before (`killed by SIGTERM,
+    // stopped by the launcher`). Either way it is a failure and its command never starts.
+    const std::string found = ": failure (2 GPUs asked (2 processes, one GPU each), 1 found "
+                              "(nvidia-smi -L); give --nproc_per_node 1 or fewer, or pick the "
+                              "node's GPUs with --include HOST:0,1";
+    size_t summary_at = result.err.find(summary_block({}));
+    ASSERT_NE(summary_at, std::string::npos) << describe(result);
+    int named = 0;
+    for (const char* node : {"node1", "node2"}) {
+        EXPECT_NE(result.err.find("\n" + std::string(node) + ": failure (", summary_at),
+                  std::string::npos)
+            << describe(result);
+        named += result.err.find("\n" + std::string(node) + found, summary_at) != std::string::npos;
+    }
+    EXPECT_GE(named, 1) << describe(result);
+    for (int rank = 0; rank < 2; ++rank) {
+        EXPECT_FALSE(std::filesystem::exists(recorded(rank, "argv"))) << rank; // never started
+    }
+    // A CPU-only cluster runs its job.
+    set_fake_gpus(m_dir.path() / "bin", "all", 0);
+    RunResult cpu_only = run_launcher(
+        {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "2", "train.py"});
+    EXPECT_EQ(cpu_only.exit_code, 0) << describe(cpu_only);
+    for (int rank = 0; rank < 2; ++rank) {
+        EXPECT_TRUE(std::filesystem::exists(recorded(rank, "argv"))) << rank;
     }
 }
 

@@ -3,8 +3,12 @@
 // working directory they lack, a command not on their PATH, a network interface they do not
 // have: each node says so in one line, nothing starts anywhere, exit status 254. --python makes a
 // node without torchrun on its PATH work; --network-interface alone lets a real gloo all-reduce
-// run on two hosts; a remote exit code above 128 reads as the exit code it is.
+// run on two hosts; a remote exit code above 128 reads as the exit code it is. The GPU
+// preflight, with the fake nvidia-smi (tests/fixtures/fake_nvidia_smi.sh) on the nodes' PATH and a
+// GPU count per host name: a node with fewer GPUs than processes stops the launch, named, exit
+// 254, nothing started anywhere; a cluster without GPUs runs its CPU-only job.
 
+#include "fake_gpus.hpp"
 #include "launcher.hpp"
 #include "ssh_cluster.hpp"
 #include "support.hpp"
@@ -163,6 +167,34 @@ TEST_F(PreflightOverSsh, GlooAllReduceOnTwoHostsWithNetworkInterfaceAlone) {
         << describe(result);
     EXPECT_NE(result.out.find("\"sum\": 10, \"world_size\": 4"), std::string::npos)
         << describe(result);
+}
+
+TEST_F(PreflightOverSsh, ANodeWithFewerGpusThanProcessesStopsTheLaunch) {
+    // node1 has its 2 GPUs; one of node2's fell off the bus. Both SSH clients run the same
+    // wrapper.
+    install_fake_nvidia_smi(m_fake.bin(), 2);
+    set_fake_gpus(m_fake.bin(), "node2", 1);
+    for (const char* client : {"libssh", "openssh"}) {
+        RunResult result = launch({"--nproc_per_node", "2", "--ssh-client", client});
+        EXPECT_EQ(result.exit_code, 254) << client << describe(result);
+        EXPECT_EQ(result.out, "") << client << describe(result);
+        EXPECT_TRUE(has_line(result.err,
+                             "node2: failure (2 GPUs asked (2 processes, one GPU each), 1 found "
+                             "(nvidia-smi -L); give --nproc_per_node 1 or fewer, or pick the "
+                             "node's GPUs with --include HOST:0,1)"))
+            << client << describe(result);
+        EXPECT_FALSE(has_line(result.err, "node1: success")) << client << describe(result);
+        EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{}) << client;
+    }
+    EXPECT_TRUE(fake_nvidia_smi_ran(m_fake.bin()));
+}
+
+TEST_F(PreflightOverSsh, ACpuOnlyClusterRunsItsJob) {
+    install_fake_nvidia_smi(m_fake.bin(), 0);
+    RunResult result = launch({"--nproc_per_node", "2"});
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_EQ(m_fake.ranks_started(), (std::vector<int>{0, 1}));
+    EXPECT_TRUE(fake_nvidia_smi_ran(m_fake.bin()));
 }
 
 } // namespace

@@ -76,8 +76,8 @@ std::string resolve(const std::optional<std::string>& option,
         parsed = parse_nproc_per_node(*option);
         EXPECT_TRUE(parsed.has_value()) << *option;
     }
-    return resolve_nproc_per_node(parsed, with_slots(std::move(counts)), "the hostfile hosts", form,
-                                  "1.8.1");
+    return to_string(resolve_nproc_per_node(parsed, with_slots(std::move(counts)),
+                                            "the hostfile hosts", form, "1.8.1"));
 }
 
 TEST(NprocPerNode, TheOptionWinsWhenSlotsAgreeOrAreAbsent) {
@@ -136,6 +136,23 @@ TEST(NprocPerNode, ConflictsAreUsageErrorsSayingWhy) {
     EXPECT_EQ(
         usage_message([] { resolve("auto", {std::nullopt}, LauncherForm::distributed_launch); }),
         "--nproc_per_node auto needs torchrun (PyTorch 1.10 or newer; found 1.8.1)");
+}
+
+// What each node's preflight asks: the selected indices win; a count asks one GPU per process; only
+// `gpu` of the symbolic values asks any.
+TEST(GpusNeeded, FollowsTheSelectionElseTheProcessCount) {
+    job::GpusNeeded selected = gpus_needed(std::vector<int>{3, 1}, std::nullopt);
+    ASSERT_TRUE(std::holds_alternative<job::GpuIndices>(selected));
+    EXPECT_EQ(std::get<job::GpuIndices>(selected).indices, (std::vector<int>{3, 1}));
+    job::GpusNeeded counted = gpus_needed(std::nullopt, NprocPerNode(4));
+    ASSERT_TRUE(std::holds_alternative<job::GpuPerProcess>(counted));
+    EXPECT_EQ(std::get<job::GpuPerProcess>(counted).processes, 4);
+    EXPECT_TRUE(std::holds_alternative<job::SomeGpu>(
+        gpus_needed(std::nullopt, NprocPerNode(SymbolicNproc::gpu))));
+    for (SymbolicNproc none : {SymbolicNproc::automatic, SymbolicNproc::cpu}) {
+        EXPECT_TRUE(std::holds_alternative<job::NoGpus>(gpus_needed(std::nullopt, none)));
+    }
+    EXPECT_TRUE(std::holds_alternative<job::NoGpus>(gpus_needed(std::nullopt, std::nullopt)));
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // The srun command and each task's script, run by a real /bin/sh (and perl, for the relay).
 
+#include "fake_gpus.hpp"
 #include "files.hpp"
 #include "relay.hpp"
 #include "task_lines.hpp"
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -171,6 +173,21 @@ TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
     missing_interface[0].preflight.interfaces = {"lo", "cai-nosuch0"};
     EXPECT_EQ(run_task(missing_interface, "node-b"),
               start + start + "\036colossalai-failed interface cai-nosuch0\n" + exit + exit);
+    // Fewer GPUs than processes (the fake nvidia-smi, tests/fixtures/fake_nvidia_smi.sh, on the
+    // task's PATH): every task's node counts its own.
+    test::TempDir bin("colossalai-gpus");
+    test::install_fake_nvidia_smi(bin.path(), 1);
+    std::vector<NodeCommand> few_gpus = nodes;
+    for (NodeCommand& node : few_gpus) {
+        node.preflight.gpus = job::GpuPerProcess{2};
+    }
+    const std::string gpu_path = bin.path().string() + ":/usr/bin:/bin";
+    EXPECT_EQ(run_task(few_gpus, "node-b", gpu_path),
+              start + start + "\036colossalai-failed gpus 1 smi\n" + exit + exit);
+    test::set_fake_gpus(bin.path(), "all", 2);
+    EXPECT_NE(
+        run_task(few_gpus, "node-b", gpu_path).find("--node_rank=0 --master_addr=node-b x.py\n"),
+        std::string::npos);
     // Without perl for the relay: its own check, after the others.
     EXPECT_EQ(run_task(nodes, "node-b", "/nonexistent"),
               start + start + "\036colossalai-failed helper perl\n" + exit + exit);

@@ -1,3 +1,4 @@
+#include "fake_gpus.hpp"
 #include "files.hpp"
 #include "process.hpp"
 
@@ -291,6 +292,21 @@ TEST(RemoteCommandPreflight, AMissingInterfaceIsAnsweredByName) {
     EXPECT_EQ(result.out, "\036colossalai-failed interface cai-nosuch0\nstatus=125\n");
 }
 
+// The node's GPUs, counted by the fake nvidia-smi (tests/fixtures/fake_nvidia_smi.sh) on its
+// PATH: too few for what the launch asks is answered with the count and how it was found.
+TEST(RemoteCommandPreflight, TooFewGpusAreAnsweredWithTheCount) {
+    test::TempDir bin("colossalai-gpus");
+    test::install_fake_nvidia_smi(bin.path(), 2);
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
+    command.environment = {{"PATH", bin.path().string() + ":/usr/bin:/bin"}};
+    command.preflight.gpus = job::GpuPerProcess{4};
+    RunResult result = run_preflight(command);
+    EXPECT_EQ(result.out, "\036colossalai-failed gpus 2 smi\nstatus=125\n");
+    command.preflight.gpus = job::GpuIndices{{1}};
+    RunResult started = run_wrapper(command, "");
+    EXPECT_EQ(started.out, "started\nstatus=0\n");
+}
+
 TEST(RemoteCommandPreflight, PassingChecksAnswerReadyAndStartNothingWithoutGo) {
     job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
     command.preflight.master_address = "127.0.0.1"; // numeric: no lookup
@@ -318,6 +334,7 @@ TEST(RemoteCommandPreflight, ReadyLinesAreParsedWithTheirSubject) {
     // The address the node looked up, which an srun task learnt from Slurm.
     check("\036colossalai-failed master node7", job::PreflightCheck::master_address, "node7");
     check("\036colossalai-failed interface ib0", job::PreflightCheck::network_interface, "ib0");
+    check("\036colossalai-failed gpus 1 smi", job::PreflightCheck::gpus, "");
     EXPECT_FALSE(parse_ready_line("Welcome to node1", command));
     EXPECT_FALSE(parse_ready_line("\036colossalai-failed other", command));
     EXPECT_FALSE(parse_ready_line("", command));
@@ -406,16 +423,20 @@ TEST(ProgramInput, ArgumentsThenPreludeThenProgramInOneBlock) {
 TEST(WrapperInput, ArgumentsEnvironmentAndTheWrapper) {
     job::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
     std::string text = wrapper_input(command, 1500ms, 0ms);
-    EXPECT_EQ(text, "{\nset -- 15 0 /tmp '' '' 0 torchrun --nproc_per_node=2 train.py\n" +
+    EXPECT_EQ(text, "{\nset -- 15 0 /tmp '' '' 0 '' torchrun --nproc_per_node=2 train.py\n" +
                         environment_block(command) + std::string(node_wrapper()) + "\n}\n");
     // The silence limit in seconds with one decimal, as coreutils' timeout takes it.
     EXPECT_EQ(
-        wrapper_input(command, 1500ms, 60000ms).rfind("{\nset -- 15 60.0 /tmp '' '' 0 torch", 0),
+        wrapper_input(command, 1500ms, 60000ms).rfind("{\nset -- 15 60.0 /tmp '' '' 0 '' torch", 0),
         0u);
     EXPECT_EQ(wrapper_input(command, 1500ms, 0ms, ExitLine::printed)
-                  .rfind("{\nset -- 15 0 /tmp '' '' 1 torch", 0),
+                  .rfind("{\nset -- 15 0 /tmp '' '' 1 '' torch", 0),
               0u);
     EXPECT_EQ(wrapper_input(command, 1500ms, 2250ms).rfind("{\nset -- 15 2.3 /tmp", 0), 0u);
+    // The GPUs the node must have, as job::gpu_check_word writes them.
+    command.preflight.gpus = job::GpuIndices{{0, 2}};
+    EXPECT_EQ(
+        wrapper_input(command, 1500ms, 0ms).rfind("{\nset -- 15 0 /tmp '' '' 0 '3!' torch", 0), 0u);
 }
 
 TEST(RemoteCommand, EnvironmentBlockQuotesEveryValue) {

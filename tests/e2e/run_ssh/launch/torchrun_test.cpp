@@ -2,6 +2,7 @@
 // hosts, started by the launcher from the client namespace. Arguments, environment and working
 // directory arrive intact; every line is prefixed with its host; the summary ends the job.
 
+#include "fake_gpus.hpp"
 #include "launcher.hpp"
 #include "ssh_cluster.hpp"
 #include "support.hpp"
@@ -104,9 +105,11 @@ TEST_F(LaunchTorchrunOverSsh, GpuIndicesGiveEachRemoteNodeItsDevicesAndCount) {
                   (fixtures_dir() / "train_allreduce.py").string(),
                   "--echo-env",
                   "CUDA_VISIBLE_DEVICES,LOCAL_WORLD_SIZE"};
+    // The GPU preflight asks node2 for 2 GPUs (indices 0,1): the fake nvidia-smi has them.
+    install_fake_nvidia_smi(dir / "gpus", 2);
     LaunchOptions options;
     options.env = launcher_environment(
-        cluster(), {}, {{"GLOO_SOCKET_IFNAME", "eth0"}, {"CUDA_VISIBLE_DEVICES", "7"}});
+        cluster(), dir / "gpus", {{"GLOO_SOCKET_IFNAME", "eth0"}, {"CUDA_VISIBLE_DEVICES", "7"}});
     options.cwd = dir.path();
     options.timeout = std::chrono::seconds(240);
     RunResult result = run_launcher(cluster(), args, options);
