@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iterator>
 #include <system_error>
 
 namespace colossalai::job {
@@ -51,12 +52,8 @@ GpuShortage count_gpus(const std::vector<std::string>& environment) {
     if (error) {
         return {{}, 0, GpuProbe::none};
     }
-    int count = 0;
-    for (const auto& entry : entries) {
-        (void)entry;
-        ++count;
-    }
-    return {{}, count, GpuProbe::driver_proc};
+    auto count = std::distance(begin(entries), end(entries));
+    return {{}, static_cast<int>(count), GpuProbe::driver_proc};
 }
 
 } // namespace

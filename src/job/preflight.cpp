@@ -3,7 +3,7 @@
 #include "colossalai/job/node_command.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
@@ -35,26 +35,24 @@ std::optional<GpuFloor> gpu_floor(const GpusNeeded& needed) {
     return std::nullopt;
 }
 
-constexpr std::string_view probe_word(GpuProbe probe) {
-    switch (probe) {
-    case GpuProbe::nvidia_smi:
-        return "smi";
-    case GpuProbe::driver_proc:
-        return "proc";
-    case GpuProbe::none:
-        return "none";
-    }
-    return "none";
-}
+// Each way a node counts its GPUs: the word its preflight line carries (the shell's `cai_o`,
+// preflight_shell) and how a message names it.
+struct ProbeNames {
+    GpuProbe probe;
+    std::string_view word;
+    std::string_view text;
+};
+constexpr ProbeNames probe_names[] = {
+    {GpuProbe::nvidia_smi, "smi", "nvidia-smi -L"},
+    {GpuProbe::driver_proc, "proc", "/proc/driver/nvidia/gpus"},
+    {GpuProbe::none, "none", "no nvidia-smi, no /proc/driver/nvidia/gpus"},
+};
 
 std::string_view probe_text(GpuProbe probe) {
-    switch (probe) {
-    case GpuProbe::nvidia_smi:
-        return "nvidia-smi -L";
-    case GpuProbe::driver_proc:
-        return "/proc/driver/nvidia/gpus";
-    case GpuProbe::none:
-        return "no nvidia-smi, no /proc/driver/nvidia/gpus";
+    for (const ProbeNames& names : probe_names) {
+        if (names.probe == probe) {
+            return names.text;
+        }
     }
     return "";
 }
@@ -81,13 +79,10 @@ std::string describe_shortage(const GpuShortage& shortage) {
                            asked, *shortage.found);
     }
     if (const auto* selected = std::get_if<GpuIndices>(&shortage.needed)) {
-        std::string indices;
-        for (int index : selected->indices) {
-            indices += fmt::format("{}{}", indices.empty() ? "" : ",", index);
-        }
         return fmt::format("{} asked (ind{} {}), {}; GPU indices are the node's own, from 0",
                            plural_gpus(selected->indices.size()),
-                           selected->indices.size() == 1 ? "ex" : "ices", indices, found);
+                           selected->indices.size() == 1 ? "ex" : "ices",
+                           fmt::join(selected->indices, ","), found);
     }
     return fmt::format("1 GPU asked (--nproc_per_node gpu), {}; a CPU-only job takes "
                        "--nproc_per_node cpu or a number",
@@ -173,11 +168,11 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
             found = count;
             rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
         }
-        for (GpuProbe probe : {GpuProbe::nvidia_smi, GpuProbe::driver_proc, GpuProbe::none}) {
-            if (rest.size() == probe_word(probe).size() + 1 && rest.front() == ' ' &&
-                rest.substr(1) == probe_word(probe)) {
+        for (const ProbeNames& names : probe_names) {
+            if (rest.size() == names.word.size() + 1 && rest.front() == ' ' &&
+                rest.substr(1) == names.word) {
                 return PreflightFailure{PreflightCheck::gpus, "",
-                                        GpuShortage{command.preflight.gpus, found, probe}};
+                                        GpuShortage{command.preflight.gpus, found, names.probe}};
             }
         }
         return std::nullopt;
