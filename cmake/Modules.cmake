@@ -27,6 +27,9 @@ function(colossalai_module name)
                  "set(reachable_${name} \"${reachable}\")\n")
     file(GLOB sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/${name}/*.cpp")
     add_library(colossalai_${name} STATIC ${sources})
+    # A module's files compile together in batches (docs/developing.md, "unity build"): its
+    # file-local helpers must have names of their own, or be shared from a header.
+    set_target_properties(colossalai_${name} PROPERTIES UNITY_BUILD ${COLOSSALAI_UNITY})
     target_include_directories(colossalai_${name} PUBLIC "${PROJECT_SOURCE_DIR}/include"
                                                          "${PROJECT_BINARY_DIR}/include")
     target_link_libraries(colossalai_${name} PUBLIC ${ARG_DEPENDS}

@@ -17,10 +17,6 @@ bool is_set(const std::optional<std::string>& value) {
     return value && !value->empty();
 }
 
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
-
 // True for MAJOR.MINOR with both parts decimal ("12.4", "12.10"), nothing else.
 bool is_major_minor(std::string_view text) {
     size_t dot = text.find('.');
@@ -28,7 +24,7 @@ bool is_major_minor(std::string_view text) {
         return false;
     }
     for (size_t i = 0; i < text.size(); ++i) {
-        if (i != dot && !is_digit(text[i])) {
+        if (i != dot && !util::is_ascii_digit(text[i])) {
             return false;
         }
     }

@@ -2,6 +2,7 @@
 
 #include "colossalai/exec/signals.hpp"
 #include "colossalai/exec/wait.hpp"
+#include "colossalai/util/duration.hpp"
 #include "colossalai/util/fd.hpp"
 
 #include <fcntl.h>
@@ -69,11 +70,6 @@ void signal_thread(SignalChannel* channel) {
     ::pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
     ::raise(signo); // this thread no longer blocks it: the default action ends the process
     ::_exit(128 + signo);
-}
-
-int remaining_ms(Clock::time_point deadline) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    return left.count() < 0 ? 0 : static_cast<int>(left.count());
 }
 
 std::vector<char*> to_c_array(const std::vector<std::string>& words) {
@@ -176,7 +172,7 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     char buffer[8192];
     while (true) {
         pollfd pfd{output->read.get(), POLLIN, 0};
-        int ready = ::poll(&pfd, 1, remaining_ms(deadline));
+        int ready = ::poll(&pfd, 1, util::poll_timeout_ms(deadline));
         if (ready < 0 && errno == EINTR) {
             continue;
         }

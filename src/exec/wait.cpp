@@ -1,6 +1,7 @@
 #include "colossalai/exec/wait.hpp"
 
 #include "colossalai/exec/spawn.hpp"
+#include "colossalai/util/duration.hpp"
 
 #include <poll.h>
 #include <sys/wait.h>
@@ -15,11 +16,6 @@ namespace colossalai::exec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int remaining_ms(Clock::time_point deadline) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    return static_cast<int>(std::clamp<long long>(left.count(), 0, INT_MAX - 1));
-}
 
 } // namespace
 
@@ -39,7 +35,7 @@ ChildWait wait_child(pid_t pid, Clock::time_point deadline) {
         }
         if (pidfd) {
             pollfd ended{pidfd.get(), POLLIN, 0};
-            ::poll(&ended, 1, remaining_ms(deadline) + 1);
+            ::poll(&ended, 1, util::poll_timeout_ms(deadline) + 1);
         } else {
             std::this_thread::sleep_for(std::chrono::milliseconds(1)); // no pidfd: an old kernel
         }

@@ -27,10 +27,6 @@ using Piece = std::variant<std::string, Bracket>;
 
 constexpr std::size_t max_digits = 18; // fits std::uint64_t with room for the arithmetic
 
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
-
 // Thrown inside the parser with the reason only; expand_host_pattern adds where and what.
 struct Problem {
     std::string reason;
@@ -42,7 +38,7 @@ std::uint64_t parse_bound(std::string_view text, std::string_view item) {
     }
     std::uint64_t value = 0;
     for (char c : text) {
-        if (!is_digit(c)) {
+        if (!util::is_ascii_digit(c)) {
             throw Problem{fmt::format("'{}': not a number or range (such as 01-16)", item)};
         }
         value = value * 10 + static_cast<std::uint64_t>(c - '0');

@@ -19,14 +19,11 @@ public:
     explicit AmbiguousSpelling(Error error) : Error(std::move(error)) {}
 };
 
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
-
 // Whether `text` has the shape of a GPU list ("0,1", "", "0,,1"), so that a ':' before it
 // starts one rather than belonging to an IPv6 address.
 bool looks_like_gpu_list(std::string_view text) {
-    return std::all_of(text.begin(), text.end(), [](char c) { return is_digit(c) || c == ','; });
+    return std::all_of(text.begin(), text.end(),
+                       [](char c) { return util::is_ascii_digit(c) || c == ','; });
 }
 
 // The GPU indices after `host:`.
@@ -39,8 +36,8 @@ std::vector<int> parse_gpu_list(std::string_view list, std::string_view host,
     }
     std::vector<int> gpus;
     for (const std::string& item : util::split(list, ',')) {
-        bool digits =
-            !item.empty() && item.size() <= 5 && std::all_of(item.begin(), item.end(), is_digit);
+        bool digits = !item.empty() && item.size() <= 5 &&
+                      std::all_of(item.begin(), item.end(), util::is_ascii_digit);
         int index = digits ? std::stoi(item) : -1;
         if (index < 0 || index > max_gpu_index) {
             throw usage_error("{} '{}:{}': '{}' is not a GPU index (0-{})", option, host,

@@ -5,11 +5,19 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <string>
 
 namespace colossalai::util {
+
+int poll_timeout_ms(std::chrono::steady_clock::time_point deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    return static_cast<int>(std::clamp<long long>(left.count(), 0, INT_MAX - 1));
+}
 
 std::string format_seconds(std::chrono::milliseconds duration) {
     return fmt::format("{:g}", static_cast<double>(duration.count()) / 1000.0);

@@ -21,4 +21,8 @@ std::chrono::milliseconds parse_seconds(std::string_view text, std::string_view 
 // "30", "0.5", "0.001": a duration in seconds as the options take it.
 std::string format_seconds(std::chrono::milliseconds duration);
 
+// poll()'s timeout for `deadline`: the milliseconds left, 0 once it passed, at most INT_MAX - 1
+// (so that a caller may add one to round up).
+int poll_timeout_ms(std::chrono::steady_clock::time_point deadline);
+
 } // namespace colossalai::util

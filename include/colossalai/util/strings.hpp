@@ -9,6 +9,11 @@ namespace colossalai::util {
 // Removes ASCII whitespace (space, \t, \r, \n, \v, \f) from both ends.
 std::string_view trim(std::string_view text);
 
+// '0'..'9' only: std::isdigit depends on the locale and takes an int that a char may not fit.
+constexpr bool is_ascii_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
 // Splits at every `separator`; empty fields are kept ("a,,b" -> "a", "", "b"; "" -> "").
 std::vector<std::string> split(std::string_view text, char separator);
 
