@@ -52,6 +52,11 @@ TEST_F(SshConcurrentLaunches, SigintToOneLaunchLeavesTheOtherRunning) {
             << cluster().host(host);
     }
 
+    for (int rank : {0, 1}) {
+        // torchrun, spawn's child and grandchild
+        EXPECT_EQ(second.recorded_job(rank).size(), 3U) << "rank " << rank;
+    }
+
     stopped->signal(SIGINT);
     EXPECT_EQ(exit_code_of(*stopped, 60s), 130) << first.err();
     EXPECT_EQ(
@@ -61,8 +66,10 @@ TEST_F(SshConcurrentLaunches, SigintToOneLaunchLeavesTheOtherRunning) {
                            "node2: failure (killed by SIGINT, stopped by the launcher)"}));
     first.expect_none_left(10s);
 
-    for (const auto& [host, pid] : others) {
-        EXPECT_TRUE(process_alive(pid)) << cluster().host(host) << ": " << pid << " was stopped";
+    for (int rank : {0, 1}) {
+        for (pid_t pid : second.recorded_job(rank)) {
+            EXPECT_TRUE(process_alive(pid)) << "rank " << rank << ": " << pid << " was stopped";
+        }
     }
     EXPECT_FALSE(running->wait(0ms).has_value()) << second.err();
     second.release("done");

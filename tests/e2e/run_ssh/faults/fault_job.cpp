@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <sstream>
 
 namespace colossalai::test {
 
@@ -41,6 +42,15 @@ bool FaultJob::ready(int rank, std::chrono::milliseconds timeout) const {
 pid_t FaultJob::recorded_pid(int rank) const {
     std::string text = read_file(m_dir / "record" / (std::to_string(rank) + ".pid"));
     return text.empty() ? 0 : static_cast<pid_t>(std::stol(text));
+}
+
+std::vector<pid_t> FaultJob::recorded_job(int rank) const {
+    std::vector<pid_t> pids{recorded_pid(rank)};
+    std::istringstream children(read_file(m_dir / "record" / (std::to_string(rank) + ".children")));
+    for (pid_t pid = 0; children >> pid;) {
+        pids.push_back(pid);
+    }
+    return pids;
 }
 
 Words FaultJob::command(const std::string& hosts, const Words& args) const {

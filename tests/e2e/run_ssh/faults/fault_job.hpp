@@ -34,6 +34,10 @@ public:
     void release(const std::string& name) const;
     bool ready(int rank, std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
     pid_t recorded_pid(int rank) const; // 0 when it never started
+    // What the node's fake recorded of its own: its PID and those of what `spawn` started
+    // (complete once ready(rank)). These live until the job is stopped, unlike a snapshot of
+    // processes(), which can catch a fork on its way to exec `sleep` that then ends by itself.
+    std::vector<pid_t> recorded_job(int rank) const;
 
     // `colossalai run --host HOSTS --nproc_per_node 1 ARGS... train.py MARKER` in the client
     // namespace, this job's fake first on PATH; output in launcher.{out,err} of dir().
