@@ -139,11 +139,16 @@ std::string offending_keys(const std::vector<KnownKey>& known, ssh_key server) {
     return result.empty() ? "another key" : result;
 }
 
+// What learn() did: wrote the key into `file`, or found the host known (or changed) by now.
+struct Learned {
+    std::optional<std::string> file;              // the known_hosts file the key was appended to
+    ssh_known_hosts_e state = SSH_KNOWN_HOSTS_OK; // without `file`: the check under the lock
+};
+
 // Appends the host's key to the user known_hosts file, under an exclusive lock, unless the
-// file (read again under the lock) knows the host by now: then returns the check's result and
-// `path` stays empty. Returns OK with `path` set to the file it wrote.
-ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key key,
-                        const HostKeyCheck& host_keys, std::string& path) {
+// file (read again under the lock) knows the host by now: then returns the check's result.
+Learned learn(ssh_session session, const std::string& name, ssh_key key,
+              const HostKeyCheck& host_keys) {
     std::string file_name = option(session, SSH_OPTIONS_KNOWNHOSTS);
     if (file_name.empty()) {
         throw fatal_error("cannot learn the host key: no user known_hosts file");
@@ -160,7 +165,7 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
     }
     ssh_known_hosts_e now = lib::ssh_session_is_known_server(session);
     if (now != SSH_KNOWN_HOSTS_UNKNOWN && now != SSH_KNOWN_HOSTS_NOT_FOUND) {
-        return now; // learned meanwhile (or changed meanwhile: the caller decides)
+        return {std::nullopt, now}; // learned meanwhile (or changed meanwhile: the caller decides)
     }
     char* base64 = nullptr;
     check(lib::ssh_pki_export_pubkey_base64(key, &base64), session, "cannot encode the host key");
@@ -186,33 +191,35 @@ ssh_known_hosts_e learn(ssh_session session, const std::string& name, ssh_key ke
         !file.close()) {
         throw fatal_error("cannot learn the host key into {}: {}", file_name, std::strerror(errno));
     }
-    path = file_name;
-    return SSH_KNOWN_HOSTS_OK;
+    return {file_name, SSH_KNOWN_HOSTS_OK};
 }
 
-} // namespace
+bool is_unknown_host(ssh_known_hosts_e state) {
+    return state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND;
+}
 
-void verify_host_key(ssh_session session, const std::string& host, unsigned port,
-                     const HostKeyCheck& check) {
-    const std::string name = known_hosts_name(host, port);
-    std::vector<KnownKey> known = known_keys(session, name);
-    {
-        KeyPtr key = server_key(session);
-        for (const KnownKey& line : known) {
-            if (line.marker == "@revoked" &&
-                lib::ssh_key_cmp(line.key.get(), key.get(), SSH_KEY_CMP_PUBLIC) == 0) {
-                throw fatal_error("the host key of {} port {} is marked @revoked in {} — "
-                                  "refusing to connect",
-                                  host, port, line.where);
-            }
+// A key marked @revoked for the host is refused whatever the policy (as OpenSSH does).
+void refuse_revoked_key(ssh_session session, const std::string& host, unsigned port,
+                        const std::vector<KnownKey>& known) {
+    KeyPtr key = server_key(session);
+    for (const KnownKey& line : known) {
+        if (line.marker == "@revoked" &&
+            lib::ssh_key_cmp(line.key.get(), key.get(), SSH_KEY_CMP_PUBLIC) == 0) {
+            throw fatal_error("the host key of {} port {} is marked @revoked in {} — "
+                              "refusing to connect",
+                              host, port, line.where);
         }
     }
-    ssh_known_hosts_e state = lib::ssh_session_is_known_server(session);
+}
+
+// An unknown host that known_hosts trusts through a @cert-authority line: refused unless the
+// policy connects anyway (no), since the certificate cannot be checked here.
+void refuse_unchecked_certificate(const std::string& host, unsigned port,
+                                  const std::vector<KnownKey>& known, HostKeyPolicy policy) {
     auto authority = std::find_if(known.begin(), known.end(), [](const KnownKey& line) {
         return line.marker == "@cert-authority";
     });
-    if ((state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND) &&
-        authority != known.end() && check.policy != HostKeyPolicy::no) {
+    if (authority != known.end() && policy != HostKeyPolicy::no) {
         // libssh 0.10 offers no host certificate algorithm, so the server sends its plain key,
         // and has no public function to check a certificate's signature.
         throw fatal_error("unknown host {} port {}: known_hosts trusts it through "
@@ -221,46 +228,37 @@ void verify_host_key(ssh_session session, const std::string& host, unsigned port
                           "trust it with: {}",
                           host, port, authority->where, keyscan_command(host, port));
     }
-    bool learns = check.policy == HostKeyPolicy::accept_new || check.policy == HostKeyPolicy::no;
-    if ((state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND) && learns) {
-        KeyPtr key = server_key(session);
-        std::string path;
-        state = learn(session, name, key.get(), check, path);
-        if (!path.empty()) {
-            check.warn(fmt::format("permanently added '{}' ({}) to the list of known hosts ({})",
-                                   name, type_label(key.get()), path));
-            return;
-        }
-    }
-    switch (state) {
-    case SSH_KNOWN_HOSTS_OK:
+}
+
+// Carries out `verdict` for the session's key: returns (maybe after a warning) or throws.
+void carry_out(HostKeyVerdict verdict, ssh_session session, const std::string& host, unsigned port,
+               const std::vector<KnownKey>& known, const HostKeyCheck& check) {
+    switch (verdict) {
+    case HostKeyVerdict::accept:
         return;
-    case SSH_KNOWN_HOSTS_CHANGED:
-    case SSH_KNOWN_HOSTS_OTHER:
-        if (check.policy == HostKeyPolicy::no) {
-            KeyPtr key = server_key(session);
-            check.warn(fmt::format(
-                "REMOTE HOST IDENTIFICATION HAS CHANGED for {} port {}! The {} key it "
-                "sent has fingerprint {}; known_hosts holds {}. Someone could be eavesdropping "
-                "(man-in-the-middle attack), or the host key has just been changed. Connecting "
-                "anyway (StrictHostKeyChecking no); if the change is expected, remove the old "
-                "key with: {}",
-                host, port, type_label(key.get()), fingerprint(key.get()),
-                offending_keys(known, key.get()), forget_key_command(host, port)));
-            return;
-        }
-        if (state == SSH_KNOWN_HOSTS_OTHER) {
-            throw fatal_error("the host key of {} port {} is of another type than the one in "
-                              "known_hosts — refusing to connect (possible attack); check it "
-                              "and fix known_hosts",
-                              host, port);
-        }
+    case HostKeyVerdict::warn_changed: {
+        KeyPtr key = server_key(session);
+        check.warn(fmt::format(
+            "REMOTE HOST IDENTIFICATION HAS CHANGED for {} port {}! The {} key it "
+            "sent has fingerprint {}; known_hosts holds {}. Someone could be eavesdropping "
+            "(man-in-the-middle attack), or the host key has just been changed. Connecting "
+            "anyway (StrictHostKeyChecking no); if the change is expected, remove the old "
+            "key with: {}",
+            host, port, type_label(key.get()), fingerprint(key.get()),
+            offending_keys(known, key.get()), forget_key_command(host, port)));
+        return;
+    }
+    case HostKeyVerdict::refuse_other_type:
+        throw fatal_error("the host key of {} port {} is of another type than the one in "
+                          "known_hosts — refusing to connect (possible attack); check it "
+                          "and fix known_hosts",
+                          host, port);
+    case HostKeyVerdict::refuse_changed:
         throw fatal_error("REMOTE HOST KEY HAS CHANGED for {} port {} — refusing to "
                           "connect (someone may be intercepting the connection); if the change "
                           "is expected, remove the old key with: {}",
                           host, port, forget_key_command(host, port));
-    case SSH_KNOWN_HOSTS_UNKNOWN:
-    case SSH_KNOWN_HOSTS_NOT_FOUND:
+    case HostKeyVerdict::refuse_unknown:
         throw fatal_error("unknown host {} port {} (not in known_hosts{}); after checking its "
                           "key, trust it with: {}",
                           host, port,
@@ -269,10 +267,59 @@ void verify_host_key(ssh_session session, const std::string& host, unsigned port
                                 "cannot ask"
                               : "",
                           keyscan_command(host, port));
+    case HostKeyVerdict::cannot_check:
+        break;
+    }
+    throw fatal_error("cannot check the host key: {}", last_error(session));
+}
+
+} // namespace
+
+bool learns_new_keys(HostKeyPolicy policy) {
+    return policy == HostKeyPolicy::accept_new || policy == HostKeyPolicy::no;
+}
+
+HostKeyVerdict host_key_verdict(ssh_known_hosts_e state, HostKeyPolicy policy) {
+    switch (state) {
+    case SSH_KNOWN_HOSTS_OK:
+        return HostKeyVerdict::accept;
+    case SSH_KNOWN_HOSTS_CHANGED:
+    case SSH_KNOWN_HOSTS_OTHER:
+        if (policy == HostKeyPolicy::no) {
+            return HostKeyVerdict::warn_changed;
+        }
+        return state == SSH_KNOWN_HOSTS_OTHER ? HostKeyVerdict::refuse_other_type
+                                              : HostKeyVerdict::refuse_changed;
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+    case SSH_KNOWN_HOSTS_NOT_FOUND:
+        return HostKeyVerdict::refuse_unknown;
     case SSH_KNOWN_HOSTS_ERROR:
     default:
-        throw fatal_error("cannot check the host key: {}", last_error(session));
+        return HostKeyVerdict::cannot_check;
     }
+}
+
+void verify_host_key(ssh_session session, const std::string& host, unsigned port,
+                     const HostKeyCheck& check) {
+    const std::string name = known_hosts_name(host, port);
+    std::vector<KnownKey> known = known_keys(session, name);
+    refuse_revoked_key(session, host, port, known);
+    ssh_known_hosts_e state = lib::ssh_session_is_known_server(session);
+    if (is_unknown_host(state)) {
+        refuse_unchecked_certificate(host, port, known, check.policy);
+        if (learns_new_keys(check.policy)) {
+            KeyPtr key = server_key(session);
+            Learned learned = learn(session, name, key.get(), check);
+            if (learned.file) {
+                check.warn(
+                    fmt::format("permanently added '{}' ({}) to the list of known hosts ({})", name,
+                                type_label(key.get()), *learned.file));
+                return;
+            }
+            state = learned.state;
+        }
+    }
+    carry_out(host_key_verdict(state, check.policy), session, host, port, known, check);
 }
 
 } // namespace colossalai::ssh

@@ -19,6 +19,22 @@ struct HostKeyCheck {
     std::function<void(const std::string&)> warn;
 };
 
+// Whether the policy learns the key of an unknown host (accept-new, no) rather than refusing it.
+bool learns_new_keys(HostKeyPolicy policy);
+
+// What the check does with the state libssh found the host in, once revoked keys and
+// certificate authorities were dealt with and an unknown host was learned where the policy
+// learns.
+enum class HostKeyVerdict {
+    accept,            // known
+    warn_changed,      // changed or of another type, and the policy is `no`: connect, loudly
+    refuse_other_type, // known_hosts holds a key of another type only
+    refuse_changed,    // known_hosts holds another key of this type
+    refuse_unknown,    // not in known_hosts (nor learned)
+    cannot_check,      // libssh could not tell
+};
+HostKeyVerdict host_key_verdict(ssh_known_hosts_e state, HostKeyPolicy policy);
+
 // Checks the connected session's host key for `host` port `port` (as libssh resolved them):
 // - known: fine;
 // - unknown: refused (yes, ask: with the ssh-keyscan line to trust it), or learned into the
