@@ -53,10 +53,10 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
                       std::size_t max_output = 1024 * 1024, CaptureMode mode = {});
 
 // capture()'s children run in process groups of their own, out of reach of the terminal's Ctrl-C.
-// While a StopCapturesOnSignal exists, SIGINT, SIGTERM and SIGHUP (those not ignored at start)
-// first SIGKILL the groups of the captures still running (SIGTERM those
-// of Stop::terminate), then take their default action (the program dies of the signal, as it
-// would have). No thread waits for them: every capture's poll() watches the signals' descriptor
+// While a StopCapturesOnSignal exists, the stop signals (exec/signal_policy.hpp; those not
+// ignored at start) first SIGKILL the groups of the captures still running (SIGTERM those of
+// Stop::terminate), then take their default action (the program dies of the signal, as it would
+// have). No thread waits for them: every capture's poll() watches the signals' descriptor
 // beside its pipe, and so may any other wait of the command (stop_signal_fd,
 // act_on_stop_signal); a signal that comes while nothing watches takes its default action when
 // the scope ends. For short-lived commands whose only children are captures (and children that
