@@ -2,6 +2,7 @@
 
 #include "driver_child.hpp"
 
+#include "colossalai/exec/capture.hpp"
 #include "colossalai/exec/fork.hpp"
 #include "colossalai/exec/wait.hpp"
 #include "colossalai/util/strings.hpp"
@@ -145,14 +146,21 @@ DriverFacts DriverProbe::finish(std::chrono::milliseconds timeout) {
     const Clock::time_point deadline = Clock::now() + timeout;
     while (true) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-        pollfd pfd{m_fd.get(), POLLIN, 0};
-        int ready = ::poll(&pfd, 1, static_cast<int>(std::max<long long>(0, left.count())));
+        // A stop signal ends the check here too (the child dies with it: PR_SET_PDEATHSIG).
+        pollfd watched[2] = {{m_fd.get(), POLLIN, 0}, {exec::stop_signal_fd(), POLLIN, 0}};
+        int ready = ::poll(watched, 2, static_cast<int>(std::max<long long>(0, left.count())));
         if (ready < 0 && errno == EINTR) {
             continue;
         }
         if (ready <= 0) {
             timed_out = true;
             break;
+        }
+        if ((watched[1].revents & POLLIN) != 0) {
+            exec::act_on_stop_signal();
+        }
+        if (watched[0].revents == 0) {
+            continue;
         }
         char buffer[4096];
         ssize_t n = ::read(m_fd.get(), buffer, sizeof buffer);
@@ -167,7 +175,8 @@ DriverFacts DriverProbe::finish(std::chrono::milliseconds timeout) {
     m_fd.reset();
     // The child may close the answer's pipe and still hang (a driver that closes descriptors it
     // does not own): the same deadline holds for its end.
-    exec::ChildWait end = timed_out ? exec::ChildWait{} : exec::wait_child(m_pid, deadline);
+    exec::ChildWait end =
+        timed_out ? exec::ChildWait{} : exec::wait_child_acting_on_stop(m_pid, deadline);
     if (end.state == exec::ChildWait::State::running) {
         timed_out = true;
         kill_probe(m_pid);

@@ -132,9 +132,10 @@ Facts gather_facts(const ProbeSettings& settings) {
     // while another thread starts (or holds the allocator's or the loader's lock) can leave the
     // child, which goes on to dlopen, blocked on a lock nobody will release.
     DriverProbe driver(settings.driver_library);
-    // Only now the stop-signal thread: a Ctrl-C while nvcc or the interpreter hangs must not
-    // leave them behind (the driver child dies with this process: PR_SET_PDEATHSIG).
-    exec::kill_captures_on_signal();
+    // Only now, before the nvcc thread starts, the stop signals are blocked and watched by the
+    // probes' waits: a Ctrl-C while nvcc or the interpreter hangs must not leave them behind (the
+    // driver child dies with this process: PR_SET_PDEATHSIG). Destroyed after that thread ended.
+    exec::StopCapturesOnSignal stop_captures;
     std::optional<fs::path> home = find_cuda_home(settings.cuda, [](const fs::path& path) {
         std::error_code ec;
         return fs::is_directory(path, ec);

@@ -19,9 +19,7 @@
 
 #include <fmt/ostream.h>
 
-#include <condition_variable>
 #include <cstdlib>
-#include <mutex>
 
 extern char** environ;
 
@@ -146,9 +144,6 @@ std::vector<Outcome> check_over_ssh(const check::Options& options,
 
     ssh::load_library(); // before any worker thread uses libssh
     std::vector<Outcome> outcomes(hosts.size());
-    std::mutex mutex;
-    std::condition_variable done;
-    std::size_t left = hosts.size();
     {
         ssh::WorkerPool pool(max_connecting);
         for (std::size_t i = 0; i < hosts.size(); ++i) {
@@ -159,14 +154,10 @@ std::vector<Outcome> check_over_ssh(const check::Options& options,
             node.ssh_port = options.ssh_port;
             pool.submit([&, i, node = std::move(node)] {
                 Outcome outcome = check_node(node, input, connect, run_timeout);
-                std::lock_guard lock(mutex);
-                outcomes[i] = std::move(outcome);
-                --left;
-                done.notify_one();
+                outcomes[i] = std::move(outcome); // its own element: no other task touches it
             });
         }
-        std::unique_lock lock(mutex);
-        done.wait(lock, [&] { return left == 0; });
+        pool.wait_idle(); // every node answered (the pool's lock orders their writes before)
     }
     return outcomes;
 }
@@ -189,7 +180,7 @@ std::vector<Outcome> check_through_srun(const check::Options& options,
     std::chrono::milliseconds timeout = 4 * probe.timeout + options.ssh_timeout;
     // srun runs in a process group of its own: Ctrl-C and the deadline send it SIGTERM, on which
     // srun cancels its step (a SIGKILLed srun leaves the step running until its tasks end).
-    exec::kill_captures_on_signal();
+    exec::StopCapturesOnSignal stop_captures;
     exec::CaptureResult srun =
         exec::capture(slurm::build_srun_command(nodes, options.srun_args), timeout, std::nullopt,
                       max_answer_bytes * hosts.size(),

@@ -1,5 +1,6 @@
 #include "colossalai/exec/capture.hpp"
 
+#include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/exec/signals.hpp"
 #include "colossalai/exec/wait.hpp"
 #include "colossalai/util/duration.hpp"
@@ -12,10 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 extern char** environ;
@@ -28,13 +29,17 @@ using Clock = std::chrono::steady_clock;
 
 // The process groups of the captures running now, as many as run (a check over many Python
 // environments, or callers on many threads). Spawning and tracking happen under the mutex, so
-// the signal thread of kill_captures_on_signal() never misses a child that was just started.
+// the thread that acts on a stop signal never misses a child that was just started.
 struct Running {
     pid_t pid = -1;
     Stop stop = Stop::kill;
 };
 std::vector<Running> running;
 std::mutex running_mutex;
+
+// The StopCapturesOnSignal's channel; null when none exists. Set before the threads that read it
+// start and cleared after they ended.
+std::atomic<SignalChannel*> stop_channel{nullptr};
 
 // Called with the mutex held.
 void track(pid_t pid, Stop stop) {
@@ -46,17 +51,10 @@ void untrack(pid_t pid) {
     std::erase_if(running, [pid](const Running& each) { return each.pid == pid; });
 }
 
-// Waits for a stop signal on `channel`, kills the captures' groups, then dies of the signal.
-// The lock is held to the end: a capture whose child dies here cannot return (untrack() waits
-// for it), so the check cannot go on to finish and exit normally before the signal ends it.
-void signal_thread(SignalChannel* channel) {
-    std::vector<int> signals;
-    while (signals.empty()) {
-        pollfd readable{channel->fd(), POLLIN, 0};
-        ::poll(&readable, 1, -1);
-        signals = channel->take();
-    }
-    const int signo = signals.front();
+// Kills the captures' groups, then dies of `signo`. The lock is held to the end: a capture whose
+// child dies here cannot return (untrack() waits for it), so the command cannot go on to finish
+// and exit normally before the signal ends it.
+[[noreturn]] void stop_captures_and_die(int signo) {
     std::lock_guard lock(running_mutex);
     for (const Running& each : running) {
         if (each.pid > 0) {
@@ -85,12 +83,12 @@ std::vector<char*> to_c_array(const std::vector<std::string>& words) {
 // Waits for `pid` until the deadline; stops its process group as `stop` says when the deadline
 // passes.
 void reap(pid_t pid, Clock::time_point deadline, Stop stop, CaptureResult& result) {
-    ChildWait end = wait_child(pid, deadline);
+    ChildWait end = wait_child_acting_on_stop(pid, deadline);
     if (end.state == ChildWait::State::running) {
         result.timed_out = true;
         if (stop == Stop::terminate) {
             ::kill(-pid, SIGTERM);
-            end = wait_child(pid, Clock::now() + terminate_grace);
+            end = wait_child_acting_on_stop(pid, Clock::now() + terminate_grace);
         }
     }
     if (end.state == ChildWait::State::running) {
@@ -109,27 +107,23 @@ void reap(pid_t pid, Clock::time_point deadline, Stop stop, CaptureResult& resul
     ::kill(-pid, SIGKILL);
 }
 
-} // namespace
+// A started child's pid, or why none started (an error number).
+struct Spawned {
+    pid_t pid = -1;
+    int error = 0;
+};
 
-CaptureResult capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                      const std::optional<std::vector<std::string>>& env, std::size_t max_output,
+// Starts `argv` in a process group of its own, its stdout (and stderr with Stderr::merge) on
+// `output`, and tracks it (for a stop signal).
+Spawned spawn_tracked(const std::vector<std::string>& argv,
+                      const std::optional<std::vector<std::string>>& env, int output,
                       CaptureMode mode) {
-    CaptureResult result;
-    if (argv.empty()) {
-        result.error = "empty command";
-        return result;
-    }
-    std::optional<util::Pipe> output = util::open_pipe(O_CLOEXEC);
-    if (!output) {
-        result.error = std::strerror(errno);
-        return result;
-    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, output->write.get(), STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, output, STDOUT_FILENO);
     if (mode.stderr_to == Stderr::merge) {
-        posix_spawn_file_actions_adddup2(&actions, output->write.get(), STDERR_FILENO);
+        posix_spawn_file_actions_adddup2(&actions, output, STDERR_FILENO);
     } else {
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     }
@@ -139,11 +133,7 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     sigset_t no_signals;
     sigemptyset(&no_signals);
     posix_spawnattr_setsigmask(&attributes, &no_signals);
-    sigset_t default_signals;
-    sigemptyset(&default_signals);
-    sigaddset(&default_signals, SIGPIPE);
-    sigaddset(&default_signals, SIGINT);
-    sigaddset(&default_signals, SIGTERM);
+    sigset_t default_signals = signal_policy::as_set(signal_policy::default_for_probes);
     posix_spawnattr_setsigdefault(&attributes, &default_signals);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
                                               POSIX_SPAWN_SETSIGDEF);
@@ -161,50 +151,112 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
     tracking.unlock();
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
-    output->write.reset();
     if (rc != 0) {
-        result.error = std::strerror(rc);
-        return result;
+        return {.error = rc};
     }
-    result.started = true;
+    return {.pid = pid};
+}
 
-    const Clock::time_point deadline = Clock::now() + timeout;
+// Reads `output` until its end or the deadline, keeping at most `max_output` bytes; acts on a
+// stop signal meanwhile.
+void read_output(int output, Clock::time_point deadline, std::size_t max_output,
+                 std::string& into) {
     char buffer[8192];
     while (true) {
-        pollfd pfd{output->read.get(), POLLIN, 0};
-        int ready = ::poll(&pfd, 1, util::poll_timeout_ms(deadline));
+        pollfd watched[2] = {{output, POLLIN, 0}, {stop_signal_fd(), POLLIN, 0}};
+        int ready = ::poll(watched, 2, util::poll_timeout_ms(deadline));
         if (ready < 0 && errno == EINTR) {
             continue;
         }
         if (ready <= 0) {
-            break; // deadline: reap() kills the group
+            return; // deadline: reap() kills the group
         }
-        ssize_t n = ::read(output->read.get(), buffer, sizeof buffer);
+        if ((watched[1].revents & POLLIN) != 0) {
+            act_on_stop_signal();
+        }
+        if (watched[0].revents == 0) {
+            continue;
+        }
+        ssize_t n = ::read(output, buffer, sizeof buffer);
         if (n < 0 && errno == EINTR) {
             continue;
         }
         if (n <= 0) {
-            break;
+            return;
         }
-        size_t room = max_output - std::min(max_output, result.output.size());
-        result.output.append(buffer, std::min(room, static_cast<size_t>(n)));
+        size_t room = max_output - std::min(max_output, into.size());
+        into.append(buffer, std::min(room, static_cast<size_t>(n)));
     }
+}
+
+} // namespace
+
+CaptureResult capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                      const std::optional<std::vector<std::string>>& env, std::size_t max_output,
+                      CaptureMode mode) {
+    CaptureResult result;
+    if (argv.empty()) {
+        result.error = "empty command";
+        return result;
+    }
+    std::optional<util::Pipe> output = util::open_pipe(O_CLOEXEC);
+    if (!output) {
+        result.error = std::strerror(errno);
+        return result;
+    }
+    const Spawned spawned = spawn_tracked(argv, env, output->write.get(), mode);
+    output->write.reset();
+    if (spawned.error != 0) {
+        result.error = std::strerror(spawned.error);
+        return result;
+    }
+    const pid_t pid = spawned.pid;
+    result.started = true;
+    const Clock::time_point deadline = Clock::now() + timeout;
+    read_output(output->read.get(), deadline, max_output, result.output);
     output->read.reset();
     reap(pid, deadline, mode.stop, result);
     untrack(pid);
     return result;
 }
 
-void kill_captures_on_signal() {
-    // The channel blocks the signals here, before the caller starts other threads (they inherit
-    // the mask); one thread reads them: unlike a handler, it can take the mutex. SIGPIPE keeps
-    // its default: `colossalai check -i | head -1` ends as any command would.
-    static std::once_flag once; // one signal thread, however often it is called
-    std::call_once(once, [] {
-        // Never destroyed: the thread reads it until the process ends.
-        auto* channel = new SignalChannel(SignalChannelSettings{.ignore_sigpipe = false});
-        std::thread(signal_thread, channel).detach();
-    });
+StopCapturesOnSignal::StopCapturesOnSignal()
+    // SIGPIPE keeps its default: `colossalai check -i | head -1` ends as any command would.
+    : m_channel(std::make_unique<SignalChannel>(SignalChannelSettings{.ignore_sigpipe = false})) {
+    stop_channel.store(m_channel.get());
+}
+
+StopCapturesOnSignal::~StopCapturesOnSignal() {
+    stop_channel.store(nullptr);
+    // The channel unblocks the signals: one that came while nothing watched (the command was
+    // between its waits) takes its default action now.
+    m_channel.reset();
+}
+
+int stop_signal_fd() {
+    SignalChannel* channel = stop_channel.load();
+    return channel != nullptr ? channel->fd() : -1;
+}
+
+ChildWait wait_child_acting_on_stop(pid_t pid, Clock::time_point deadline) {
+    while (true) {
+        ChildWait end = wait_child(pid, deadline, stop_signal_fd());
+        if (end.state != ChildWait::State::running || Clock::now() >= deadline) {
+            return end;
+        }
+        act_on_stop_signal();
+    }
+}
+
+void act_on_stop_signal() {
+    SignalChannel* channel = stop_channel.load();
+    if (channel == nullptr) {
+        return;
+    }
+    std::vector<int> signals = channel->take();
+    if (!signals.empty()) {
+        stop_captures_and_die(signals.front());
+    }
 }
 
 } // namespace colossalai::exec

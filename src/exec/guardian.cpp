@@ -1,3 +1,4 @@
+#include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/fd.hpp"
@@ -126,7 +127,7 @@ Guardian spawn_guardian(pid_t pgid, std::chrono::milliseconds grace) {
         // Its own group: a signal to the launcher's group (Ctrl-C, kill -- -PGID) must not take
         // the guardian with it.
         ::setpgid(0, 0);
-        for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
+        for (int signo : signal_policy::ignored_by_guardian) {
             ::signal(signo, SIG_IGN);
         }
         sigset_t none;

@@ -1,5 +1,6 @@
 #include "colossalai/exec/signals.hpp"
 
+#include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/util/error.hpp"
 
 #include <signal.h>
@@ -12,12 +13,7 @@
 namespace colossalai::exec {
 
 sigset_t stop_signals() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    return set;
+    return signal_policy::as_set(signal_policy::stop);
 }
 
 namespace {
@@ -37,7 +33,7 @@ SignalChannel::SignalChannel(SignalChannelSettings settings)
     : m_ignores_sigpipe(settings.ignore_sigpipe) {
     sigset_t set = stop_signals();
     sigemptyset(&g_ignored_at_start);
-    for (int signo : {SIGINT, SIGTERM, SIGHUP}) {
+    for (int signo : signal_policy::stop) {
         if (ignored(signo)) {
             sigdelset(&set, signo);
             sigaddset(&g_ignored_at_start, signo);
@@ -84,7 +80,7 @@ std::vector<int> SignalChannel::take() {
 }
 
 void reset_signals_for_exec() noexcept {
-    for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD}) {
+    for (int signo : signal_policy::default_for_jobs) {
         if (sigismember(&g_ignored_at_start, signo) != 1) {
             ::signal(signo, SIG_DFL);
         }

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <thread>
 
 namespace colossalai::exec {
 
@@ -19,7 +18,7 @@ using Clock = std::chrono::steady_clock;
 
 } // namespace
 
-ChildWait wait_child(pid_t pid, Clock::time_point deadline) {
+ChildWait wait_child(pid_t pid, Clock::time_point deadline, int interrupt_fd) {
     util::Fd pidfd = open_pidfd(pid);
     while (true) {
         int status = 0;
@@ -33,11 +32,12 @@ ChildWait wait_child(pid_t pid, Clock::time_point deadline) {
         if (Clock::now() >= deadline) {
             return {ChildWait::State::running, 0};
         }
-        if (pidfd) {
-            pollfd ended{pidfd.get(), POLLIN, 0};
-            ::poll(&ended, 1, util::poll_timeout_ms(deadline) + 1);
-        } else {
-            std::this_thread::sleep_for(std::chrono::milliseconds(1)); // no pidfd: an old kernel
+        // poll() skips a negative descriptor: without a pidfd (an old kernel) it looks at the
+        // child every millisecond.
+        pollfd watched[2] = {{interrupt_fd, POLLIN, 0}, {pidfd ? pidfd.get() : -1, POLLIN, 0}};
+        int timeout = pidfd ? util::poll_timeout_ms(deadline) + 1 : 1;
+        if (::poll(watched, 2, timeout) > 0 && (watched[0].revents & POLLIN) != 0) {
+            return {ChildWait::State::running, 0};
         }
     }
 }

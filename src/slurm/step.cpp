@@ -28,8 +28,8 @@ std::size_t index_of(Stream stream) {
 
 // scancel's name for a signal: `TERM`, or the number of one without a name.
 std::string scancel_signal(int signo) {
-    std::string name = util::signal_name(signo);
-    return util::starts_with(name, "SIG") ? name.substr(3) : std::to_string(signo);
+    std::optional<std::string_view> name = util::short_signal_name(signo);
+    return name ? std::string(*name) : std::to_string(signo);
 }
 
 // scancel's answer for a step slurmctld does not know (any more): ESLURM_INVALID_JOB_ID.

@@ -1,5 +1,6 @@
 #include "colossalai/ssh/remote_command.hpp"
 
+#include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/signal_name.hpp"
 #include "colossalai/util/strings.hpp"
@@ -77,7 +78,11 @@ trap "cai_a=1" USR1
 (
 cai_k() { kill -s "$1" -- "-$cai_p" || kill -s "$1" "$cai_p"; }
 while if [ "$cai_h" = 0 ]; then IFS= read -r cai_s; else cai_s=$(timeout "$cai_h" /bin/sh -c "IFS= read -r cai_s && printf %s \"\$cai_s\"") || { [ $? = 124 ] && kill -s USR1 $$; false; }; fi; do
-case $cai_s in INT|TERM|HUP|QUIT|USR1|USR2|KILL) cai_k "$cai_s";; PAUSE) cai_q=$cai_h cai_h=0;; *) [ -n "$cai_q" ] && cai_h=$cai_q cai_q=;; esac
+)sh";
+// Then `case $cai_s in INT|TERM|HUP|KILL) cai_k "$cai_s";;` (relayed_case: the signals of
+// exec::signal_policy::relayed_to_nodes, as control_line() names them), then:
+constexpr std::string_view wrapper_control_tail =
+    R"sh( PAUSE) cai_q=$cai_h cai_h=0;; *) [ -n "$cai_q" ] && cai_h=$cai_q cai_q=;; esac
 done
 cai_k TERM || exit 0
 cai_n=0
@@ -97,11 +102,21 @@ cai_t=$cai_r
 [ -n "$cai_a" ] && trap - ALRM && kill -s ALRM $$
 exit "$cai_r")sh";
 
+// The watcher's case for the control lines that name a signal: each signal the launcher relays,
+// passed on to the job's group.
+std::string relayed_case() {
+    std::string names;
+    for (int signo : exec::signal_policy::relayed_to_nodes) {
+        names += (names.empty() ? "" : "|") + std::string(*util::short_signal_name(signo));
+    }
+    return "case $cai_s in " + names + ") cai_k \"$cai_s\";;";
+}
+
 const std::string& wrapper_text() {
     static const std::string text =
         std::string(wrapper_head) +
         job::preflight_shell("cai_f", "cai_d", "1", "cai_m", "cai_i", "cai_u") +
-        std::string(wrapper_tail);
+        std::string(wrapper_tail) + relayed_case() + std::string(wrapper_control_tail);
     return text;
 }
 
@@ -270,19 +285,10 @@ std::string wrapper_ended_early(std::string_view printed, std::optional<int> exi
 }
 
 std::optional<std::string> control_line(int signo) {
-    // The signals a launcher passes on (see launch/launcher.cpp) and SIGKILL after the grace.
-    switch (signo) {
-    case SIGINT:
-    case SIGTERM:
-    case SIGHUP:
-    case SIGQUIT:
-    case SIGUSR1:
-    case SIGUSR2:
-    case SIGKILL:
-        return fmt::format("{}\n", *util::short_signal_name(signo));
-    default:
+    if (!exec::signal_policy::contains(exec::signal_policy::relayed_to_nodes, signo)) {
         return std::nullopt;
     }
+    return fmt::format("{}\n", *util::short_signal_name(signo));
 }
 
 } // namespace colossalai::ssh

@@ -32,6 +32,11 @@ bool WorkerPool::busy() const {
     return m_running > 0 || !m_tasks.empty();
 }
 
+void WorkerPool::wait_idle() {
+    std::unique_lock lock(m_mutex);
+    m_idle_now.wait(lock, [this] { return m_running == 0 && m_tasks.empty(); });
+}
+
 void WorkerPool::work() {
     std::unique_lock lock(m_mutex);
     while (true) {
@@ -48,6 +53,9 @@ void WorkerPool::work() {
         task();
         lock.lock();
         --m_running;
+        if (m_running == 0 && m_tasks.empty()) {
+            m_idle_now.notify_all();
+        }
     }
 }
 

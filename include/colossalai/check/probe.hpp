@@ -39,7 +39,7 @@ ProbeSettings read_settings(const Options& options, const GetEnv& getenv);
 
 // Runs every probe (driver, nvcc and the Python interpreter concurrently, then file reads) and
 // returns the facts. Throws a usage error for a --python that is not an executable. From then on
-// a stop signal kills the probes still running (exec::kill_captures_on_signal), then the check.
+// a stop signal kills the probes still running (exec::StopCapturesOnSignal), then the check.
 Facts gather_facts(const ProbeSettings& settings);
 
 } // namespace colossalai::check

@@ -1,12 +1,17 @@
 #pragma once
 
+#include "colossalai/exec/wait.hpp"
+
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace colossalai::exec {
+
+class SignalChannel;
 
 struct CaptureResult {
     bool started = false;   // false: the program could not be executed (see `error`)
@@ -24,7 +29,7 @@ enum class Stderr {
 };
 
 // How a capture's process group is stopped, at its deadline or at a stop signal
-// (kill_captures_on_signal).
+// (StopCapturesOnSignal).
 enum class Stop {
     kill,      // SIGKILL
     terminate, // SIGTERM, for a program that must tidy up elsewhere (srun cancels its step): at
@@ -48,11 +53,35 @@ CaptureResult capture(const std::vector<std::string>& argv, std::chrono::millise
                       std::size_t max_output = 1024 * 1024, CaptureMode mode = {});
 
 // capture()'s children run in process groups of their own, out of reach of the terminal's Ctrl-C.
-// After this call, SIGINT, SIGTERM and SIGHUP first SIGKILL the groups of the captures still
-// running (SIGTERM those of Stop::terminate), then take their default action (the program dies of
-// the signal, as it would have). For short-lived commands whose only children are captures; call it
-// before any other thread starts (it blocks those signals and receives them on a thread of its
-// own). Later calls do nothing.
-void kill_captures_on_signal();
+// While a StopCapturesOnSignal exists, the stop signals (exec/signal_policy.hpp; those not
+// ignored at start) first SIGKILL the groups of the captures still running (SIGTERM those of
+// Stop::terminate), then take their default action (the program dies of the signal, as it would
+// have). No thread waits for them: every capture's poll() watches the signals' descriptor
+// beside its pipe, and so may any other wait of the command (stop_signal_fd,
+// act_on_stop_signal); a signal that comes while nothing watches takes its default action when
+// the scope ends. For short-lived commands whose only children are captures (and children that
+// die with them); create it before any other thread starts (it blocks the signals, and threads
+// inherit the mask) and destroy it after they ended. One at a time.
+class StopCapturesOnSignal {
+public:
+    StopCapturesOnSignal();
+    ~StopCapturesOnSignal();
+    StopCapturesOnSignal(const StopCapturesOnSignal&) = delete;
+    StopCapturesOnSignal& operator=(const StopCapturesOnSignal&) = delete;
+
+private:
+    std::unique_ptr<SignalChannel> m_channel;
+};
+
+// The descriptor that is readable when a stop signal came while a StopCapturesOnSignal exists:
+// a wait adds it to its poll() and then calls act_on_stop_signal(). -1 when none exists.
+int stop_signal_fd();
+
+// When a stop signal came: stops the captures' groups and ends the process by the signal (never
+// returns). Otherwise (none came, another thread took it) returns at once.
+void act_on_stop_signal();
+
+// wait_child() that acts on a stop signal while it waits (act_on_stop_signal).
+ChildWait wait_child_acting_on_stop(pid_t pid, std::chrono::steady_clock::time_point deadline);
 
 } // namespace colossalai::exec

@@ -19,7 +19,7 @@ struct SignalChannelSettings {
 
 // The one way `run` and `check` receive their signals: stop_signals() (and SIGTSTP with
 // `job_control`) as a file descriptor, read by the launcher's poll() loop, or by the check's
-// signal thread (kill_captures_on_signal). The constructor blocks them for the whole process —
+// probes' waits (StopCapturesOnSignal). The constructor blocks them for the whole process —
 // call it before any thread starts, so every thread inherits the mask — and ignores SIGPIPE
 // when asked; the destructor restores both. A stop signal that is ignored when the process
 // starts (nohup, `trap '' HUP`) stays ignored: it is not read, so never passed on, and the jobs

@@ -21,7 +21,10 @@ struct ChildWait {
 // Waits until the child `pid` ends or `deadline` passes, in poll() on its pidfd (open_pidfd);
 // where the kernel has no pidfds (before 5.3) it polls waitpid() every millisecond instead.
 // Reaps the child when it ended. std::chrono::steady_clock::time_point::max() waits for good.
-ChildWait wait_child(pid_t pid, std::chrono::steady_clock::time_point deadline);
+// With `interrupt_fd` (not -1) it also returns, State::running, as soon as that descriptor is
+// readable (a stop signal's signalfd), so that the caller may act on it first.
+ChildWait wait_child(pid_t pid, std::chrono::steady_clock::time_point deadline,
+                     int interrupt_fd = -1);
 
 // waitpid() for the child `pid`, retried on EINTR; `block`: until it ends, else only if it has.
 // Its wait status once it ended and was reaped here; nullopt while it runs (or when it cannot be

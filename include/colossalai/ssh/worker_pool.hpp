@@ -26,12 +26,18 @@ public:
     // True while a task is queued or running.
     bool busy() const;
 
+    // Blocks until no task is queued or running: every task submitted so far has ended, and
+    // what it wrote is visible to the caller. For a caller with nothing else to wait for (a
+    // loop polls busy() or the tasks' own descriptors instead).
+    void wait_idle();
+
 private:
     void work();
 
     std::size_t m_max_threads;
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
+    std::condition_variable m_idle_now; // a task ended and none is queued or running
     std::deque<std::function<void()>> m_tasks;
     std::vector<std::thread> m_threads;
     std::size_t m_idle = 0;

@@ -67,7 +67,7 @@ TEST(CaptureSignal, AStopSignalKillsEveryRunningCaptureHoweverMany) {
     pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-        kill_captures_on_signal();
+        StopCapturesOnSignal stop_captures;
         std::vector<std::thread> threads;
         for (int i = 0; i < count; ++i) {
             std::string file = recorded(i).string();
@@ -117,6 +117,31 @@ TEST(CaptureSignal, AStopSignalKillsEveryRunningCaptureHoweverMany) {
             ::kill(-pid, SIGKILL);
         }
     }
+}
+
+// A stop signal that comes while no wait watches (the command between its probes) is not lost:
+// it ends the process, by that signal, when the scope closes.
+TEST(CaptureSignal, ASignalBetweenWaitsEndsTheProcessWhenTheScopeCloses) {
+    pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        {
+            StopCapturesOnSignal stop_captures;
+            ::kill(::getpid(), SIGHUP); // blocked: it waits on the channel
+            if (stop_signal_fd() < 0) {
+                ::_exit(3);
+            }
+        }
+        ::_exit(0); // reached only if the signal was lost
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGHUP) << "wait status " << status;
+}
+
+TEST(CaptureSignal, WithoutAScopeNothingIsWatched) {
+    EXPECT_EQ(stop_signal_fd(), -1);
+    act_on_stop_signal(); // returns: there is no channel to read
 }
 
 } // namespace

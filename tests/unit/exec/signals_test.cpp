@@ -1,3 +1,4 @@
+#include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/exec/signals.hpp"
 
 #include <gtest/gtest.h>
@@ -33,6 +34,26 @@ TEST(StopSignals, AreInterruptTerminateAndHangUp) {
         }
     }
     EXPECT_EQ(members, (std::vector<int>{SIGHUP, SIGINT, SIGTERM}));
+}
+
+// The policy's sets as the launcher, the probe runner and the node wrapper use them: every stop
+// signal is relayed to the nodes (with SIGKILL after the grace), the guardian ignores each of
+// them, and a job gets each back at its default.
+TEST(SignalPolicy, TheStopSignalsAreRelayedIgnoredByTheGuardianAndResetForJobs) {
+    for (int signo : signal_policy::stop) {
+        EXPECT_TRUE(signal_policy::contains(signal_policy::relayed_to_nodes, signo)) << signo;
+        EXPECT_TRUE(signal_policy::contains(signal_policy::ignored_by_guardian, signo)) << signo;
+        EXPECT_TRUE(signal_policy::contains(signal_policy::default_for_jobs, signo)) << signo;
+    }
+    EXPECT_TRUE(signal_policy::contains(signal_policy::relayed_to_nodes, SIGKILL));
+    EXPECT_FALSE(signal_policy::contains(signal_policy::relayed_to_nodes, SIGQUIT));
+    EXPECT_FALSE(signal_policy::contains(signal_policy::stop, SIGPIPE));
+    sigset_t set = signal_policy::as_set(signal_policy::default_for_probes);
+    for (int signo = 1; signo < NSIG; ++signo) {
+        EXPECT_EQ(sigismember(&set, signo) == 1,
+                  signal_policy::contains(signal_policy::default_for_probes, signo))
+            << signo;
+    }
 }
 
 // Each stop signal sent to the process arrives through the descriptor, not as a signal (which

@@ -44,6 +44,20 @@ TEST(WaitChild, SaysRunningWhenTheDeadlineComesFirst) {
     EXPECT_TRUE(WIFSIGNALED(end.status) && WTERMSIG(end.status) == SIGKILL);
 }
 
+TEST(WaitChild, ReturnsRunningWhenTheInterruptDescriptorIsReadable) {
+    pid_t pid = child_that(0, true);
+    ASSERT_GT(pid, 0);
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ASSERT_EQ(::write(fds[1], "x", 1), 1);
+    // Without the readable descriptor this would wait for good.
+    EXPECT_EQ(wait_child(pid, Clock::time_point::max(), fds[0]).state, ChildWait::State::running);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    ::kill(pid, SIGKILL);
+    EXPECT_EQ(wait_child(pid, Clock::time_point::max()).state, ChildWait::State::ended);
+}
+
 TEST(WaitChild, SaysLostForAProcessThatIsNoChild) {
     EXPECT_EQ(wait_child(::getppid(), Clock::time_point::max()).state, ChildWait::State::lost);
 }

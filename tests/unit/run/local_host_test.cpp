@@ -154,6 +154,29 @@ TEST(ResolveConcurrently, ANameWithoutAnAnswerInTimeHasNone) {
     }
 }
 
+TEST(ResolveConcurrently, MoreNamesThanResolversAreAllAnswered) {
+    // Every resolver child answers name after name: 3 rounds of max_concurrent_lookups.
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < 3 * max_concurrent_lookups; ++i) {
+        names.push_back("127.0.0." + std::to_string(i + 1));
+    }
+    auto answers = resolve_concurrently(names, std::chrono::seconds(30));
+    ASSERT_EQ(answers.size(), names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        ASSERT_TRUE(answers[i]) << names[i];
+        EXPECT_EQ(*answers[i], std::vector<std::string>{names[i]});
+    }
+}
+
+TEST(ResolverAnswer, ALineOfAddressesAndBack) {
+    EXPECT_EQ(resolver_answer_line({"127.0.0.1", "::1"}), "127.0.0.1 ::1\n");
+    EXPECT_EQ(resolver_answer_line({}), "\n"); // does not resolve: an empty answer, not none
+    EXPECT_EQ(parse_resolver_answer("127.0.0.1 ::1"),
+              (std::vector<std::string>{"127.0.0.1", "::1"}));
+    EXPECT_EQ(parse_resolver_answer(""), std::vector<std::string>{});
+    EXPECT_EQ(parse_resolver_answer("10.0.0.1"), std::vector<std::string>{"10.0.0.1"});
+}
+
 TEST(IsIpv6LinkLocal, Fe80Slash10WithOrWithoutAZone) {
     for (const char* address : {"fe80::1", "fe80::1%eth0", "FE80::a:b", "febf::1%2"}) {
         EXPECT_TRUE(is_ipv6_link_local(address)) << address;

@@ -2,6 +2,7 @@
 #include "files.hpp"
 #include "process.hpp"
 
+#include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/quote.hpp"
 
@@ -454,6 +455,23 @@ TEST(RemoteCommand, ControlLines) {
     EXPECT_EQ(control_line(SIGKILL), "KILL\n");
     EXPECT_EQ(control_line(SIGHUP), "HUP\n");
     EXPECT_EQ(control_line(SIGCHLD), std::nullopt);
+    // Nothing relays these (the launcher receives only the stop signals): no line for them.
+    for (int signo : {SIGQUIT, SIGUSR1, SIGUSR2, SIGTSTP}) {
+        EXPECT_EQ(control_line(signo), std::nullopt) << signo;
+    }
+}
+
+// The wrapper acts on exactly the control lines the launcher sends: its case is made from the
+// same list (exec::signal_policy::relayed_to_nodes).
+TEST(RemoteCommand, TheWrapperRelaysExactlyTheControlLinesSent) {
+    std::string expected = "case $cai_s in ";
+    for (int signo : exec::signal_policy::relayed_to_nodes) {
+        std::string line = control_line(signo).value();
+        expected += (expected.ends_with(' ') ? "" : "|") + line.substr(0, line.size() - 1);
+    }
+    expected += ") cai_k \"$cai_s\";; PAUSE) ";
+    EXPECT_EQ(expected, "case $cai_s in INT|TERM|HUP|KILL) cai_k \"$cai_s\";; PAUSE) ");
+    EXPECT_NE(std::string(node_wrapper()).find(expected), std::string::npos) << node_wrapper();
 }
 
 // The reader of a node's stdout: bytes that may begin the exit line wait; the rest is the job's.
