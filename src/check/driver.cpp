@@ -5,6 +5,7 @@
 #include "colossalai/exec/capture.hpp"
 #include "colossalai/exec/fork.hpp"
 #include "colossalai/exec/wait.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
@@ -16,22 +17,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <filesystem>
 
 namespace colossalai::check {
 
 namespace {
-
-std::optional<int> to_int(std::string_view text) {
-    int value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size()) {
-        return std::nullopt;
-    }
-    return value;
-}
 
 using Clock = std::chrono::steady_clock;
 
@@ -81,7 +72,7 @@ DriverFacts parse_driver_answer(std::string_view answer) {
                             facts.library.value_or("libcuda.so.1")));
             return stub;
         } else if (key == "version") {
-            if (auto number = to_int(value)) {
+            if (auto number = util::parse_integer<int>(value)) {
                 facts.cuda_version = format_driver_version(*number);
             }
         } else if (key == "error") {

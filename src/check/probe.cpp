@@ -7,11 +7,11 @@
 #include "colossalai/python/environment.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/file.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
-#include <charconv>
 #include <future>
 #include <system_error>
 
@@ -25,15 +25,14 @@ namespace {
 constexpr const char* default_path = "/bin:/usr/bin";
 
 std::chrono::milliseconds parse_timeout(const std::string& text) {
-    long long value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value <= 0 ||
-        value > 24LL * 3600 * 1000) {
+    std::optional<long long> value =
+        util::parse_integer<long long>(text, {.min = 1, .max = 24LL * 3600 * 1000});
+    if (!value) {
         throw usage_error("COLOSSALAI_PROBE_TIMEOUT_MS='{}': expected a whole number of "
                           "milliseconds between 1 and 86400000",
                           util::escape_for_message(text));
     }
-    return std::chrono::milliseconds(value);
+    return std::chrono::milliseconds(*value);
 }
 
 void probe_python(const ProbeSettings& settings, Facts& facts) {

@@ -4,7 +4,7 @@
 #include "colossalai/check/system.hpp"
 #include "colossalai/util/version.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -182,10 +182,7 @@ void gpu_advice(const Facts& facts, std::vector<Advice>& advice) {
         }
     }
     for (const auto& [cc, indices] : unsupported) {
-        std::string gpus;
-        for (size_t i : indices) {
-            gpus += (gpus.empty() ? "" : ", ") + std::to_string(i);
-        }
+        std::string gpus = fmt::format("{}", fmt::join(indices, ", "));
         const ArchitectureSupport* row = find_architecture(cc);
         std::string what = fmt::format("GPU {} ({}, compute capability {})", gpus,
                                        (*facts.gpus)[indices.front()].name, cc);

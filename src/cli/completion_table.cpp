@@ -3,6 +3,8 @@
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
+#include <fmt/format.h>
+
 namespace colossalai::cli {
 
 namespace {
@@ -60,11 +62,7 @@ std::string spellings(const OptionReference& option, bool underscore_dash_alike)
             }
         }
     }
-    std::string result;
-    for (const std::string& name : names) {
-        result += (result.empty() ? "" : ",") + name;
-    }
-    return result;
+    return fmt::format("{}", fmt::join(names, ","));
 }
 
 void add_rows(const CommandReference& command, std::string& table) {
@@ -118,12 +116,8 @@ std::string generate(const CommandReference& root, std::string_view name,
         }
         return render_man_page(*page, version, see_also);
     }
-    std::string known;
-    for (const std::string& each : generated_names()) {
-        known += (known.empty() ? "" : ", ") + each;
-    }
     throw usage_error("--generate: unknown output '{}' (one of {})", util::escape_for_message(name),
-                      known);
+                      fmt::join(generated_names(), ", "));
 }
 
 } // namespace colossalai::cli

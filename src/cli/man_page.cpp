@@ -2,7 +2,7 @@
 
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 namespace colossalai::cli {
 
@@ -76,10 +76,11 @@ std::string synopsis(const CommandReference& command) {
 }
 
 std::string option_entry(const OptionReference& option) {
-    std::string names;
+    std::vector<std::string> bold_names;
     for (const std::string& name : option.names) {
-        names += (names.empty() ? "" : ", ") + bold(name);
+        bold_names.push_back(bold(name));
     }
+    std::string names = fmt::format("{}", fmt::join(bold_names, ", "));
     if (!option.value_name.empty()) {
         names += " " + italic(option.value_name);
     }

@@ -11,10 +11,10 @@
 #include "colossalai/ssh/connect.hpp"
 #include "colossalai/util/duration.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <optional>
 
 namespace colossalai::cli {
@@ -23,18 +23,9 @@ namespace {
 
 using run::Options;
 
-std::optional<int> to_int(std::string_view text) {
-    int value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-        return std::nullopt;
-    }
-    return value;
-}
-
 // The range (1..65535) is checked with the other options (run::validate_options).
 int to_port(const std::string& text, std::string_view option) {
-    std::optional<int> port = to_int(text);
+    std::optional<int> port = util::parse_integer<int>(text);
     if (!port) {
         throw usage_error("{} '{}': not a port number (1..65535)", option,
                           util::escape_for_message(text));
@@ -88,7 +79,7 @@ void set_srun_args(Options& options, std::string_view, const std::string& value)
 }
 
 void set_num_nodes(Options& options, std::string_view name, const std::string& value) {
-    options.num_nodes = to_int(value);
+    options.num_nodes = util::parse_integer<int>(value);
     if (!options.num_nodes) {
         throw usage_error("{} '{}': not a positive number of nodes (or -1 for all)", name,
                           util::escape_for_message(value));

@@ -98,15 +98,15 @@ std::vector<run::Host> hosts_of(const check::Options& options, std::ostream& err
     return hosts;
 }
 
-struct Outcome {
+struct NodeAnswer {
     std::optional<check::Facts> facts;
     std::string error;
 };
 
 // A node's answer (the node program's output) as its facts; `error` when nothing of the program
 // ran there.
-Outcome read_answer(std::string_view answer, std::string error) {
-    Outcome outcome;
+NodeAnswer read_answer(std::string_view answer, std::string error) {
+    NodeAnswer outcome;
     Dump dump = parse_dump(answer);
     if (dump.sections.empty()) {
         outcome.error = std::move(error);
@@ -116,8 +116,8 @@ Outcome read_answer(std::string_view answer, std::string error) {
     return outcome;
 }
 
-Outcome check_node(const job::NodeCommand& node, const std::string& input,
-                   const ssh::ConnectSettings& settings, std::chrono::milliseconds run_timeout) {
+NodeAnswer check_node(const job::NodeCommand& node, const std::string& input,
+                      const ssh::ConnectSettings& settings, std::chrono::milliseconds run_timeout) {
     try {
         ssh::RemoteOutput output =
             ssh::capture_remote(node, input, settings, run_timeout, max_answer_bytes);
@@ -126,16 +126,16 @@ Outcome check_node(const job::NodeCommand& node, const std::string& input,
                            ssh::login_shell_ran_nothing(output.user, output.out + output.err,
                                                         output.exit_status, "the check"));
     } catch (const std::exception& error) {
-        Outcome outcome;
+        NodeAnswer outcome;
         outcome.error = error.what();
         return outcome;
     }
 }
 
 // Every node at once over SSH, at most max_connecting connecting.
-std::vector<Outcome> check_over_ssh(const check::Options& options,
-                                    const std::vector<run::Host>& hosts,
-                                    const check::ProbeSettings& probe) {
+std::vector<NodeAnswer> check_over_ssh(const check::Options& options,
+                                       const std::vector<run::Host>& hosts,
+                                       const check::ProbeSettings& probe) {
     ssh::ConnectSettings connect;
     connect.timeout = options.ssh_timeout;
     // Python, nvcc and nvidia-smi twice, each within the probe timeout, plus the round trips.
@@ -143,7 +143,7 @@ std::vector<Outcome> check_over_ssh(const check::Options& options,
     std::string input = node_input(options.python, probe.timeout);
 
     ssh::load_library(); // before any worker thread uses libssh
-    std::vector<Outcome> outcomes(hosts.size());
+    std::vector<NodeAnswer> outcomes(hosts.size());
     {
         ssh::WorkerPool pool(max_connecting);
         for (std::size_t i = 0; i < hosts.size(); ++i) {
@@ -153,7 +153,7 @@ std::vector<Outcome> check_over_ssh(const check::Options& options,
             node.address = hosts[i].address;
             node.ssh_port = options.ssh_port;
             pool.submit([&, i, node = std::move(node)] {
-                Outcome outcome = check_node(node, input, connect, run_timeout);
+                NodeAnswer outcome = check_node(node, input, connect, run_timeout);
                 outcomes[i] = std::move(outcome); // its own element: no other task touches it
             });
         }
@@ -164,9 +164,9 @@ std::vector<Outcome> check_over_ssh(const check::Options& options,
 
 // Every node as one task of one srun step (slurm/srun_probe.hpp), each node's answer read from
 // its task's lines. A node whose task gave no answer is not checked, with what srun did.
-std::vector<Outcome> check_through_srun(const check::Options& options,
-                                        const std::vector<run::Host>& hosts,
-                                        const check::ProbeSettings& probe) {
+std::vector<NodeAnswer> check_through_srun(const check::Options& options,
+                                           const std::vector<run::Host>& hosts,
+                                           const check::ProbeSettings& probe) {
     std::vector<std::string> names;
     for (const run::Host& host : hosts) {
         names.push_back(host.name);
@@ -185,9 +185,9 @@ std::vector<Outcome> check_through_srun(const check::Options& options,
         exec::capture(slurm::build_srun_command(nodes, options.srun_args), timeout, std::nullopt,
                       max_answer_bytes * hosts.size(),
                       {.stderr_to = exec::Stderr::merge, .stop = exec::Stop::terminate});
-    std::vector<Outcome> outcomes(hosts.size());
+    std::vector<NodeAnswer> outcomes(hosts.size());
     if (!srun.started) {
-        for (Outcome& outcome : outcomes) {
+        for (NodeAnswer& outcome : outcomes) {
             outcome.error = fmt::format("cannot run srun: {}", srun.error);
         }
         return outcomes;
@@ -230,7 +230,7 @@ int execute(const check::Options& options, std::ostream& out, std::ostream& err)
         const char* value = std::getenv(name.c_str());
         return value ? std::optional<std::string>(value) : std::nullopt;
     });
-    std::vector<Outcome> outcomes;
+    std::vector<NodeAnswer> outcomes;
     switch (options.launcher) {
     case check::Launcher::ssh:
         outcomes = check_over_ssh(options, hosts, probe);

@@ -5,13 +5,13 @@
 #include "colossalai/python/distributions.hpp"
 #include "colossalai/python/environment.hpp"
 #include "colossalai/python/package_info.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 #include "colossalai/util/version.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <map>
 
@@ -308,12 +308,11 @@ std::optional<std::uint64_t> parse_df_size(std::string_view text) {
     }
     std::string_view rest = util::trim(line.substr(first_end));
     std::string_view blocks = rest.substr(0, rest.find_first_of(" \t"));
-    std::uint64_t kib = 0;
-    auto [end, ec] = std::from_chars(blocks.data(), blocks.data() + blocks.size(), kib);
-    if (ec != std::errc() || end != blocks.data() + blocks.size() || blocks.empty()) {
+    std::optional<std::uint64_t> kib = util::parse_integer<std::uint64_t>(blocks);
+    if (!kib) {
         return std::nullopt;
     }
-    return kib * 1024;
+    return *kib * 1024;
 }
 
 } // namespace colossalai::cluster_check

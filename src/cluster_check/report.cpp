@@ -4,7 +4,7 @@
 #include "colossalai/check/rules.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -45,11 +45,11 @@ bool same_rows(const std::vector<check::ReportRow>& a, const std::vector<check::
 }
 
 std::string host_list(const std::vector<NodeFacts>& nodes, const std::vector<std::size_t>& which) {
-    std::string list;
+    std::vector<std::string_view> hosts;
     for (std::size_t i : which) {
-        list += (list.empty() ? "" : ", ") + nodes[i].host;
+        hosts.push_back(nodes[i].host);
     }
-    return list;
+    return fmt::format("{}", fmt::join(hosts, ", "));
 }
 
 // Every label of any column in report order: a label missing from the list so far is put after

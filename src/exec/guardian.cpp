@@ -2,11 +2,13 @@
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/fd.hpp"
+#include "colossalai/util/integer.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -52,11 +54,9 @@ bool live_member(int proc, const char* name, pid_t pgid) {
     while (at < n && text[at] != ' ') {
         ++at; // PPID
     }
-    long group = 0;
-    for (++at; at < n && text[at] >= '0' && text[at] <= '9'; ++at) {
-        group = group * 10 + (text[at] - '0');
-    }
-    return group == pgid;
+    std::string_view pgrp(text, static_cast<std::size_t>(n));
+    pgrp.remove_prefix(std::min(pgrp.size(), static_cast<std::size_t>(at + 1)));
+    return util::parse_integer_prefix<long>(pgrp).value_or(0) == pgid;
 }
 
 // Whether group `pgid` still has a live process. kill(-pgid, 0) alone is not enough: it also

@@ -1,12 +1,12 @@
 #include "colossalai/job/preflight.hpp"
 
 #include "colossalai/job/node_command.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 
 namespace colossalai::job {
 
@@ -160,13 +160,10 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
         if (rest.starts_with('-')) {
             rest.remove_prefix(1); // the count did not finish
         } else {
-            int count = 0;
-            auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), count);
-            if (error != std::errc() || end == rest.data() || count < 0) {
+            found = util::parse_integer_prefix<int>(rest);
+            if (!found || *found < 0) {
                 return std::nullopt;
             }
-            found = count;
-            rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
         }
         for (const ProbeNames& names : probe_names) {
             if (rest.size() == names.word.size() + 1 && rest.front() == ' ' &&

@@ -4,7 +4,7 @@
 #include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/util/quote.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <ostream>
@@ -49,13 +49,9 @@ std::string render_environment(const NodeCommand& node, bool local) {
                             flag, over == changes.set.end() ? "" : ", over " + over->source);
     }
     if (!node.withheld_environment.empty()) {
-        std::string names;
-        for (const std::string& name : node.withheld_environment) {
-            names += " " + name;
-        }
         text += fmt::format("    env not passed (the launcher's own Slurm task and node; the "
-                            "node has its own):{}\n",
-                            names);
+                            "node has its own): {}\n",
+                            fmt::join(node.withheld_environment, " "));
     }
     if (changes.patterns.empty()) {
         return text;
@@ -64,21 +60,14 @@ std::string render_environment(const NodeCommand& node, bool local) {
         return text + "    env: a local node has the launcher's own variables (--env-exclude "
                       "drops nothing here)\n";
     }
-    std::string patterns;
-    for (const std::string& pattern : changes.patterns) {
-        patterns += (patterns.empty() ? "" : ",") + pattern;
-    }
+    std::string patterns = fmt::format("{}", fmt::join(changes.patterns, ","));
     if (changes.dropped.empty()) {
         return text + fmt::format("    env: none of the launcher's variables match --env-exclude "
                                   "{}; the node keeps its own\n",
                                   util::shell_quote(patterns));
     }
-    std::string names;
-    for (const std::string& name : changes.dropped) {
-        names += " " + name;
-    }
-    return text + fmt::format("    env not passed (--env-exclude {}; the node keeps its own):{}\n",
-                              util::shell_quote(patterns), names);
+    return text + fmt::format("    env not passed (--env-exclude {}; the node keeps its own): {}\n",
+                              util::shell_quote(patterns), fmt::join(changes.dropped, " "));
 }
 
 } // namespace

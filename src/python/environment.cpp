@@ -85,7 +85,7 @@ std::optional<Located> locate_interpreter(const std::optional<std::string>& expl
         return std::nullopt;
     }
     ShimResolution shim = resolve_shim(*found, lookup);
-    if (shim.outcome == ShimResolution::Outcome::resolved) {
+    if (shim.verdict == ShimResolution::Verdict::resolved) {
         return Located{shim.interpreter, shim.selection};
     }
     return Located{*found, ""};

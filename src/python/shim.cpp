@@ -24,14 +24,14 @@ namespace shim_detail {
 
 ShimResolution run_shim(std::string reason) {
     ShimResolution resolution;
-    resolution.outcome = ShimResolution::Outcome::run_shim;
+    resolution.verdict = ShimResolution::Verdict::run_shim;
     resolution.reason = std::move(reason);
     return resolution;
 }
 
 ShimResolution resolved(fs::path interpreter, std::string selection) {
     ShimResolution resolution;
-    resolution.outcome = ShimResolution::Outcome::resolved;
+    resolution.verdict = ShimResolution::Verdict::resolved;
     resolution.interpreter = std::move(interpreter);
     resolution.selection = std::move(selection);
     return resolution;
@@ -65,19 +65,16 @@ bool regular_file_exists(const fs::path& path) {
 
 std::string path_without(const std::string& path_env, const fs::path& removed,
                          const std::optional<std::string>& home) {
-    std::string kept;
-    bool first = true;
+    std::vector<std::string> kept;
     for (std::string entry : util::split(path_env, ':')) {
         if (home && !entry.empty() && entry.front() == '~') {
             entry = *home + entry.substr(1);
         }
-        if (fs::path(entry) == removed) {
-            continue;
+        if (fs::path(entry) != removed) {
+            kept.push_back(std::move(entry));
         }
-        kept += (first ? "" : ":") + entry;
-        first = false;
     }
-    return kept;
+    return fmt::format("{}", fmt::join(kept, ":"));
 }
 
 } // namespace shim_detail

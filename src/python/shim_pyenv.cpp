@@ -2,6 +2,7 @@
 #include "shim_resolvers.hpp"
 
 #include "colossalai/util/file.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/format.h>
@@ -43,7 +44,7 @@ std::optional<std::vector<long>> numeric_parts(std::string_view text) {
             !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
             return std::nullopt;
         }
-        parts.push_back(std::stol(part));
+        parts.push_back(*util::parse_integer<long>(part));
     }
     return parts;
 }

@@ -1,10 +1,12 @@
 #include "colossalai/run/host_pattern.hpp"
 
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <variant>
@@ -36,17 +38,13 @@ std::uint64_t parse_bound(std::string_view text, std::string_view item) {
     if (text.empty()) {
         throw Problem{fmt::format("'{}': empty bound", item)};
     }
-    std::uint64_t value = 0;
-    for (char c : text) {
-        if (!util::is_ascii_digit(c)) {
-            throw Problem{fmt::format("'{}': not a number or range (such as 01-16)", item)};
-        }
-        value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    if (!std::all_of(text.begin(), text.end(), util::is_ascii_digit)) {
+        throw Problem{fmt::format("'{}': not a number or range (such as 01-16)", item)};
     }
     if (text.size() > max_digits) {
         throw Problem{fmt::format("'{}': more than {} digits", item, max_digits)};
     }
-    return value;
+    return *util::parse_integer<std::uint64_t>(text);
 }
 
 Bracket parse_bracket(std::string_view inside) {

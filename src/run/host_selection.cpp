@@ -1,9 +1,10 @@
 #include "colossalai/run/host_selection.hpp"
 
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -38,7 +39,7 @@ std::vector<int> parse_gpu_list(std::string_view list, std::string_view host,
     for (const std::string& item : util::split(list, ',')) {
         bool digits = !item.empty() && item.size() <= 5 &&
                       std::all_of(item.begin(), item.end(), util::is_ascii_digit);
-        int index = digits ? std::stoi(item) : -1;
+        int index = digits ? *util::parse_integer<int>(item) : -1;
         if (index < 0 || index > max_gpu_index) {
             throw usage_error("{} '{}:{}': '{}' is not a GPU index (0-{})", option, host,
                               util::escape_for_message(list), util::escape_for_message(item),
@@ -144,9 +145,11 @@ std::vector<NodeSpec> whole_hosts(std::vector<Host> hosts) {
 } // namespace
 
 HostSelection::HostSelection(std::vector<Host> hosts) {
+    std::vector<std::string_view> names;
     for (const Host& host : hosts) {
-        text += (text.empty() ? "" : ",") + host.name;
+        names.push_back(host.name);
     }
+    text = fmt::format("{}", fmt::join(names, ","));
     readings.push_back(whole_hosts(std::move(hosts)));
 }
 
@@ -198,23 +201,19 @@ HostSelection parse_host_selection(std::string_view text, std::string_view optio
 }
 
 std::string describe_reading(const std::vector<NodeSpec>& reading) {
-    std::string text;
+    std::vector<std::string> nodes;
     for (const NodeSpec& node : reading) {
-        text += fmt::format("{}'{}'", text.empty() ? "" : ", ", node.host.name);
+        std::string& text = nodes.emplace_back(fmt::format("'{}'", node.host.name));
         if (node.gpus) {
             text += fmt::format(" (GPU{} {})", node.gpus->size() == 1 ? "" : "s",
                                 render_gpus(*node.gpus));
         }
     }
-    return text;
+    return fmt::format("{}", fmt::join(nodes, ", "));
 }
 
 std::string render_gpus(const std::vector<int>& gpus) {
-    std::string text;
-    for (int index : gpus) {
-        text += (text.empty() ? "" : ",") + std::to_string(index);
-    }
-    return text;
+    return fmt::format("{}", fmt::join(gpus, ","));
 }
 
 } // namespace colossalai::run

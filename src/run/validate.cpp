@@ -3,12 +3,12 @@
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <charconv>
 
 namespace colossalai::run {
 
@@ -149,12 +149,8 @@ void check_extra_launch_args(const Options& options) {
             throw usage_error("master_port is given both by --master_port and by "
                               "--extra_launch_args: keep one");
         }
-        std::optional<int> value = parse_positive_int(*port->value);
-        if (!value || *value > 65535) {
-            throw usage_error("--extra_launch_args: master_port '{}': not a port number "
-                              "(1..65535)",
-                              util::escape_for_message(*port->value));
-        }
+        util::parse_integer_option<int>(*port->value, "--extra_launch_args: master_port",
+                                        {.min = 1, .max = 65535}, "not a port number (1..65535)");
     }
 }
 
@@ -189,15 +185,7 @@ ElasticOptions given_elastic_options(const Options& options) {
 }
 
 std::optional<int> parse_positive_int(std::string_view text) {
-    if (text.empty() || text.front() < '0' || text.front() > '9') {
-        return std::nullopt;
-    }
-    int value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || value <= 0) {
-        return std::nullopt;
-    }
-    return value;
+    return util::parse_integer<int>(text, {.min = 1});
 }
 
 // --srun-args, --ssh-port and --ssh-client belong to one launcher each.

@@ -8,10 +8,9 @@
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 
 namespace colossalai::slurm {
 
@@ -74,10 +73,7 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     // The preflight, as in ssh's node wrapper: a failed check is named on stdout, then the task
     // ends with the preflight's status, its command not started.
     const NodeCommand& first = nodes.front();
-    std::string interfaces;
-    for (const std::string& name : first.preflight.interfaces) {
-        interfaces += (interfaces.empty() ? "" : ",") + name;
-    }
+    std::string interfaces = fmt::format("{}", fmt::join(first.preflight.interfaces, ","));
     // (The markers' first byte, RS, written as printf's \036.)
     script += fmt::format("cai_f() {{ printf '\\036colossalai-failed %s\\n' \"$1\"; printf "
                           "'\\036colossalai-task-exit {0}\\n'; printf "
@@ -125,11 +121,11 @@ std::vector<std::string> build_srun_command(const std::vector<NodeCommand>& node
                                      fmt::format("--ntasks={}", nodes.size()),
                                      "--ntasks-per-node=1"};
     if (!allocated) {
-        std::string nodelist;
+        std::vector<std::string_view> hosts;
         for (const NodeCommand& node : nodes) {
-            nodelist += (nodelist.empty() ? "" : ",") + node.host;
+            hosts.push_back(node.host);
         }
-        argv.push_back("--nodelist=" + nodelist);
+        argv.push_back(fmt::format("--nodelist={}", fmt::join(hosts, ",")));
     }
     argv.insert(argv.end(), {"--kill-on-bad-exit=0", "--label"});
     argv.insert(argv.end(), srun_args.begin(), srun_args.end());

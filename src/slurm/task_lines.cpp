@@ -2,11 +2,10 @@
 
 #include "relay.hpp"
 
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
-
-#include <charconv>
 
 namespace colossalai::slurm {
 
@@ -31,7 +30,7 @@ std::optional<LabelledLine> parse_labelled_line(std::string_view line) {
         return std::nullopt;
     }
     LabelledLine labelled;
-    std::from_chars(line.data() + i, line.data() + digits, labelled.task);
+    labelled.task = *util::parse_integer<int>(line.substr(i, digits - i)); // at most 9 digits
     labelled.text = line.substr(digits + 2);
     return labelled;
 }
@@ -77,13 +76,7 @@ std::optional<int> parse_marker(std::string_view text, std::string_view marker) 
     if (!util::starts_with(text, marker)) {
         return std::nullopt;
     }
-    std::string_view number = text.substr(marker.size());
-    int value = 0;
-    auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
-    if (number.empty() || error != std::errc() || end != number.data() + number.size()) {
-        return std::nullopt;
-    }
-    return value;
+    return util::parse_integer<int>(text.substr(marker.size()));
 }
 
 SrunLine read_srun_line(std::string_view line) {

@@ -45,13 +45,13 @@ void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& setti
     }
 }
 
-std::optional<Attempt::Outcome> Attempt::take() {
+std::optional<Attempt::ConnectResult> Attempt::take() {
     uint64_t count = 0;
     if (::read(m_event_fd.get(), &count, sizeof count) != sizeof count) {
         return std::nullopt;
     }
     std::lock_guard lock(m_mutex);
-    return Outcome{std::move(m_session), std::move(m_error)};
+    return ConnectResult{std::move(m_session), std::move(m_error)};
 }
 
 void Attempt::post(SessionPtr session, std::string error) {

@@ -16,8 +16,8 @@
 
 namespace colossalai::ssh {
 
-// A worker fills in the outcome and writes `event_fd`; the launcher's thread, woken by it, takes
-// the outcome. The mutex hands the session over, so that one thread at a time drives it.
+// A worker fills in the connect result and writes `event_fd`; the launcher's thread, woken by it,
+// takes the result. The mutex hands the session over, so that one thread at a time drives it.
 class Attempt {
 public:
     Attempt();
@@ -32,11 +32,11 @@ public:
 
     // Launcher side. take(): after `event_fd` became readable, the session, or an empty pointer
     // and `error` set; std::nullopt when there was no event.
-    struct Outcome {
+    struct ConnectResult {
         SessionPtr session;
         std::string error;
     };
-    std::optional<Outcome> take();
+    std::optional<ConnectResult> take();
 
     int event_fd() const { return m_event_fd.get(); }
     void cancel() { m_cancelled = true; }

@@ -15,16 +15,16 @@ Stream stream_of(int is_err) {
 }
 } // namespace
 
-ChannelStreams::Outcome ChannelStreams::pump(Session& session) {
+ChannelStreams::StreamState ChannelStreams::pump(Session& session) {
     do {
         session.activity = false;
         for (int is_err = 0; is_err < 2; ++is_err) {
             if (!drain(session, is_err)) {
-                return Outcome::lost;
+                return StreamState::lost;
             }
         }
     } while (session.activity);
-    return Outcome::reading;
+    return StreamState::reading;
 }
 
 bool ChannelStreams::wants_input() const {

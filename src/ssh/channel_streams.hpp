@@ -12,13 +12,13 @@ class ChannelStreams {
 public:
     explicit ChannelStreams(output::NodeOutput& output) : m_output(output) {}
 
-    enum class Outcome { reading, lost };
+    enum class StreamState { reading, lost };
 
     // Reads what libssh holds or takes in for both streams, as far as the output accepts it.
     // libssh takes in packets whenever it is called: polling stderr may bring stdout's data or
     // end, which no descriptor announces any more (Session::activity tells). So passes go on
     // until one takes in nothing new. `lost`: a libssh call failed; the caller decides.
-    Outcome pump(Session& session);
+    StreamState pump(Session& session);
 
     // Both streams ended (or were closed by close_all).
     bool ended() const { return m_closed[0] && m_closed[1]; }

@@ -1,11 +1,11 @@
 #include "config_language.hpp"
 
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cstdlib>
 
 namespace colossalai::ssh {
@@ -186,12 +186,11 @@ private:
     }
 
     int number(const std::string& keyword, const std::string& text) const {
-        int result = 0;
-        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), result);
-        if (error != std::errc() || end != text.data() + text.size() || result < 0) {
+        std::optional<int> result = util::parse_integer<int>(text, {.min = 0});
+        if (!result) {
             bad("{} '{}': not a number", keyword, text);
         }
-        return result;
+        return *result;
     }
 
     template <typename T>

@@ -10,6 +10,8 @@
 #include "colossalai/util/file.hpp"
 #include "colossalai/util/strings.hpp"
 
+#include <fmt/format.h>
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/random.h>
@@ -132,11 +134,7 @@ std::string offending_keys(const std::vector<KnownKey>& known, ssh_key server) {
         }
     }
     same_type.insert(same_type.end(), other_type.begin(), other_type.end());
-    std::string result;
-    for (const std::string& where : same_type) {
-        result += (result.empty() ? "" : ", ") + where;
-    }
-    return result.empty() ? "another key" : result;
+    return same_type.empty() ? "another key" : fmt::format("{}", fmt::join(same_type, ", "));
 }
 
 // What learn() did: wrote the key into `file`, or found the host known (or changed) by now.

@@ -1,14 +1,14 @@
 #include "colossalai/ssh/remote_command.hpp"
 
 #include "colossalai/exec/signal_policy.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/signal_name.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <csignal>
 #include <utility>
 
@@ -120,14 +120,6 @@ const std::string& wrapper_text() {
     return text;
 }
 
-std::string comma_list(const std::vector<std::string>& names) {
-    std::string list;
-    for (const std::string& name : names) {
-        list += (list.empty() ? "" : ",") + name;
-    }
-    return list;
-}
-
 constexpr std::string_view ready_line = "\036colossalai-ready";
 
 // The first line of `text` with something in it, trimmed and cut to 200 bytes: what a failure's
@@ -190,7 +182,7 @@ std::string wrapper_input(const job::NodeCommand& command, std::chrono::millisec
         silence == 0 ? std::string("0") : fmt::format("{}.{}", silence / 10, silence % 10),
         command.working_directory,
         command.preflight.master_address,
-        comma_list(command.preflight.interfaces),
+        fmt::format("{}", fmt::join(command.preflight.interfaces, ",")),
         exit_line == ExitLine::printed ? "1" : "0",
         job::gpu_check_word(command.preflight.gpus)};
     arguments.insert(arguments.end(), command.argv.begin(), command.argv.end());
@@ -217,10 +209,8 @@ std::optional<WrapperExit> ExitLineReader::end(std::string& rest) {
         if (value == silence_signal) {
             return WrapperExit{std::nullopt};
         }
-        int status = 0;
-        auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), status);
-        if (error == std::errc() && end == value.data() + value.size() && !value.empty()) {
-            return WrapperExit{status};
+        if (std::optional<int> status = util::parse_integer<int>(value)) {
+            return WrapperExit{*status};
         }
     }
     rest = std::move(held);

@@ -192,17 +192,17 @@ private:
         }
     }
 
-    // The worker's outcome: a session logged in with the wrapper started, or an error.
+    // The worker's connect result: a session logged in with the wrapper started, or an error.
     void take_session() {
-        std::optional<Attempt::Outcome> outcome = m_attempt->take();
-        if (!outcome) {
+        std::optional<Attempt::ConnectResult> connected = m_attempt->take();
+        if (!connected) {
             return;
         }
-        if (!outcome->session) {
-            finish(Outcome::connect_failed(outcome->error));
+        if (!connected->session) {
+            finish(Outcome::connect_failed(connected->error));
             return;
         }
-        m_session = std::move(outcome->session);
+        m_session = std::move(connected->session);
         m_attempt.reset(); // its eventfd: one descriptor per host is the socket alone
         lib::ssh_set_blocking(m_session->session, 0);
         m_phase = Phase::checking;
@@ -379,7 +379,7 @@ private:
     }
 
     void pump() {
-        if (m_streams.pump(*m_session) == ChannelStreams::Outcome::lost) {
+        if (m_streams.pump(*m_session) == ChannelStreams::StreamState::lost) {
             lost();
         } else if (m_streams.ended()) {
             check_end();

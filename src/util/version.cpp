@@ -1,23 +1,11 @@
 #include "colossalai/util/version.hpp"
 
-#include <charconv>
+#include "colossalai/util/integer.hpp"
+
+#include <cstddef>
+#include <iterator>
 
 namespace colossalai::util {
-
-namespace {
-
-// Reads a run of decimal digits at the front of `text`; advances `text` past it.
-std::optional<int> take_number(std::string_view& text) {
-    int value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end == text.data()) {
-        return std::nullopt;
-    }
-    text.remove_prefix(static_cast<size_t>(end - text.data()));
-    return value;
-}
-
-} // namespace
 
 std::optional<Version> parse_version(std::string_view text) {
     if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) {
@@ -26,31 +14,22 @@ std::optional<Version> parse_version(std::string_view text) {
     if (text.empty() || text.front() < '0' || text.front() > '9') {
         return std::nullopt;
     }
-    Version version;
-    auto major = take_number(text);
-    if (!major) {
-        return std::nullopt;
+    // MAJOR[.MINOR[.PATCH]], each number read up to what follows it ("12.1.105+cu121",
+    // "2.1.0a0"); a '.' with no number after it is no version.
+    std::optional<int> numbers[3];
+    for (std::size_t i = 0; i < std::size(numbers); ++i) {
+        if (i > 0) {
+            if (text.empty() || text.front() != '.') {
+                break;
+            }
+            text.remove_prefix(1);
+        }
+        numbers[i] = parse_integer_prefix<int>(text);
+        if (!numbers[i]) {
+            return std::nullopt;
+        }
     }
-    version.major = *major;
-    if (text.empty() || text.front() != '.') {
-        return version;
-    }
-    text.remove_prefix(1);
-    auto minor = take_number(text);
-    if (!minor) {
-        return std::nullopt;
-    }
-    version.minor = *minor;
-    if (text.empty() || text.front() != '.') {
-        return version;
-    }
-    text.remove_prefix(1);
-    auto patch = take_number(text);
-    if (!patch) {
-        return std::nullopt;
-    }
-    version.patch = patch;
-    return version;
+    return Version{*numbers[0], numbers[1].value_or(0), numbers[2]};
 }
 
 bool compatible(const Version& a, const Version& b) {

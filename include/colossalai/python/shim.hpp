@@ -48,12 +48,12 @@ struct Lookup {
 const std::vector<std::string_view>& shim_variables();
 
 struct ShimResolution {
-    enum class Outcome {
+    enum class Verdict {
         not_a_shim, // an interpreter, or a script of no known version manager: use as it is
         resolved,   // `interpreter` is what the shim would run
         run_shim,   // a shim, but not one resolve_shim() can answer for: run it (`reason`)
     };
-    Outcome outcome = Outcome::not_a_shim;
+    Verdict verdict = Verdict::not_a_shim;
     std::filesystem::path interpreter; // resolved: the real interpreter
     // resolved: the tool, the versions and what selected them, e.g.
     // "pyenv 3.11.7 (set by /work/.python-version)". Cache keys include it.

@@ -11,7 +11,7 @@ namespace colossalai::python {
 namespace {
 
 namespace fs = std::filesystem;
-using Outcome = ShimResolution::Outcome;
+using Verdict = ShimResolution::Verdict;
 
 const char* const executable = "#!/bin/sh\nexit 0\n";
 
@@ -55,14 +55,14 @@ protected:
 TEST_F(PyenvShim, TheGlobalVersionFileWhenNothingElseIsSet) {
     m_dir.write("pyenv/version", "3.12.1\n");
     ShimResolution resolution = resolve();
-    ASSERT_EQ(resolution.outcome, Outcome::resolved) << resolution.reason;
+    ASSERT_EQ(resolution.verdict, Verdict::resolved) << resolution.reason;
     EXPECT_EQ(resolution.interpreter, version("3.12.1"));
     EXPECT_EQ(resolution.selection, "pyenv 3.12.1 (set by " + (root() / "version").string() + ")");
 }
 
 TEST_F(PyenvShim, NoVersionAnywhereMeansSystem) {
     ShimResolution resolution = resolve();
-    ASSERT_EQ(resolution.outcome, Outcome::resolved) << resolution.reason;
+    ASSERT_EQ(resolution.verdict, Verdict::resolved) << resolution.reason;
     EXPECT_EQ(resolution.interpreter, m_dir.path() / "system/bin/python3");
 }
 
@@ -71,7 +71,7 @@ TEST_F(PyenvShim, TheNearestPythonVersionFileUpwardsWins) {
     m_dir.write("work/.python-version", "3.12.1\n");
     m_dir.write("work/project/.python-version", "3.11.7\n");
     ShimResolution resolution = resolve();
-    ASSERT_EQ(resolution.outcome, Outcome::resolved) << resolution.reason;
+    ASSERT_EQ(resolution.verdict, Verdict::resolved) << resolution.reason;
     EXPECT_EQ(resolution.interpreter, version("3.11.7"));
     EXPECT_NE(resolution.selection.find("work/project/.python-version"), std::string::npos);
 }
@@ -114,7 +114,7 @@ TEST_F(PyenvShim, SystemIsTheNextPythonOnPathAfterTheShims) {
     // A python3 in a directory before the shims is not skipped, the shims directory is.
     m_lookup.path_env += ":" + (root() / "shims").string();
     ShimResolution resolution = resolve();
-    ASSERT_EQ(resolution.outcome, Outcome::resolved) << resolution.reason;
+    ASSERT_EQ(resolution.verdict, Verdict::resolved) << resolution.reason;
     EXPECT_EQ(resolution.interpreter, m_dir.path() / "system/bin/python3");
 }
 
@@ -123,7 +123,7 @@ TEST_F(PyenvShim, SeveralVersionsTheFirstWithTheCommandWins) {
     m_dir.write("work/.python-version", "# versions for this project\n\n2.7.18  # legacy\n"
                                         "3.11.7\r\n3.12.1\n");
     ShimResolution resolution = resolve();
-    ASSERT_EQ(resolution.outcome, Outcome::resolved) << resolution.reason;
+    ASSERT_EQ(resolution.verdict, Verdict::resolved) << resolution.reason;
     EXPECT_EQ(resolution.interpreter, version("3.11.7"));
     EXPECT_EQ(resolution.selection, "pyenv 2.7.18:3.11.7:3.12.1 (set by " +
                                         (m_dir.path() / "work/.python-version").string() + ")");
@@ -150,37 +150,37 @@ TEST_F(PyenvShim, APrefixPicksTheHighestInstalledRelease) {
 TEST_F(PyenvShim, APrefixWithPreReleasesIsLeftToPyenv) {
     m_dir.write("pyenv/versions/3.11-dev/bin/python3", executable, 0755);
     m_lookup.variables["PYENV_VERSION"] = "3.11";
-    EXPECT_EQ(resolve().outcome, Outcome::run_shim);
+    EXPECT_EQ(resolve().verdict, Verdict::run_shim);
 }
 
 // pyenv 2.6 then quietly runs the system Python, older versions fail: pyenv decides, and says.
 TEST_F(PyenvShim, AVersionNotInstalledRunsTheShim) {
     m_dir.write("work/.python-version", "3.9.1\n");
     ShimResolution resolution = resolve();
-    ASSERT_EQ(resolution.outcome, Outcome::run_shim);
+    ASSERT_EQ(resolution.verdict, Verdict::run_shim);
     EXPECT_EQ(resolution.reason, "pyenv version '3.9.1' (set by " +
                                      (m_dir.path() / "work/.python-version").string() +
                                      ") is not installed");
     m_lookup.variables["PYENV_VERSION"] = "3.12.1:3.9.1";
-    EXPECT_EQ(resolve().outcome, Outcome::run_shim);
+    EXPECT_EQ(resolve().verdict, Verdict::run_shim);
 }
 
 TEST_F(PyenvShim, NoSelectedVersionWithTheCommandRunsTheShim) {
     m_lookup.variables["PYENV_VERSION"] = "2.7.18";
-    EXPECT_EQ(resolve().outcome, Outcome::run_shim);
+    EXPECT_EQ(resolve().verdict, Verdict::run_shim);
 }
 
 TEST_F(PyenvShim, APathInAVersionFileRunsTheShim) {
     m_dir.write("work/.python-version", "../../../usr\n");
-    EXPECT_EQ(resolve().outcome, Outcome::run_shim);
+    EXPECT_EQ(resolve().verdict, Verdict::run_shim);
 }
 
 TEST_F(PyenvShim, APluginHookRunsTheShim) {
     m_lookup.variables["PYENV_VERSION"] = "3.11.7";
-    ASSERT_EQ(resolve().outcome, Outcome::resolved); // pip-rehash.bash is harmless
+    ASSERT_EQ(resolve().verdict, Verdict::resolved); // pip-rehash.bash is harmless
     m_dir.write("pyenv/plugins/custom/etc/pyenv.d/version-name/pick.bash", "PYENV_VERSION=x\n");
     ShimResolution resolution = resolve();
-    EXPECT_EQ(resolution.outcome, Outcome::run_shim);
+    EXPECT_EQ(resolution.verdict, Verdict::run_shim);
     EXPECT_NE(resolution.reason.find("pick.bash"), std::string::npos);
 }
 
@@ -189,7 +189,7 @@ TEST_F(PyenvShim, AShimOutsideItsRootRunsTheShim) {
     fs::create_directories(copy.parent_path());
     fs::copy_file(m_shim, copy);
     m_shim = copy;
-    EXPECT_EQ(resolve().outcome, Outcome::run_shim);
+    EXPECT_EQ(resolve().verdict, Verdict::run_shim);
 }
 
 TEST(Shim, InterpretersAndOtherScriptsAreNoShims) {
@@ -200,14 +200,14 @@ TEST(Shim, InterpretersAndOtherScriptsAreNoShims) {
                                      "ELF\x02\x01\x01",
                                      0755),
                            lookup)
-                  .outcome,
-              Outcome::not_a_shim);
+                  .verdict,
+              Verdict::not_a_shim);
     EXPECT_EQ(
         resolve_shim(dir.write("bin/wrapper", "#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n", 0755),
                      lookup)
-            .outcome,
-        Outcome::not_a_shim);
-    EXPECT_EQ(resolve_shim(dir.path() / "missing", lookup).outcome, Outcome::not_a_shim);
+            .verdict,
+        Verdict::not_a_shim);
+    EXPECT_EQ(resolve_shim(dir.path() / "missing", lookup).verdict, Verdict::not_a_shim);
 }
 
 // An asdf data directory with python 3.11.7 and 3.12.1 installed.
@@ -246,7 +246,7 @@ TEST_F(AsdfShim, TheNearestToolVersionsWithAPythonLineWins) {
     m_dir.write("work/.tool-versions", "# tools\npython 3.11.7 # pinned\nnodejs 20.1.0\n");
     m_dir.write("work/project/.tool-versions", "nodejs 21.0.0\n"); // no python: look further up
     ShimResolution resolution = resolve();
-    ASSERT_EQ(resolution.outcome, Outcome::resolved) << resolution.reason;
+    ASSERT_EQ(resolution.verdict, Verdict::resolved) << resolution.reason;
     EXPECT_EQ(resolution.interpreter, version("3.11.7"));
     EXPECT_EQ(resolution.selection,
               "asdf 3.11.7 (set by " + (m_dir.path() / "work/.tool-versions").string() + ")");
@@ -261,7 +261,7 @@ TEST_F(AsdfShim, TheVariableOverridesFilesAndSeveralVersionsFallThrough) {
     m_dir.write("work/.tool-versions", "python 3.11.7\n");
     m_lookup.variables["ASDF_PYTHON_VERSION"] = "3.9.1 3.12.1";
     ShimResolution resolution = resolve();
-    ASSERT_EQ(resolution.outcome, Outcome::resolved) << resolution.reason;
+    ASSERT_EQ(resolution.verdict, Verdict::resolved) << resolution.reason;
     EXPECT_EQ(resolution.interpreter, version("3.12.1"));
     EXPECT_EQ(resolution.selection, "asdf 3.9.1 3.12.1 (set by ASDF_PYTHON_VERSION)");
 }
@@ -274,18 +274,18 @@ TEST_F(AsdfShim, SystemIsTheNextPythonOnPath) {
 TEST_F(AsdfShim, ADataDirectoryFromTheVariable) {
     m_lookup.variables["ASDF_DATA_DIR"] = (m_dir.path() / "elsewhere").string();
     m_dir.write("work/.tool-versions", "python 3.11.7\n");
-    EXPECT_EQ(resolve().outcome, Outcome::run_shim); // the shim is not in $ASDF_DATA_DIR/shims
+    EXPECT_EQ(resolve().verdict, Verdict::run_shim); // the shim is not in $ASDF_DATA_DIR/shims
 }
 
 TEST_F(AsdfShim, NothingInstalledNothingSetOrLegacyFilesRunTheShim) {
     m_dir.write("work/.tool-versions", "python 3.9.1\n");
-    EXPECT_EQ(resolve().outcome, Outcome::run_shim);
+    EXPECT_EQ(resolve().verdict, Verdict::run_shim);
     m_dir.write("work/.tool-versions", "nodejs 20.1.0\n");
-    EXPECT_EQ(resolve().outcome, Outcome::run_shim);
+    EXPECT_EQ(resolve().verdict, Verdict::run_shim);
     m_dir.write("work/.tool-versions", "python 3.11.7\n");
-    ASSERT_EQ(resolve().outcome, Outcome::resolved);
+    ASSERT_EQ(resolve().verdict, Verdict::resolved);
     m_dir.write("home/.asdfrc", "legacy_version_file = yes\n");
-    EXPECT_EQ(resolve().outcome, Outcome::run_shim);
+    EXPECT_EQ(resolve().verdict, Verdict::run_shim);
 }
 
 } // namespace
