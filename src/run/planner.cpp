@@ -2,17 +2,16 @@
 
 #include "plan_hosts.hpp"
 
+#include "colossalai/run/env_control.hpp"
 #include "colossalai/run/environment.hpp"
 #include "colossalai/run/extra_args.hpp"
-#include "colossalai/run/host_pattern.hpp"
 #include "colossalai/run/host_selection.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_command.hpp"
 #include "colossalai/run/local_host.hpp"
+#include "colossalai/run/master.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
-#include "colossalai/run/scheduler_hosts.hpp"
-#include "colossalai/run/selection.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
@@ -55,10 +54,10 @@ struct Master {
 // both ways at once.
 Master plan_master(const Options& options, const Context& context, const HostSource& source,
                    const Placement& placement) {
-    Master master{default_master_address(),
-                  options.extra_master.port.value_or(options.master_port.value_or(
-                      default_master_port)),
-                  std::nullopt};
+    Master master{
+        default_master_address(),
+        options.extra_master.port.value_or(options.master_port.value_or(default_master_port)),
+        std::nullopt};
     if (options.extra_master.address) {
         master.address = *options.extra_master.address;
         master.given_by = "--extra_launch_args master_addr";
@@ -72,8 +71,7 @@ Master plan_master(const Options& options, const Context& context, const HostSou
 }
 
 // Warns about an explicit loopback master address when some node runs on another machine.
-void check_master_address(const Master& master, const std::vector<NodeCommand>& nodes,
-                          Plan& plan) {
+void check_master_address(const Master& master, const std::vector<NodeCommand>& nodes, Plan& plan) {
     auto remote = std::find_if(nodes.begin(), nodes.end(),
                                [](const NodeCommand& node) { return !node.local; });
     if (!master.given_by || nodes.size() < 2 || remote == nodes.end() ||
@@ -247,8 +245,7 @@ struct NodeEnvironment {
 
 // The launcher's environment (plan.launcher_environment), and what the nodes get of it with -x,
 // --env-file, --env-exclude and --network-interface.
-NodeEnvironment plan_node_environment(const Options& options, const Context& context,
-                                      Plan& plan) {
+NodeEnvironment plan_node_environment(const Options& options, const Context& context, Plan& plan) {
     plan.launcher_environment = with_launcher_defaults(context.environment);
     std::vector<EnvVar> launcher_environment = filter_environment(plan.launcher_environment);
     NodeEnvironment result;
@@ -262,9 +259,8 @@ NodeEnvironment plan_node_environment(const Options& options, const Context& con
         result.withheld.push_back(variable.first);
         return true;
     });
-    result.changes =
-        plan_environment({context.env_files, options.exports, options.env_exclude},
-                         plan.launcher_environment, launcher_environment);
+    result.changes = plan_environment({context.env_files, options.exports, options.env_exclude},
+                                      plan.launcher_environment, launcher_environment);
     result.environment = remote_environment(launcher_environment, result.changes);
     if (options.network_interface) {
         const NetworkInterfaces& interfaces = *options.network_interface;
@@ -309,10 +305,9 @@ void add_nodes(const Options& options, const Context& context, const HostSource&
         node.local = local[rank]; // never with --launcher slurm
         LaunchCommand command = launch_command(spec);
         node.argv = std::move(command.argv);
-        node.words = job::NodeWords{command.node_rank_word,
-                                    master.given_by ? std::nullopt
-                                                    : std::optional<std::size_t>(
-                                                          command.master_addr_word)};
+        node.words = job::NodeWords{
+            command.node_rank_word,
+            master.given_by ? std::nullopt : std::optional<std::size_t>(command.master_addr_word)};
         node.environment = environment.environment;
         // Only a node reached over SSH gets `environment`: a local one and srun's tasks start
         // from the launcher's own (srun sets each task's identity itself).

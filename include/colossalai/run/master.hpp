@@ -49,9 +49,9 @@ struct ExtraMaster {
 };
 
 // Takes master_addr and master_port out of `args` (parse_extra_launch_args's items, where each
-// appears once at most) and parses them. Throws a usage error for a bad address ("--extra_launch_args
-// master_addr ...") or a port outside 1..65535 ("--extra_launch_args: master_port 'TEXT': not a
-// port number (1..65535)").
+// appears once at most) and parses them. Throws a usage error for a bad address
+// ("--extra_launch_args master_addr ...") or a port outside 1..65535 ("--extra_launch_args:
+// master_port 'TEXT': not a port number (1..65535)").
 ExtraMaster take_extra_master(std::vector<LaunchArg>& args);
 
 } // namespace colossalai::run

@@ -65,9 +65,9 @@ struct Options {
     std::optional<NetworkInterfaces> network_interface;
     // --python PATH: nodes run `PATH -m torch.distributed.run` instead of torchrun
     std::optional<std::string> python;
-    std::vector<EnvExport> exports;      // -x NAME=VALUE / -x NAME, in order
-    std::vector<std::string> env_files;  // --env-file FILE, in order
-    std::vector<EnvPattern> env_exclude; // --env-exclude PATTERN[,PATTERN...]: each, in order
+    std::vector<EnvExport> exports;       // -x NAME=VALUE / -x NAME, in order
+    std::vector<std::string> env_files;   // --env-file FILE, in order
+    std::vector<EnvPattern> env_exclude;  // --env-exclude PATTERN[,PATTERN...]: each, in order
     std::optional<std::string> log_dir;   // --log-dir DIR
     std::optional<std::string> module;    // -m MODULE
     std::optional<std::string> script;    // SCRIPT.py

@@ -165,8 +165,7 @@ TEST(FinishRunCommand, KeepsEveryEnvironmentFlagInOrder) {
     run::Options options = finish_run_command(
         launcher_arguments({"-x", "A=1", "--env-file", "a", "-xB", "--env-exclude", "N*,M",
                             "--env-file=b", "--env-exclude", "O", "--log-dir", "logs", "t.py"}));
-    EXPECT_EQ(options.exports,
-              (std::vector<run::EnvExport>{{"A", "1"}, {"B", std::nullopt}}));
+    EXPECT_EQ(options.exports, (std::vector<run::EnvExport>{{"A", "1"}, {"B", std::nullopt}}));
     EXPECT_EQ(options.env_files, (Words{"a", "b"}));
     EXPECT_EQ(options.env_exclude,
               (std::vector<run::EnvPattern>{{"N*", true}, {"M", false}, {"O", false}}));
@@ -184,7 +183,8 @@ TEST(FinishRunCommand, RefusesABadLauncher) {
 // a bad one is refused by its option, before any check across options (here: no script).
 TEST(FinishRunCommand, ParsesEachValueWhereItIsRead) {
     const std::vector<std::pair<Words, std::string>> cases = {
-        {{"-x", "PPID=1"}, "-x: 'PPID' is a read-only shell variable; it cannot be passed to a node"},
+        {{"-x", "PPID=1"},
+         "-x: 'PPID' is a read-only shell variable; it cannot be passed to a node"},
         {{"--env-exclude", "A,"}, "--env-exclude 'A,': an empty pattern"},
         {{"--master_addr", "u@h"}, "--master_addr 'u@h': an address has no user part"},
         {{"--master_port", "0"}, "--master_port '0': not a port number (1..65535)"},

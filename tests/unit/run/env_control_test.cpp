@@ -110,9 +110,13 @@ TEST(ResolveExport, SetsAValueOrForwardsTheLaunchersOwn) {
 
 TEST(ResolveExport, RefusesALaunchersValueWithALineBreakAndAnUnsetVariable) {
     Words launcher = {"MULTI=a\nb", "PATH=/bin"};
-    EXPECT_EQ(test::usage_message([&] { resolve_export({"MULTI", std::nullopt}, launcher); }),
+    EXPECT_EQ(test::usage_message([&] {
+                  resolve_export({"MULTI", std::nullopt}, launcher);
+              }),
               "-x: the value of 'MULTI' holds a line break, which cannot be passed to a node");
-    EXPECT_EQ(test::usage_message([&] { resolve_export({"PAT", std::nullopt}, launcher); }),
+    EXPECT_EQ(test::usage_message([&] {
+                  resolve_export({"PAT", std::nullopt}, launcher);
+              }),
               "-x: 'PAT' is not set in the launcher's environment (use -x PAT=VALUE)");
 }
 
