@@ -28,9 +28,10 @@ enum class Launcher { ssh, slurm };
 enum class SshClient { libssh, openssh };
 
 // `colossalai run` as the cli parsed it: every value typed where the cli read it (host lists,
-// launcher arguments, interfaces, numbers, durations), so nothing below parses it again. The
-// checks across options are validate_options'. Names and defaults follow the original Python
-// launcher.
+// launcher arguments, the master's address and ports, -x and --env-exclude, interfaces,
+// numbers, durations), so nothing below parses it again; an option not given is unset, and its
+// default is the planner's. The checks across options are validate_options'. Names and
+// defaults follow the original Python launcher.
 // What --kill-grace accepts: 0 (SIGKILL at once) up to an hour.
 inline constexpr util::DurationRange kill_grace_range{std::chrono::milliseconds(0),
                                                       std::chrono::hours(1)};
