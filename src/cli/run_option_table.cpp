@@ -2,9 +2,11 @@
 
 #include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/run/elastic.hpp"
+#include "colossalai/run/env_values.hpp"
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/host_selection.hpp"
 #include "colossalai/run/hosts.hpp"
+#include "colossalai/run/master.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
 #include "colossalai/run/srun_args.hpp"
@@ -23,14 +25,14 @@ namespace {
 
 using run::Options;
 
-// The range (1..65535) is checked with the other options (run::validate_options).
-int to_port(const std::string& text, std::string_view option) {
+// A number outside 1..65535 is named as the number it is (run::checked_port).
+run::Port to_port(const std::string& text, std::string_view option) {
     std::optional<int> port = util::parse_integer<int>(text);
     if (!port) {
         throw usage_error("{} '{}': not a port number (1..65535)", option,
                           util::escape_for_message(text));
     }
-    return *port;
+    return run::checked_port(*port, option);
 }
 
 // An option whose value is kept as given (checked later, with the other options).
@@ -67,7 +69,9 @@ void set_nproc_per_node(Options& options, std::string_view name, const std::stri
 }
 
 void set_extra_launch_args(Options& options, std::string_view, const std::string& value) {
-    options.extra_launch_args = run::parse_extra_launch_args(value);
+    std::vector<run::LaunchArg> args = run::parse_extra_launch_args(value);
+    options.extra_master = run::take_extra_master(args);
+    options.extra_launch_args = std::move(args);
 }
 
 void set_network_interface(Options& options, std::string_view, const std::string& value) {
@@ -88,12 +92,19 @@ void set_num_nodes(Options& options, std::string_view name, const std::string& v
 
 void set_master_port(Options& options, std::string_view name, const std::string& value) {
     options.master_port = to_port(value, name);
-    options.master_port_given = true;
 }
 
-void set_master_addr(Options& options, std::string_view, const std::string& value) {
-    options.master_addr = value;
-    options.master_addr_given = true;
+void set_master_addr(Options& options, std::string_view name, const std::string& value) {
+    options.master_addr = run::parse_master_address(value, name);
+}
+
+void add_export(Options& options, std::string_view, const std::string& value) {
+    options.exports.push_back(run::parse_env_export(value));
+}
+
+void add_env_exclude(Options& options, std::string_view, const std::string& value) {
+    std::vector<run::EnvPattern> patterns = run::parse_env_patterns(value);
+    options.env_exclude.insert(options.env_exclude.end(), patterns.begin(), patterns.end());
 }
 
 void set_ssh_port(Options& options, std::string_view name, const std::string& value) {
@@ -260,7 +271,7 @@ constexpr RunOption table[] = {
      .value_name = "NAME[=VALUE]",
      .help = "Set a variable on every node, or pass on the launcher's value of NAME (repeatable; "
              "wins over --env-file and --env-exclude)",
-     .apply = append<&Options::exports>},
+     .apply = add_export},
     {.long_name = "--env-file",
      .value_name = "FILE",
      .help = "NAME=VALUE lines (# comments) to set on every node (repeatable); default: "
@@ -270,7 +281,7 @@ constexpr RunOption table[] = {
      .value_name = "PATTERNS",
      .help = "Do not pass these of the launcher's variables: NAME or PREFIX*, comma-separated; a "
              "node keeps its own value",
-     .apply = append<&Options::env_exclude>},
+     .apply = add_env_exclude},
     {.long_name = "--log-dir",
      .value_name = "DIR",
      .help = "Also write each node's stdout and stderr to DIR/RANK-HOST.out and .err on this "

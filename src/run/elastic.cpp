@@ -1,5 +1,6 @@
 #include "colossalai/run/elastic.hpp"
 
+#include "colossalai/run/master.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
@@ -82,7 +83,7 @@ RdzvEndpoint parse_rdzv_endpoint(std::string_view text, std::string_view option)
     if (host.empty()) {
         throw usage_error("{} '{}': no host before the port", option, shown);
     }
-    return {master_address(host, option), *port};
+    return {parse_master_address(host, option).host, *port};
 }
 
 std::string to_string(const RdzvEndpoint& endpoint) {

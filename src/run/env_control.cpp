@@ -14,52 +14,11 @@ namespace colossalai::run {
 
 namespace {
 
-// Variables a shell sets itself and refuses (or ignores) from the environment: read-only in
-// bash (an `export UID=...` on a node fails), or used by the node's wrapper script (IFS).
-bool is_shell_managed(std::string_view name) {
-    // Sorted, for std::binary_search.
-    static constexpr std::string_view names[] = {
-        "BASHOPTS",    "BASHPID",       "BASH_ARGC", "BASH_ARGV", "BASH_LINENO",
-        "BASH_SOURCE", "BASH_VERSINFO", "EUID",      "GROUPS",    "IFS",
-        "PPID",        "SHELLOPTS",     "UID",
-    };
-    return std::binary_search(std::begin(names), std::end(names), name);
-}
-
 std::string shown(std::string_view text) {
     return util::escape_for_message(std::string(text));
 }
 
 } // namespace
-
-bool EnvPattern::matches(std::string_view name) const {
-    return prefix ? util::starts_with(name, std::string_view(text).substr(0, text.size() - 1))
-                  : name == text;
-}
-
-void check_env_name(std::string_view name, std::string_view where) {
-    if (!util::is_identifier(name)) {
-        throw usage_error("{}'{}' is not a variable name (letters, digits and _, not starting "
-                          "with a digit)",
-                          where, shown(name));
-    }
-    if (is_shell_managed(name)) {
-        throw usage_error("{}'{}' is a read-only shell variable; it cannot be passed to a "
-                          "node",
-                          where, shown(name));
-    }
-}
-
-void check_env_value(std::string_view name, std::string_view value, std::string_view where) {
-    if (value.find('\0') != std::string_view::npos) {
-        throw usage_error("{}the value of '{}' holds a NUL byte", where, shown(name));
-    }
-    if (value.find_first_of("\r\n") != std::string_view::npos) {
-        throw usage_error("{}the value of '{}' holds a line break, which cannot be passed to a "
-                          "node",
-                          where, shown(name));
-    }
-}
 
 std::vector<EnvSetting> parse_env_file(std::string_view text, std::string_view path) {
     std::map<std::string, EnvSetting> settings;
@@ -104,44 +63,17 @@ std::vector<EnvSetting> parse_env_file(std::string_view text, std::string_view p
     return result;
 }
 
-EnvSetting parse_export(std::string_view word,
-                        const std::vector<std::string>& launcher_environment) {
-    size_t equals = word.find('=');
-    std::string_view name = word.substr(0, equals);
-    check_env_name(name, "-x: ");
-    if (equals != std::string_view::npos) {
-        std::string_view value = word.substr(equals + 1);
-        check_env_value(name, value, "-x: ");
-        return {std::string(name), std::string(value), "-x"};
+EnvSetting resolve_export(const EnvExport& export_,
+                          const std::vector<std::string>& launcher_environment) {
+    if (export_.value) {
+        return {export_.name, *export_.value, "-x"};
     }
-    if (std::optional<std::string> value = find_variable(launcher_environment, name)) {
-        check_env_value(name, *value, "-x: ");
-        return {std::string(name), std::move(*value), "-x"};
+    if (std::optional<std::string> value = find_variable(launcher_environment, export_.name)) {
+        check_env_value(export_.name, *value, "-x: ");
+        return {export_.name, std::move(*value), "-x"};
     }
     throw usage_error("-x: '{}' is not set in the launcher's environment (use -x {}=VALUE)",
-                      shown(name), shown(name));
-}
-
-std::vector<EnvPattern> parse_env_patterns(std::string_view text) {
-    std::vector<EnvPattern> patterns;
-    for (const std::string& item : util::split(text, ',')) {
-        std::string_view name = item;
-        bool prefix = !name.empty() && name.back() == '*';
-        if (prefix) {
-            name.remove_suffix(1);
-        }
-        if (item.empty()) {
-            throw usage_error("--env-exclude '{}': an empty pattern", shown(text));
-        }
-        // `*` alone matches every name; else the prefix must be the start of a name.
-        bool valid = (prefix && name.empty()) || util::is_identifier(name);
-        if (!valid) {
-            throw usage_error("--env-exclude '{}': not a variable name or NAME* pattern",
-                              shown(item));
-        }
-        patterns.push_back({item, prefix});
-    }
-    return patterns;
+                      shown(export_.name), shown(export_.name));
 }
 
 EnvironmentChanges plan_environment(const EnvRequest& request,
@@ -153,21 +85,18 @@ EnvironmentChanges plan_environment(const EnvRequest& request,
             set.insert_or_assign(setting.name, std::move(setting));
         }
     }
-    std::vector<EnvPattern> patterns;
+    const std::vector<EnvPattern>& patterns = request.exclude;
     EnvironmentChanges changes;
-    for (const std::string& text : request.exclude) {
-        for (EnvPattern& pattern : parse_env_patterns(text)) {
-            changes.patterns.push_back(pattern.text);
-            patterns.push_back(std::move(pattern));
-        }
+    for (const EnvPattern& pattern : request.exclude) {
+        changes.patterns.push_back(pattern.text);
     }
     auto excluded = [&](std::string_view name) {
         return std::any_of(patterns.begin(), patterns.end(),
                            [&](const EnvPattern& pattern) { return pattern.matches(name); });
     };
     std::erase_if(set, [&](const auto& entry) { return excluded(entry.first); });
-    for (const std::string& word : request.exports) {
-        EnvSetting setting = parse_export(word, launcher_environment);
+    for (const EnvExport& export_ : request.exports) {
+        EnvSetting setting = resolve_export(export_, launcher_environment);
         set.insert_or_assign(setting.name, std::move(setting));
     }
     for (const auto& [name, value] : launcher) {

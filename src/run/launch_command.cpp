@@ -19,12 +19,12 @@ std::vector<std::string> build_launch_command(const LaunchSpec& spec) {
 }
 
 LaunchCommand launch_command(const LaunchSpec& spec) {
-    std::string nproc = fmt::format("--nproc_per_node={}", spec.nproc_per_node);
+    std::string nproc = "--nproc_per_node=" + to_string(spec.nproc_per_node);
     std::string nnodes = spec.elastic ? "--nnodes=" + to_string(spec.elastic->nodes)
                                       : fmt::format("--nnodes={}", spec.nnodes);
     std::string rank = fmt::format("--node_rank={}", spec.node_rank);
-    std::string addr = fmt::format("--master_addr={}", spec.master_addr);
-    std::string port = fmt::format("--master_port={}", spec.master_port);
+    std::string addr = "--master_addr=" + spec.master_addr.host;
+    std::string port = fmt::format("--master_port={}", spec.master_port.number);
 
     LaunchCommand command;
     std::vector<std::string>& argv = command.argv;

@@ -34,12 +34,6 @@ bool is_module_name(std::string_view name) {
     return true;
 }
 
-void check_port(int port, std::string_view option) {
-    if (port < 1 || port > 65535) {
-        throw usage_error("{} '{}': not a port number (1..65535)", option, port);
-    }
-}
-
 void check_target(const Options& options) {
     if (options.module) {
         const std::string& module = *options.module;
@@ -116,41 +110,16 @@ void check_host_options(const Options& options) {
     }
 }
 
-} // namespace
-
-std::string master_address(std::string_view text, std::string_view option) {
-    Host host = parse_host(text, option);
-    if (host.user) {
-        throw usage_error("{} '{}': an address has no user part", option, host.name);
+// master_addr and master_port both as options and in --extra_launch_args (each parsed by the
+// cli where it read it).
+void check_extra_master(const Options& options) {
+    if (options.extra_master.address && options.master_addr) {
+        throw usage_error("master_addr is given both by --master_addr and by "
+                          "--extra_launch_args: keep one");
     }
-    return host.address;
-}
-
-namespace {
-
-void check_extra_launch_args(const Options& options) {
-    if (!options.extra_launch_args) {
-        return;
-    }
-    const std::vector<LaunchArg>& args = *options.extra_launch_args;
-    auto find = [&](std::string_view name) {
-        return std::find_if(args.begin(), args.end(),
-                            [&](const LaunchArg& arg) { return same_option(arg.name, name); });
-    };
-    if (auto addr = find("master_addr"); addr != args.end()) {
-        if (options.master_addr_given) {
-            throw usage_error("master_addr is given both by --master_addr and by "
-                              "--extra_launch_args: keep one");
-        }
-        master_address(*addr->value, "--extra_launch_args master_addr");
-    }
-    if (auto port = find("master_port"); port != args.end()) {
-        if (options.master_port_given) {
-            throw usage_error("master_port is given both by --master_port and by "
-                              "--extra_launch_args: keep one");
-        }
-        util::parse_integer_option<int>(*port->value, "--extra_launch_args: master_port",
-                                        {.min = 1, .max = 65535}, "not a port number (1..65535)");
+    if (options.extra_master.port && options.master_port) {
+        throw usage_error("master_port is given both by --master_port and by "
+                          "--extra_launch_args: keep one");
     }
 }
 
@@ -204,13 +173,8 @@ void check_launcher_options(const Options& options) {
 
 void validate_options(const Options& options) {
     check_target(options);
-    check_port(options.master_port, "--master_port");
-    if (options.ssh_port) {
-        check_port(*options.ssh_port, "--ssh-port");
-    }
-    master_address(options.master_addr, "--master_addr");
     check_host_options(options);
-    check_extra_launch_args(options);
+    check_extra_master(options);
     check_launcher_options(options);
     given_elastic_options(options);
     if (options.python && options.python->empty()) {

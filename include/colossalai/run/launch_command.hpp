@@ -2,6 +2,8 @@
 
 #include "colossalai/run/elastic.hpp"
 #include "colossalai/run/extra_args.hpp"
+#include "colossalai/run/master.hpp"
+#include "colossalai/run/nproc_value.hpp"
 #include "colossalai/util/version.hpp"
 
 #include <cstddef>
@@ -21,18 +23,18 @@ enum class LauncherForm {
 // The form for a PyTorch version; nullopt (not found, unparsable) means a current PyTorch.
 LauncherForm launcher_form(const std::optional<util::Version>& torch);
 
-// Everything one node's command is made of.
+// Everything one node's command is made of, typed; launch_command renders each value once.
 struct LaunchSpec {
     LauncherForm form = LauncherForm::torchrun;
     std::string python; // the interpreter (sys.executable) for the two `-m torch...` forms
-    std::string nproc_per_node;
+    NprocPerNode nproc_per_node = 1;
     int nnodes = 1;
     // An elastic launch: `--nnodes=MIN:MAX` instead of the count, and the rendezvous words.
     std::optional<ElasticPlan> elastic;
     std::optional<int> max_restarts; // --max_restarts=K, elastic or not
     int node_rank = 0;
-    std::string master_addr;
-    std::string master_port;
+    MasterAddress master_addr;
+    Port master_port = default_master_port;
     std::vector<LaunchArg> extra; // without master_addr / master_port (already folded in)
     std::optional<std::string> module;
     std::optional<std::string> script;

@@ -2,9 +2,11 @@
 
 #include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/run/elastic.hpp"
+#include "colossalai/run/env_values.hpp"
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/host_selection.hpp"
 #include "colossalai/run/hosts.hpp"
+#include "colossalai/run/master.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc_value.hpp"
 #include "colossalai/util/duration.hpp"
@@ -26,9 +28,10 @@ enum class Launcher { ssh, slurm };
 enum class SshClient { libssh, openssh };
 
 // `colossalai run` as the cli parsed it: every value typed where the cli read it (host lists,
-// launcher arguments, interfaces, numbers, durations), so nothing below parses it again. The
-// checks across options are validate_options'. Names and defaults follow the original Python
-// launcher.
+// launcher arguments, the master's address and ports, -x and --env-exclude, interfaces,
+// numbers, durations), so nothing below parses it again; an option not given is unset, and its
+// default is the planner's. The checks across options are validate_options'. Names and
+// defaults follow the original Python launcher.
 // What --kill-grace accepts: 0 (SIGKILL at once) up to an hour.
 inline constexpr util::DurationRange kill_grace_range{std::chrono::milliseconds(0),
                                                       std::chrono::hours(1)};
@@ -40,14 +43,16 @@ struct Options {
     std::optional<HostSelection> exclude;       // --exclude "h1,h2" / "w1:0"
     std::optional<int> num_nodes;               // --num_nodes; unset or -1: all hosts
     std::optional<NprocPerNode> nproc_per_node; // --nproc_per_node N|auto|cpu|gpu
-    int master_port = 29500;                    // --master_port
-    bool master_port_given = false;             // --master_port was on the command line
-    std::string master_addr = "127.0.0.1";      // --master_addr
-    bool master_addr_given = false;             // --master_addr was on the command line
-    std::optional<std::vector<LaunchArg>> extra_launch_args; // --extra_launch_args "a=1,b,c=2"
+    std::optional<Port> master_port;            // --master_port; unset: default_master_port
+    // --master_addr; unset: default_master_address(), or with several hosts node 0's HostName
+    std::optional<MasterAddress> master_addr;
+    // --extra_launch_args "a=1,b,c=2": the items passed on as they are, without master_addr and
+    // master_port, which are `extra_master`
+    std::optional<std::vector<LaunchArg>> extra_launch_args;
+    ExtraMaster extra_master; // master_addr= / master_port= of --extra_launch_args
     // --nnodes, --max_restarts, --rdzv_backend, --rdzv_endpoint, --rdzv_id (torchrun's names)
     ElasticOptions elastic;
-    std::optional<int> ssh_port;                  // --ssh-port
+    std::optional<Port> ssh_port;                 // --ssh-port
     std::chrono::milliseconds ssh_timeout{30000}; // --ssh-timeout SECONDS (connect, per host)
     std::chrono::milliseconds kill_grace{10000};  // --kill-grace SECONDS (TERM -> KILL)
     // --strict-host-key-checking MODE; nullopt: each node's ssh config decides (else yes)
@@ -61,9 +66,9 @@ struct Options {
     std::optional<NetworkInterfaces> network_interface;
     // --python PATH: nodes run `PATH -m torch.distributed.run` instead of torchrun
     std::optional<std::string> python;
-    std::vector<std::string> exports;     // -x NAME=VALUE / -x NAME, in order
+    std::vector<EnvExport> exports;       // -x NAME=VALUE / -x NAME, in order
     std::vector<std::string> env_files;   // --env-file FILE, in order
-    std::vector<std::string> env_exclude; // --env-exclude PATTERN[,PATTERN...], in order
+    std::vector<EnvPattern> env_exclude;  // --env-exclude PATTERN[,PATTERN...]: each, in order
     std::optional<std::string> log_dir;   // --log-dir DIR
     std::optional<std::string> module;    // -m MODULE
     std::optional<std::string> script;    // SCRIPT.py

@@ -9,28 +9,23 @@
 namespace colossalai::run {
 
 // Checks everything about the options that needs no file and no other machine and that the cli
-// did not check when it parsed each value (host lists, --extra_launch_args items,
+// did not check when it parsed each value (host lists, --extra_launch_args items with their
+// master_addr and master_port, --master_addr, ports, durations, -x, --env-exclude,
 // --network-interface, --nproc_per_node), in this order, and throws a one-line usage error for
 // the first problem:
 //   no script and no -m; a script not
 //   ending in `.py`; `-m` given an empty name, a name starting with '-' or a `.py` name;
-//   a bad --master_addr; --master_port / --ssh-port outside 1..65535; --kill-grace < 0;
-//   --ssh-timeout <= 0;
 //   --host with --hostfile; --include with --exclude; --include / --exclude / --num_nodes
 //   with --host (without a hostfile or a scheduler's hosts: the planner's call); --num_nodes 0 or
-//   below -1; a master_port in --extra_launch_args that is not a port, and master_addr /
-//   master_port given both there and as an option; an elastic option (max_restarts, rdzv_backend,
-//   rdzv_endpoint, rdzv_id) given both there and as an option, or with a bad value there.
+//   below -1; master_addr / master_port given both in --extra_launch_args and as an option; an
+//   elastic option (max_restarts, rdzv_backend, rdzv_endpoint, rdzv_id) given both there and as
+//   an option, or with a bad value there.
 void validate_options(const Options& options);
 
 // The elastic options given: the cli's (options.elastic), with those that --extra_launch_args
 // sets (`rdzv_backend=c10d`: parsed as the option's value would be). Throws a usage error for
 // one given both ways, or a bad value.
 ElasticOptions given_elastic_options(const Options& options);
-
-// Checks a master address given to `option` (a host name or address as in a hostfile, without
-// `user@`) and returns it without IPv6 brackets. Throws a usage error.
-std::string master_address(std::string_view text, std::string_view option);
 
 // Parses a positive decimal integer (no sign, no spaces); nullopt otherwise.
 std::optional<int> parse_positive_int(std::string_view text);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace colossalai::cli {
@@ -164,9 +165,10 @@ TEST(FinishRunCommand, KeepsEveryEnvironmentFlagInOrder) {
     run::Options options = finish_run_command(
         launcher_arguments({"-x", "A=1", "--env-file", "a", "-xB", "--env-exclude", "N*,M",
                             "--env-file=b", "--env-exclude", "O", "--log-dir", "logs", "t.py"}));
-    EXPECT_EQ(options.exports, (Words{"A=1", "B"}));
+    EXPECT_EQ(options.exports, (std::vector<run::EnvExport>{{"A", "1"}, {"B", std::nullopt}}));
     EXPECT_EQ(options.env_files, (Words{"a", "b"}));
-    EXPECT_EQ(options.env_exclude, (Words{"N*,M", "O"}));
+    EXPECT_EQ(options.env_exclude,
+              (std::vector<run::EnvPattern>{{"N*", true}, {"M", false}, {"O", false}}));
     EXPECT_EQ(options.log_dir, "logs");
 }
 
@@ -175,6 +177,34 @@ TEST(FinishRunCommand, RefusesABadLauncher) {
                   finish_run_command(launcher_arguments({"--launcher", "mpi", "t.py"}));
               }),
               "--launcher 'mpi': expected ssh or slurm");
+}
+
+// -x, --env-exclude, --master_addr and --extra_launch_args' master are typed where they are read:
+// a bad one is refused by its option, before any check across options (here: no script).
+TEST(FinishRunCommand, ParsesEachValueWhereItIsRead) {
+    const std::vector<std::pair<Words, std::string>> cases = {
+        {{"-x", "PPID=1"},
+         "-x: 'PPID' is a read-only shell variable; it cannot be passed to a node"},
+        {{"--env-exclude", "A,"}, "--env-exclude 'A,': an empty pattern"},
+        {{"--master_addr", "u@h"}, "--master_addr 'u@h': an address has no user part"},
+        {{"--master_port", "0"}, "--master_port '0': not a port number (1..65535)"},
+        {{"--extra_launch_args", "master_port=x"},
+         "--extra_launch_args: master_port 'x': not a port number (1..65535)"},
+    };
+    for (const auto& [words, message] : cases) {
+        EXPECT_EQ(test::usage_message([&] { finish_run_command(launcher_arguments(words)); }),
+                  message)
+            << words.front();
+    }
+    run::Options options = finish_run_command(
+        launcher_arguments({"--extra_launch_args", "master_port=7,tee=1,master_addr=h", "t.py"}));
+    EXPECT_EQ(options.extra_master, (run::ExtraMaster{run::MasterAddress{"h"}, run::Port{7}}));
+    ASSERT_TRUE(options.extra_launch_args);
+    EXPECT_EQ(options.extra_launch_args->size(), 1u);
+    // The last --extra_launch_args wins, its master included.
+    options = finish_run_command(launcher_arguments(
+        {"--extra_launch_args", "master_port=7", "--extra_launch_args", "tee=1", "t.py"}));
+    EXPECT_EQ(options.extra_master, run::ExtraMaster{});
 }
 
 } // namespace

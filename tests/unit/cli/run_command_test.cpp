@@ -37,11 +37,10 @@ TEST(RunCommand, Defaults) {
     EXPECT_EQ(options.exclude, std::nullopt);
     EXPECT_EQ(options.num_nodes, std::nullopt);
     EXPECT_EQ(options.nproc_per_node, test::nproc("2"));
-    EXPECT_EQ(options.master_port, 29500);
-    EXPECT_FALSE(options.master_port_given);
-    EXPECT_EQ(options.master_addr, "127.0.0.1");
-    EXPECT_FALSE(options.master_addr_given);
+    EXPECT_EQ(options.master_port, std::nullopt);
+    EXPECT_EQ(options.master_addr, std::nullopt);
     EXPECT_EQ(options.extra_launch_args, std::nullopt);
+    EXPECT_EQ(options.extra_master, run::ExtraMaster{});
     EXPECT_EQ(options.ssh_port, std::nullopt);
     EXPECT_EQ(options.ssh_timeout, std::chrono::seconds(30));
     EXPECT_EQ(options.kill_grace, std::chrono::seconds(10));
@@ -77,12 +76,10 @@ TEST(RunCommand, EveryOption) {
     EXPECT_EQ(options.include, test::hosts("a,b"));
     EXPECT_EQ(options.num_nodes, 2);
     EXPECT_EQ(options.nproc_per_node, test::nproc("8"));
-    EXPECT_EQ(options.master_port, 1234);
-    EXPECT_TRUE(options.master_port_given);
-    EXPECT_EQ(options.master_addr, "10.0.0.1");
-    EXPECT_TRUE(options.master_addr_given);
+    EXPECT_EQ(options.master_port, run::Port{1234});
+    EXPECT_EQ(options.master_addr, run::MasterAddress{"10.0.0.1"});
     EXPECT_EQ(options.extra_launch_args, test::launch_args("rdzv_conf=timeout=900,tee=1"));
-    EXPECT_EQ(options.ssh_port, 2222);
+    EXPECT_EQ(options.ssh_port, run::Port{2222});
     EXPECT_EQ(options.ssh_timeout, std::chrono::milliseconds(2500));
     EXPECT_EQ(options.kill_grace, std::chrono::milliseconds(0));
     EXPECT_TRUE(options.dry_run);
@@ -122,7 +119,7 @@ TEST(RunCommand, EverythingAfterTheScriptBelongsToIt) {
     run::Options options = parse_run(words);
     EXPECT_EQ(options.script, "train.py");
     EXPECT_EQ(options.script_args, script_args);
-    EXPECT_EQ(options.master_port, 29500);
+    EXPECT_EQ(options.master_port, std::nullopt);
     EXPECT_EQ(options.nproc_per_node, test::nproc("2"));
     EXPECT_FALSE(options.dry_run);
 }

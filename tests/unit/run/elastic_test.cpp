@@ -188,7 +188,7 @@ TEST(ElasticPlan, GivenValuesAndThoseOfExtraLaunchArgsAreWrittenOnce) {
     options.elastic.nnodes = NodeRange{1, 4};
     options.elastic.max_restarts = 3;
     options.elastic.rdzv_id = "job7";
-    options.master_port = 29600;
+    options.master_port = Port{29600};
     options.extra_launch_args =
         test::launch_args("rdzv_endpoint=[fe80::2]:29401,rdzv_conf=last_call_timeout=1");
     Plan plan = make_plan(options, elastic_context());

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,19 +73,14 @@ TEST(ParseEnvFile, RefusesABadLineNamingFileAndLine) {
 
 // --- -x ---
 
-TEST(ParseExport, SetsAValueOrForwardsTheLaunchersOwn) {
-    Words launcher = {"PATH=/bin", "HOME=/home/me", "PATHX=no", "EMPTY="};
-    EXPECT_EQ(parse_export("A=1", launcher), (EnvSetting{"A", "1", "-x"}));
-    EXPECT_EQ(parse_export("A=", launcher), (EnvSetting{"A", "", "-x"}));
-    EXPECT_EQ(parse_export("A=b=c", launcher), (EnvSetting{"A", "b=c", "-x"}));
-    EXPECT_EQ(parse_export("PATH", launcher), (EnvSetting{"PATH", "/bin", "-x"}));
-    // A session variable is left out unless named: then it is passed.
-    EXPECT_EQ(parse_export("HOME", launcher), (EnvSetting{"HOME", "/home/me", "-x"}));
-    EXPECT_EQ(parse_export("EMPTY", launcher), (EnvSetting{"EMPTY", "", "-x"}));
+TEST(ParseEnvExport, ReadsTheNameAndTheValueAfterTheFirstEquals) {
+    EXPECT_EQ(parse_env_export("A=1"), (EnvExport{"A", "1"}));
+    EXPECT_EQ(parse_env_export("A="), (EnvExport{"A", ""}));
+    EXPECT_EQ(parse_env_export("A=b=c"), (EnvExport{"A", "b=c"}));
+    EXPECT_EQ(parse_env_export("PATH"), (EnvExport{"PATH", std::nullopt}));
 }
 
-TEST(ParseExport, RefusesBadNamesValuesAndUnsetVariables) {
-    Words launcher = {"MULTI=a\nb", "PATH=/bin"};
+TEST(ParseEnvExport, RefusesBadNamesAndValues) {
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"", "-x: '' is not a variable name (letters, digits and _, not starting with a digit)"},
         {"=1", "-x: '' is not a variable name (letters, digits and _, not starting with a "
@@ -94,13 +90,34 @@ TEST(ParseExport, RefusesBadNamesValuesAndUnsetVariables) {
         {"EUID=0", "-x: 'EUID' is a read-only shell variable; it cannot be passed to a node"},
         {"IFS", "-x: 'IFS' is a read-only shell variable; it cannot be passed to a node"},
         {"A=x\ny", "-x: the value of 'A' holds a line break, which cannot be passed to a node"},
-        {"MULTI", "-x: the value of 'MULTI' holds a line break, which cannot be passed to a "
-                  "node"},
-        {"PAT", "-x: 'PAT' is not set in the launcher's environment (use -x PAT=VALUE)"},
+        {"A=x\ry", "-x: the value of 'A' holds a line break, which cannot be passed to a node"},
     };
     for (const auto& [word, message] : cases) {
-        EXPECT_EQ(test::usage_message([&] { parse_export(word, launcher); }), message) << word;
+        EXPECT_EQ(test::usage_message([&] { parse_env_export(word); }), message) << word;
     }
+}
+
+TEST(ResolveExport, SetsAValueOrForwardsTheLaunchersOwn) {
+    Words launcher = {"PATH=/bin", "HOME=/home/me", "PATHX=no", "EMPTY="};
+    EXPECT_EQ(resolve_export({"A", "1"}, launcher), (EnvSetting{"A", "1", "-x"}));
+    EXPECT_EQ(resolve_export({"A", ""}, launcher), (EnvSetting{"A", "", "-x"}));
+    EXPECT_EQ(resolve_export({"PATH", std::nullopt}, launcher), (EnvSetting{"PATH", "/bin", "-x"}));
+    // A session variable is left out unless named: then it is passed.
+    EXPECT_EQ(resolve_export({"HOME", std::nullopt}, launcher),
+              (EnvSetting{"HOME", "/home/me", "-x"}));
+    EXPECT_EQ(resolve_export({"EMPTY", std::nullopt}, launcher), (EnvSetting{"EMPTY", "", "-x"}));
+}
+
+TEST(ResolveExport, RefusesALaunchersValueWithALineBreakAndAnUnsetVariable) {
+    Words launcher = {"MULTI=a\nb", "PATH=/bin"};
+    EXPECT_EQ(test::usage_message([&] {
+                  resolve_export({"MULTI", std::nullopt}, launcher);
+              }),
+              "-x: the value of 'MULTI' holds a line break, which cannot be passed to a node");
+    EXPECT_EQ(test::usage_message([&] {
+                  resolve_export({"PAT", std::nullopt}, launcher);
+              }),
+              "-x: 'PAT' is not set in the launcher's environment (use -x PAT=VALUE)");
 }
 
 // --- --env-exclude ---
@@ -151,8 +168,8 @@ TEST(PlanEnvironment, EachStepOverridesTheOnesBeforeIt) {
         {"KEEP", "1"}, {"NCCL_DEBUG", "INFO"}, {"NCCL_SOCKET_IFNAME", "eth0"}, {"PATH", "/bin"}};
     EnvRequest request;
     request.files = {{"a", "FROM_FILE=a\nPATH=/a\nNCCL_IB_HCA=mlx5\n"}, {"b", "FROM_FILE=b\n"}};
-    request.exclude = {"NCCL_*"};
-    request.exports = {"NCCL_DEBUG=WARN", "PATH=/x", "HOME"};
+    request.exclude = {{"NCCL_*", true}};
+    request.exports = {{"NCCL_DEBUG", "WARN"}, {"PATH", "/x"}, {"HOME", std::nullopt}};
     EnvironmentChanges changes = plan_environment(request, entries, launcher);
     std::vector<EnvSetting> set = {
         {"FROM_FILE", "b", "b:1"},    // the later file wins
@@ -185,9 +202,9 @@ TEST(PlanEnvironment, RefusesTheFirstBadValue) {
     EXPECT_EQ(test::usage_message([&] { plan_environment(request, {}, {}); }),
               "bad:3: expected NAME=VALUE, found 'B'");
     request.files.clear();
-    request.exclude = {"A", "B C"};
+    request.exports = {{"A", "1"}, {"UNSET", std::nullopt}};
     EXPECT_EQ(test::usage_message([&] { plan_environment(request, {}, {}); }),
-              "--env-exclude 'B C': not a variable name or NAME* pattern");
+              "-x: 'UNSET' is not set in the launcher's environment (use -x UNSET=VALUE)");
 }
 
 } // namespace

@@ -28,11 +28,11 @@ LaunchSpec spec(LauncherForm form) {
     LaunchSpec spec;
     spec.form = form;
     spec.python = "/venv/bin/python3";
-    spec.nproc_per_node = "8";
+    spec.nproc_per_node = 8;
     spec.nnodes = 3;
     spec.node_rank = 2;
-    spec.master_addr = "node0";
-    spec.master_port = "29500";
+    spec.master_addr = MasterAddress{"node0"};
+    spec.master_port = Port{29500};
     spec.script = "train.py";
     spec.script_args = {"--lr", "0.1", "a b", "--master_port", "1"};
     return spec;

@@ -65,7 +65,7 @@ TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
     Options options = basic();
     options.hostfile = "hosts";
     options.exclude = test::hosts("skip");
-    options.ssh_port = 2222;
+    options.ssh_port = Port{2222};
     Context ctx = context();
     ctx.hostfile_text = "me\nskip\nalice@node2 # remote\n[::1]\n";
     Plan plan = make_plan(options, ctx);
@@ -291,9 +291,8 @@ TEST(MakePlan, OneRemoteNodeKeepsTheDefaultMaster) {
 TEST(MakePlan, ExplicitMasterIsKept) {
     Options options = basic();
     options.host = test::hosts("node1,node2");
-    options.master_addr = "10.1.1.1";
-    options.master_addr_given = true;
-    options.master_port = 1234;
+    options.master_addr = MasterAddress{"10.1.1.1"};
+    options.master_port = Port{1234};
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=10.1.1.1");
     EXPECT_EQ(plan.nodes[1].argv[5], "--master_port=1234");
@@ -304,15 +303,15 @@ TEST(MakePlan, ExplicitMasterIsKept) {
 TEST(MakePlan, WarnsAboutALoopbackMasterWithRemoteNodes) {
     Options options = basic();
     options.host = test::hosts("me,node2");
-    options.master_addr_given = true; // 127.0.0.1, given explicitly
+    options.master_addr = MasterAddress{"127.0.0.1"}; // given explicitly
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=127.0.0.1");
     EXPECT_EQ(plan.warnings,
               (Words{"--master_addr '127.0.0.1' is a loopback address: the nodes on other "
                      "machines (such as 'node2') cannot reach it"}));
 
-    options.master_addr_given = false;
-    options.extra_launch_args = test::launch_args("master_addr=localhost");
+    options.master_addr.reset();
+    test::set_extra_launch_args(options, "master_addr=localhost");
     EXPECT_EQ(make_plan(options, context()).warnings,
               (Words{"--extra_launch_args master_addr 'localhost' is a loopback address: the "
                      "nodes on other machines (such as 'node2') cannot reach it"}));
@@ -321,15 +320,15 @@ TEST(MakePlan, WarnsAboutALoopbackMasterWithRemoteNodes) {
 TEST(MakePlan, NoWarningWhenEveryNodeIsLocal) {
     Options options = basic();
     options.host = test::hosts("localhost,127.0.0.1");
-    options.master_addr_given = true;
+    options.master_addr = MasterAddress{"127.0.0.1"};
     EXPECT_TRUE(make_plan(options, context()).warnings.empty());
 }
 
 TEST(MakePlan, ExtraMasterArgsReplaceTheDefaultsInPlace) {
     Options options = basic();
     options.host = test::hosts("a,b");
-    options.extra_launch_args =
-        test::launch_args("rdzv_conf=timeout=900,master_port=1234,master-addr=[::1],tee=1");
+    test::set_extra_launch_args(options,
+                                "rdzv_conf=timeout=900,master_port=1234,master-addr=[::1],tee=1");
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.nodes[0].argv,
               (Words{"torchrun", "--nproc_per_node=4", "--nnodes=2", "--node_rank=0",
@@ -489,7 +488,7 @@ TEST(MakePlan, EscapesTheHostfileNameInMessages) {
 TEST(MakePlan, TheNodesShareOneEnvironment) {
     Options options = basic();
     options.host = test::hosts("me,node2,node3");
-    options.exports = {"A=1"};
+    options.exports = test::exports({"A=1"});
     const Plan plan = make_plan(options, context());
     ASSERT_EQ(plan.nodes.size(), 3u);
     EXPECT_FALSE(plan.nodes[0].environment.empty());
@@ -502,8 +501,8 @@ TEST(MakePlan, TheNodesShareOneEnvironment) {
 TEST(MakePlan, EnvironmentFlagsChangeEveryNodesEnvironment) {
     Options options = basic();
     options.host = test::hosts("me,node2");
-    options.exports = {"A=1"};
-    options.env_exclude = {"NCCL_*"};
+    options.exports = test::exports({"A=1"});
+    options.env_exclude = {{"NCCL_*", true}};
     Context ctx = context();
     ctx.env_files = {{"/work/job/.colossalai_env", "FROM_FILE=yes\n"}};
     Plan plan = make_plan(options, ctx);
@@ -527,9 +526,10 @@ TEST(MakePlan, EnvironmentFlagsChangeEveryNodesEnvironment) {
 
 TEST(MakePlan, ABadEnvironmentFlagIsAUsageError) {
     Options options = basic();
-    options.exports = {"PPID=1"};
+    options.exports = test::exports({"UNSET_HERE"});
     EXPECT_EQ(usage_message(options, context()),
-              "-x: 'PPID' is a read-only shell variable; it cannot be passed to a node");
+              "-x: 'UNSET_HERE' is not set in the launcher's environment (use -x "
+              "UNSET_HERE=VALUE)");
     options.exports = {};
     Context ctx = context();
     ctx.env_files = {{"e", "ok=1\nnot ok\n"}};
@@ -555,13 +555,13 @@ TEST(MakePlan, PythonUnbufferedIsOneUnlessTheUserSetIt) {
 
     Options options = basic();
     options.host = test::hosts("me,node2");
-    options.exports = {"PYTHONUNBUFFERED=0"};
+    options.exports = test::exports({"PYTHONUNBUFFERED=0"});
     plan = make_plan(options, context());
     for (const NodeCommand& node : plan.nodes) {
         EXPECT_EQ(node.environment.back(), (EnvVar{"PYTHONUNBUFFERED", "0"})); // -x wins
     }
     options.exports = {};
-    options.env_exclude = {"PYTHON*"};
+    options.env_exclude = {{"PYTHON*", true}};
     plan = make_plan(options, context());
     for (const NodeCommand& node : plan.nodes) {
         EXPECT_EQ(node.environment.back(), (EnvVar{"PATH", "/bin"})); // a node keeps its own
@@ -623,7 +623,7 @@ TEST(MakePlan, TheLaunchersSlurmIdentityReachesNoOtherNode) {
     EXPECT_TRUE(plan.nodes[0].local);
     EXPECT_TRUE(plan.nodes[0].withheld_environment.empty());
 
-    options.exports = {"SLURM_PROCID"};
+    options.exports = test::exports({"SLURM_PROCID"});
     Plan asked = make_plan(options, ctx);
     EXPECT_NE(std::find(asked.nodes[1].environment.begin(), asked.nodes[1].environment.end(),
                         EnvVar{"SLURM_PROCID", "0"}),

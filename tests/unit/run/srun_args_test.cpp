@@ -102,7 +102,7 @@ TEST(PlanSrun, RefusesWhatSrunCannotDo) {
               "who starts srun");
     // Checked with the other options, before any plan (the cli validates once).
     options.host = test::hosts("node1");
-    options.ssh_port = 22;
+    options.ssh_port = Port{22};
     EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
               "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
     options.ssh_port.reset();

@@ -2,10 +2,13 @@
 
 // run::Options holds values as the cli parsed them; tests write them as a user would type them.
 
+#include "colossalai/run/env_values.hpp"
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/hosts.hpp"
+#include "colossalai/run/master.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
+#include "colossalai/run/options.hpp"
 
 #include <optional>
 #include <stdexcept>
@@ -32,6 +35,23 @@ inline std::vector<std::string> names(const std::vector<run::Host>& hosts) {
 // --extra_launch_args "a=1,b".
 inline std::vector<run::LaunchArg> launch_args(std::string_view text) {
     return run::parse_extra_launch_args(text);
+}
+
+// --extra_launch_args "a=1,master_addr=x" into `options` as the cli reads it: the items, with
+// master_addr and master_port typed apart.
+inline void set_extra_launch_args(run::Options& options, std::string_view text) {
+    std::vector<run::LaunchArg> args = run::parse_extra_launch_args(text);
+    options.extra_master = run::take_extra_master(args);
+    options.extra_launch_args = std::move(args);
+}
+
+// -x WORD..., in order.
+inline std::vector<run::EnvExport> exports(const std::vector<std::string>& words) {
+    std::vector<run::EnvExport> result;
+    for (const std::string& word : words) {
+        result.push_back(run::parse_env_export(word));
+    }
+    return result;
 }
 
 // --network-interface "eth0,ib0".
