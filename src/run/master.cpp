@@ -3,6 +3,7 @@
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 namespace colossalai::run {
@@ -32,13 +33,9 @@ ExtraMaster take_extra_master(std::vector<LaunchArg>& args) {
         master.address = parse_master_address(*address, "--extra_launch_args master_addr");
     }
     if (std::optional<std::string> port = take_value(args, "master_port")) {
-        std::optional<int> number = parse_positive_int(*port);
-        if (!number || *number > 65535) {
-            throw usage_error("--extra_launch_args: master_port '{}': not a port number "
-                              "(1..65535)",
-                              util::escape_for_message(*port));
-        }
-        master.port = Port{*number};
+        master.port = Port{util::parse_integer_option<int>(
+            *port, "--extra_launch_args: master_port", {.min = 1, .max = 65535},
+            "not a port number (1..65535)")};
     }
     return master;
 }
