@@ -71,6 +71,7 @@ void set_nproc_per_node(Options& options, std::string_view name, const std::stri
 void set_extra_launch_args(Options& options, std::string_view, const std::string& value) {
     std::vector<run::LaunchArg> args = run::parse_extra_launch_args(value);
     options.extra_master = run::take_extra_master(args);
+    options.extra_elastic = run::take_extra_elastic(args);
     options.extra_launch_args = std::move(args);
 }
 

@@ -127,4 +127,25 @@ std::string fresh_rdzv_id() {
     return id;
 }
 
+ElasticOptions take_extra_elastic(std::vector<LaunchArg>& args) {
+    ElasticOptions elastic;
+    auto take = [&]<typename T>(std::optional<T>& field, std::string_view name, auto parse) {
+        for (const LaunchArg& arg : args) {
+            if (!same_option(arg.name, name)) {
+                continue;
+            }
+            if (field) {
+                throw usage_error("--extra_launch_args: '{}' is given twice", name);
+            }
+            field = parse(arg.value.value_or(""), fmt::format("--extra_launch_args {}", name));
+        }
+        std::erase_if(args, [&](const LaunchArg& arg) { return same_option(arg.name, name); });
+    };
+    take(elastic.max_restarts, "max_restarts", parse_max_restarts);
+    take(elastic.rdzv_backend, "rdzv_backend", parse_rdzv_backend);
+    take(elastic.rdzv_endpoint, "rdzv_endpoint", parse_rdzv_endpoint);
+    take(elastic.rdzv_id, "rdzv_id", parse_rdzv_id);
+    return elastic;
+}
+
 } // namespace colossalai::run

@@ -217,10 +217,7 @@ void plan_launch_words(const Options& options, const Context& context, const Hos
     if (options.extra_launch_args) {
         spec.extra = *options.extra_launch_args;
     }
-    ElasticOptions elastic = given_elastic_options(options);
-    for (std::string_view folded : {"max_restarts", "rdzv_backend", "rdzv_endpoint", "rdzv_id"}) {
-        take_value(spec.extra, folded); // folded into `elastic`: written once, below
-    }
+    ElasticOptions elastic = given_elastic_options(options); // written once, below
     spec.master_addr = master.address;
     spec.master_port = master.port;
     spec.elastic = plan_elastic(elastic, source, spec, context);

@@ -123,33 +123,37 @@ void check_extra_master(const Options& options) {
     }
 }
 
+// An elastic option both as an option and in --extra_launch_args (each parsed by the cli where
+// it read it).
+void check_extra_elastic(const Options& options) {
+    auto check = [](bool as_option, bool as_extra, std::string_view name) {
+        if (as_option && as_extra) {
+            throw usage_error("{} is given both by --{} and by --extra_launch_args: keep one", name,
+                              name);
+        }
+    };
+    const ElasticOptions& given = options.elastic;
+    const ElasticOptions& extra = options.extra_elastic;
+    check(given.max_restarts.has_value(), extra.max_restarts.has_value(), "max_restarts");
+    check(given.rdzv_backend.has_value(), extra.rdzv_backend.has_value(), "rdzv_backend");
+    check(given.rdzv_endpoint.has_value(), extra.rdzv_endpoint.has_value(), "rdzv_endpoint");
+    check(given.rdzv_id.has_value(), extra.rdzv_id.has_value(), "rdzv_id");
+}
+
 } // namespace
 
 ElasticOptions given_elastic_options(const Options& options) {
     ElasticOptions elastic = options.elastic;
-    if (!options.extra_launch_args) {
-        return elastic;
-    }
-    auto fold = [&]<typename T>(std::optional<T>& field, std::string_view name, auto parse) {
-        bool from_option = field.has_value();
-        for (const LaunchArg& arg : *options.extra_launch_args) {
-            if (!same_option(arg.name, name)) {
-                continue;
-            }
-            if (from_option) {
-                throw usage_error("{} is given both by --{} and by --extra_launch_args: keep one",
-                                  name, name);
-            }
-            if (field) {
-                throw usage_error("--extra_launch_args: '{}' is given twice", name);
-            }
-            field = parse(arg.value.value_or(""), fmt::format("--extra_launch_args {}", name));
+    const ElasticOptions& extra = options.extra_elastic;
+    auto fill = [](auto& field, const auto& from_extra) {
+        if (!field) {
+            field = from_extra;
         }
     };
-    fold(elastic.max_restarts, "max_restarts", parse_max_restarts);
-    fold(elastic.rdzv_backend, "rdzv_backend", parse_rdzv_backend);
-    fold(elastic.rdzv_endpoint, "rdzv_endpoint", parse_rdzv_endpoint);
-    fold(elastic.rdzv_id, "rdzv_id", parse_rdzv_id);
+    fill(elastic.max_restarts, extra.max_restarts);
+    fill(elastic.rdzv_backend, extra.rdzv_backend);
+    fill(elastic.rdzv_endpoint, extra.rdzv_endpoint);
+    fill(elastic.rdzv_id, extra.rdzv_id);
     return elastic;
 }
 
@@ -176,7 +180,7 @@ void validate_options(const Options& options) {
     check_host_options(options);
     check_extra_master(options);
     check_launcher_options(options);
-    given_elastic_options(options);
+    check_extra_elastic(options);
     if (options.python && options.python->empty()) {
         throw usage_error("--python '': no interpreter named");
     }

@@ -5,9 +5,12 @@
 // functions; validate_options and the planner check them against the other options and the
 // hosts (ElasticPlan is what the launch gets).
 
+#include "colossalai/run/extra_args.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace colossalai::run {
 
@@ -67,6 +70,12 @@ struct ElasticOptions {
     std::optional<std::string> rdzv_id;
     bool operator==(const ElasticOptions&) const = default;
 };
+
+// Takes max_restarts, rdzv_backend, rdzv_endpoint and rdzv_id out of `args`
+// (parse_extra_launch_args's items, in either spelling: rdzv-id or rdzv_id) and parses each as
+// the option's value would be, naming "--extra_launch_args NAME" in its usage error; one given
+// twice is a usage error. The rest of `args` stays in order.
+ElasticOptions take_extra_elastic(std::vector<LaunchArg>& args);
 
 // An elastic launch as the planner decided it: every node's torchrun gets these.
 struct ElasticPlan {

@@ -50,6 +50,8 @@ struct Options {
     // master_port, which are `extra_master`
     std::optional<std::vector<LaunchArg>> extra_launch_args;
     ExtraMaster extra_master; // master_addr= / master_port= of --extra_launch_args
+    // max_restarts= / rdzv_backend= / rdzv_endpoint= / rdzv_id= of --extra_launch_args
+    ElasticOptions extra_elastic;
     // --nnodes, --max_restarts, --rdzv_backend, --rdzv_endpoint, --rdzv_id (torchrun's names)
     ElasticOptions elastic;
     std::optional<Port> ssh_port;                 // --ssh-port

@@ -23,8 +23,8 @@ namespace colossalai::run {
 void validate_options(const Options& options);
 
 // The elastic options given: the cli's (options.elastic), with those that --extra_launch_args
-// sets (`rdzv_backend=c10d`: parsed as the option's value would be). Throws a usage error for
-// one given both ways, or a bad value.
+// set (options.extra_elastic, parsed where the cli read them). validate_options has refused one
+// given both ways.
 ElasticOptions given_elastic_options(const Options& options);
 
 // Parses a positive decimal integer (no sign, no spaces); nullopt otherwise.

@@ -42,6 +42,7 @@ inline std::vector<run::LaunchArg> launch_args(std::string_view text) {
 inline void set_extra_launch_args(run::Options& options, std::string_view text) {
     std::vector<run::LaunchArg> args = run::parse_extra_launch_args(text);
     options.extra_master = run::take_extra_master(args);
+    options.extra_elastic = run::take_extra_elastic(args);
     options.extra_launch_args = std::move(args);
 }
 
