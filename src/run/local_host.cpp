@@ -4,6 +4,9 @@
 #include "colossalai/exec/wait.hpp"
 #include "colossalai/util/duration.hpp"
 #include "colossalai/util/fd.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <fmt/format.h>
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -243,26 +246,12 @@ std::optional<bool> local_without_lookup(std::string_view address,
 }
 
 std::string resolver_answer_line(const std::vector<std::string>& addresses) {
-    std::string line;
-    for (const std::string& address : addresses) {
-        line += line.empty() ? "" : " ";
-        line += address;
-    }
-    return line + "\n";
+    return fmt::format("{}\n", fmt::join(addresses, " "));
 }
 
 std::vector<std::string> parse_resolver_answer(std::string_view line) {
-    std::vector<std::string> addresses;
-    while (!line.empty()) {
-        std::size_t gap = line.find(' ');
-        if (gap != 0) {
-            addresses.emplace_back(line.substr(0, gap));
-        }
-        if (gap == std::string_view::npos) {
-            break;
-        }
-        line.remove_prefix(gap + 1);
-    }
+    std::vector<std::string> addresses = util::split(line, ' ');
+    std::erase_if(addresses, [](const std::string& address) { return address.empty(); });
     return addresses;
 }
 
