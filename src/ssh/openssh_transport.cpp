@@ -261,11 +261,7 @@ private:
         }
     }
 
-    void mark_first_output() {
-        if (!m_timing.marks[static_cast<std::size_t>(Mark::first_output)]) {
-            m_timing.mark(Mark::first_output);
-        }
-    }
+    void mark_first_output() { m_timing.mark_once(Mark::first_output); }
 
     // A stream of the running job ended: stdout's end is where the wrapper's exit line is.
     void end_stream(Stream stream) {
@@ -276,6 +272,9 @@ private:
             write_job_out(rest);
         }
         m_output.close(stream);
+        if (!m_ssh.out_fd && !m_ssh.err_fd) {
+            m_timing.mark_once(Mark::output_ended);
+        }
     }
 
     void heartbeat() {
@@ -397,9 +396,12 @@ private:
         return Outcome::exited(*m_exit->status);
     }
 
+    // Over OpenSSH the node's end is known when ssh has ended and both streams are read (the
+    // wrapper's exit line is the last of stdout): that is the `exit_status` mark, and `closed`
+    // follows once the pipes are closed.
     void finish(Outcome outcome) {
         if (m_phase == Phase::running) {
-            m_timings.push_back(m_timing);
+            m_timing.mark(Mark::exit_status);
         }
         if (m_phase == Phase::running && m_ssh.out_fd) { // what was held back is the job's
             std::string rest;
@@ -415,6 +417,10 @@ private:
         m_ssh.out_fd.reset();
         m_ssh.err_fd.reset();
         m_ssh.in_fd.reset();
+        if (m_phase == Phase::running) {
+            m_timing.mark(Mark::closed);
+            m_timings.push_back(m_timing);
+        }
         m_result = std::move(outcome);
     }
 

@@ -382,6 +382,8 @@ private:
         if (m_streams.pump(*m_session) == ChannelStreams::StreamState::lost) {
             lost();
         } else if (m_streams.ended()) {
+            m_session->timing.mark_once(Mark::first_output); // the end counts as output
+            m_session->timing.mark_once(Mark::output_ended);
             check_end();
         }
     }
@@ -423,13 +425,21 @@ private:
         finish(Outcome::connection_lost("connection lost: " + last_error(s.session)));
     }
 
+    // A host whose job ran leaves its timing: the end known now, the connection closed once
+    // the session is freed (libssh's disconnect and the socket's close).
     void finish(Outcome info) {
+        std::optional<HostTiming> timing;
         if (m_session && m_phase == Phase::running) {
-            m_timings.push_back(m_session->timing);
+            timing = m_session->timing;
+            timing->mark(Mark::exit_status);
         }
         m_streams.close_all();
         m_result = std::move(info);
         m_session.reset();
+        if (timing) {
+            timing->mark(Mark::closed);
+            m_timings.push_back(*timing);
+        }
     }
 
     // connecting (worker: login, wrapper) -> checking (the wrapper's preflight answer) ->

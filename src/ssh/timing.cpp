@@ -9,8 +9,11 @@ namespace colossalai::ssh {
 namespace {
 
 constexpr const char* phase_names[mark_count - 1] = {
-    "wait for a worker",   "connect + key exchange", "host key check", "authentication",
-    "channel + preflight", "wait for all hosts",     "first output",
+    "wait for a worker",   "connect + key exchange",
+    "host key check",      "authentication",
+    "channel + preflight", "wait for all hosts",
+    "first output",        "rest of the output",
+    "exit status",         "close",
 };
 
 double ms(TimingClock::duration duration) {

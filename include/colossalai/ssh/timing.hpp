@@ -25,12 +25,21 @@ enum class Mark : std::size_t {
     channel,       // channel opened, wrapper started, environment sent, preflight passed
     go,            // every host was ready: the `go` line was sent
     first_output,  // the first data (or the end) from the job arrived
+    output_ended,  // both of the job's streams ended (everything it wrote was read)
+    exit_status,   // the node's end was known: its exit status or signal (or a lost connection)
+    closed,        // the connection was closed: libssh's session freed, OpenSSH's ssh reaped
 };
-constexpr std::size_t mark_count = 8;
+constexpr std::size_t mark_count = 11;
 
 struct HostTiming {
     std::array<std::optional<TimingClock::time_point>, mark_count> marks;
     void mark(Mark which) { marks[static_cast<std::size_t>(which)] = TimingClock::now(); }
+    // Marks `which` now unless it was marked before: the first time counts.
+    void mark_once(Mark which) {
+        if (!marks[static_cast<std::size_t>(which)]) {
+            mark(which);
+        }
+    }
 };
 
 // The report: per phase (between two successive marks), over the hosts that reached both, the

@@ -161,9 +161,9 @@ TEST_P(ConnectTimingOverSsh, TimingReportsEveryPhaseOfEveryHost) {
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     std::string err = result.err;
     EXPECT_NE(err.find("colossalai: timing of 10 SSH hosts"), std::string::npos) << err;
-    for (const char* phase :
-         {"wait for a worker", "connect + key exchange", "host key check", "authentication",
-          "channel + preflight", "wait for all hosts", "first output"}) {
+    for (const char* phase : {"wait for a worker", "connect + key exchange", "host key check",
+                              "authentication", "channel + preflight", "wait for all hosts",
+                              "first output", "rest of the output", "exit status", "close"}) {
         size_t line = err.find(std::string("  ") + phase);
         ASSERT_NE(line, std::string::npos) << phase << "\n" << err;
         EXPECT_NE(err.substr(line, err.find('\n', line) - line).find("(10 hosts)"),

@@ -117,7 +117,7 @@ TEST_F(OpensshProcess, TimingHasEveryPhaseOfAHostWhoseJobRan) {
     EXPECT_EQ(finish(*process), Outcome::exited(0));
     std::string report = m_transport->timing_report();
     EXPECT_EQ(report.rfind("colossalai: timing of 1 SSH hosts", 0), 0u) << report;
-    EXPECT_EQ(std::count(report.begin(), report.end(), '\n'), 8) << report;
+    EXPECT_EQ(std::count(report.begin(), report.end(), '\n'), 11) << report;
     EXPECT_EQ(std::count(report.begin(), report.end(), '-'), 0) << report; // no phase missing
 }
 
