@@ -49,7 +49,7 @@ void add_run_options(CLI::App& app, RunArguments& arguments) {
     // it, the man page and the completions).
     for (const RunOption& option : run_option_table()) {
         CLI::Option* added = nullptr;
-        if (option.role == RunOptionRole::help) {
+        if (option.role == OptionRole::help) {
             added = command->set_help_flag(option.cli11_names(), std::string(option.help));
         } else if (option.takes_value()) {
             added = command

@@ -154,11 +154,7 @@ void set_dry_run(Options& options, std::string_view, const std::string&) {
 }
 
 constexpr RunOption table[] = {
-    // First, as CLI11 lists its own help flag.
-    {.short_name = "-h",
-     .long_name = "--help",
-     .help = "Print this help message and exit",
-     .role = RunOptionRole::help},
+    help_option<Options>(),
     {.short_name = "-H",
      .long_name = "--host",
      .single_dash_alias = "-host",
@@ -295,18 +291,10 @@ constexpr RunOption table[] = {
     {.short_name = "-m",
      .value_name = "MODULE",
      .help = "Run a module (python -m) instead of a script",
-     .role = RunOptionRole::module},
+     .role = OptionRole::module},
 };
 
 } // namespace
-
-std::string RunOption::cli11_names() const {
-    std::string names(short_name);
-    if (!long_name.empty()) {
-        names += (names.empty() ? "" : ",") + std::string(long_name);
-    }
-    return names;
-}
 
 std::span<const RunOption> run_option_table() {
     return table;
