@@ -52,6 +52,19 @@ struct OptionEntry {
     }
 };
 
+// An option whose text is kept as given (checked later, with the other options): `field` is
+// the Options member it lands in.
+template <class Options, auto field>
+void keep_text(Options& options, std::string_view, const std::string& value) {
+    options.*field = value;
+}
+
+// A flag: `field` is the Options member it sets.
+template <class Options, auto field>
+void set_flag(Options& options, std::string_view, const std::string&) {
+    options.*field = true;
+}
+
 // Every table begins with this, as CLI11 lists its own help flag first.
 template <class Options>
 constexpr OptionEntry<Options> help_option() {

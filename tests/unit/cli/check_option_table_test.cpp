@@ -2,6 +2,7 @@
 // the sources.
 #include "../../../src/cli/check_option_table.hpp"
 #include "../../../src/cli/commands.hpp"
+#include "../../../src/cli/run_option_table.hpp"
 #include "usage_message.hpp"
 
 #include "colossalai/cli/app.hpp"
@@ -138,6 +139,67 @@ TEST(CheckOptionTable, ABadValueIsAUsageErrorNamingTheOption) {
         Words args = {"colossalai", "check", "-i", "--host", "n"};
         args.insert(args.end(), words.begin(), words.end());
         EXPECT_EQ(test::usage_message([&] { parse(args, out); }), message);
+    }
+}
+
+const CheckOption* find_check_option(std::string_view name) {
+    for (const CheckOption& option : check_option_table()) {
+        if (option.long_name == name) {
+            return &option;
+        }
+    }
+    return nullptr;
+}
+
+// The options check shares with run (shared_options.hpp) are spelled, shown and read alike by
+// both: the same value lands as the same value, a bad one gets the same message.
+TEST(CheckOptionTable, TheOptionsSharedWithRunReadAlike) {
+    for (std::string_view name :
+         {"--python", "--hostfile", "--launcher", "--srun-args", "--ssh-timeout"}) {
+        SCOPED_TRACE(name);
+        const RunOption* in_run = find_long_option(name);
+        const CheckOption* in_check = find_check_option(name);
+        ASSERT_NE(in_run, nullptr);
+        ASSERT_NE(in_check, nullptr);
+        EXPECT_EQ(in_run->short_name, in_check->short_name);
+        EXPECT_EQ(in_run->default_shown, in_check->default_shown);
+        // Each command's --help has always named --hostfile's value its own way.
+        if (name != "--hostfile") {
+            EXPECT_EQ(in_run->value_name, in_check->value_name);
+        }
+    }
+    run::Options run_options;
+    check::Options check_options;
+    auto both = [&](std::string_view name, const std::string& value) {
+        find_long_option(name)->apply(run_options, name, value);
+        find_check_option(name)->apply(check_options, name, value);
+    };
+    both("--python", "/opt/venv/bin/python");
+    EXPECT_EQ(run_options.python, check_options.python);
+    both("--hostfile", "hosts");
+    EXPECT_EQ(run_options.hostfile, check_options.hostfile);
+    both("--launcher", "slurm");
+    EXPECT_EQ(run_options.launcher, run::Launcher::slurm);
+    EXPECT_EQ(check_options.launcher, check::Launcher::slurm);
+    both("--srun-args", "-p gpu --comment 'a b'");
+    EXPECT_EQ(run_options.srun_args, check_options.srun_args);
+    both("--ssh-timeout", "2.5");
+    EXPECT_EQ(run_options.ssh_timeout, std::chrono::milliseconds(2500));
+    EXPECT_EQ(check_options.ssh_timeout, run_options.ssh_timeout);
+    for (const auto& [name, bad] :
+         std::vector<std::pair<std::string_view, std::string>>{{"--launcher", "pbs"},
+                                                               {"--launcher", "SSH"},
+                                                               {"--srun-args", "-N 3"},
+                                                               {"--srun-args", "--comment 'x"},
+                                                               {"--ssh-timeout", "0"},
+                                                               {"--ssh-timeout", "nan"}}) {
+        SCOPED_TRACE(bad);
+        std::string message =
+            test::usage_message([&] { find_long_option(name)->apply(run_options, name, bad); });
+        EXPECT_FALSE(message.empty());
+        EXPECT_EQ(
+            test::usage_message([&] { find_check_option(name)->apply(check_options, name, bad); }),
+            message);
     }
 }
 
