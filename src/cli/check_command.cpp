@@ -1,5 +1,6 @@
 #include "check_option_table.hpp"
 #include "commands.hpp"
+#include "register_options.hpp"
 
 #include "colossalai/util/error.hpp"
 
@@ -20,30 +21,9 @@ CLI::App* add_check_command(CLI::App& app) {
 void add_check_options(CLI::App& app, check::Options& options) {
     CLI::App* command = &app;
     for (const CheckOption& option : check_option_table()) {
-        std::string names = option.cli11_names();
-        std::string help(option.help);
-        CLI::Option* added = nullptr;
-        if (option.role == OptionRole::help) {
-            added = command->set_help_flag(names, help);
-        } else if (option.takes_value()) {
-            added = command
-                        ->add_option_function<std::string>(
-                            names,
-                            [&options, &option](const std::string& value) {
-                                option.apply(options, option.display_name(), value);
-                            },
-                            help)
-                        ->type_name(std::string(option.value_name));
-        } else {
-            // A flag's value is CLI11's (--json=false is no --json), and false is every
-            // flag's default: apply only a true one.
-            added = command->add_flag_callback(
-                names, [&options, &option] { option.apply(options, option.display_name(), ""); },
-                help);
-        }
-        if (!option.default_shown.empty()) {
-            added->default_str(std::string(option.default_shown));
-        }
+        register_option(*command, option, [&options, &option](const std::string& value) {
+            option.apply(options, option.display_name(), value);
+        });
     }
 }
 
