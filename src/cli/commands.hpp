@@ -30,9 +30,8 @@ check::Options finish_check_command(const CLI::App& command, check::Options opti
 struct RunArguments {
     bool given = false; // the command line runs `colossalai run`
     RunWords words;
-    std::string help_only; // the sink of the options registered for --help
+    std::string help_only; // the sinks of SCRIPT and ARGS, registered for --help
     std::vector<std::string> help_only_args;
-    bool help_only_flag = false;
 };
 
 // When `args` run `colossalai run`, pre-scans its words into `arguments.words` and returns the

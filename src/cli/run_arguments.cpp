@@ -97,14 +97,14 @@ private:
 
     void given(const RunOption& option, std::string value) {
         switch (option.role) {
-        case RunOptionRole::help:
+        case OptionRole::help:
             m_result.help = true;
             break;
-        case RunOptionRole::module:
+        case OptionRole::module:
             m_result.module = std::move(value);
             rest_to_script();
             break;
-        case RunOptionRole::option:
+        case OptionRole::option:
             m_result.options.push_back({&option, std::move(value)});
             break;
         }
@@ -113,7 +113,7 @@ private:
     // The next word, whatever it looks like, as the value of `option` (spelled `word`).
     std::string value_of(const RunOption& option, const std::string& word) {
         if (m_next >= m_words.size()) {
-            if (option.role == RunOptionRole::module) {
+            if (option.role == OptionRole::module) {
                 throw usage_error("{} needs a module name", word);
             }
             throw usage_error("option '{}' needs a value", util::escape_for_message(word));

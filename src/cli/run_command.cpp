@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "register_options.hpp"
 
 #include "colossalai/launch/dry_run.hpp"
 #include "colossalai/launch/execute.hpp"
@@ -48,21 +49,7 @@ void add_run_options(CLI::App& app, RunArguments& arguments) {
     // The values come from the pre-scan: these registrations feed --help only (and, through
     // it, the man page and the completions).
     for (const RunOption& option : run_option_table()) {
-        CLI::Option* added = nullptr;
-        if (option.role == RunOptionRole::help) {
-            added = command->set_help_flag(option.cli11_names(), std::string(option.help));
-        } else if (option.takes_value()) {
-            added = command
-                        ->add_option(option.cli11_names(), arguments.help_only,
-                                     std::string(option.help))
-                        ->type_name(std::string(option.value_name));
-        } else {
-            added = command->add_flag(option.cli11_names(), arguments.help_only_flag,
-                                      std::string(option.help));
-        }
-        if (!option.default_shown.empty()) {
-            added->default_str(std::string(option.default_shown));
-        }
+        register_option(*command, option);
     }
     command->add_option("SCRIPT", arguments.help_only, "The training script (.py)");
     command->add_option("ARGS", arguments.help_only_args, "Passed to the script unchanged");

@@ -1,5 +1,7 @@
 #include "run_option_table.hpp"
 
+#include "shared_options.hpp"
+
 #include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/run/elastic.hpp"
 #include "colossalai/run/env_values.hpp"
@@ -9,8 +11,6 @@
 #include "colossalai/run/master.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
-#include "colossalai/run/srun_args.hpp"
-#include "colossalai/ssh/connect.hpp"
 #include "colossalai/util/duration.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/integer.hpp"
@@ -33,12 +33,6 @@ run::Port to_port(const std::string& text, std::string_view option) {
                           util::escape_for_message(text));
     }
     return run::checked_port(*port, option);
-}
-
-// An option whose value is kept as given (checked later, with the other options).
-template <std::optional<std::string> Options::*field>
-void keep(Options& options, std::string_view, const std::string& value) {
-    options.*field = value;
 }
 
 // A repeatable option: every value, in order.
@@ -79,10 +73,6 @@ void set_network_interface(Options& options, std::string_view, const std::string
     options.network_interface = run::parse_network_interfaces(value);
 }
 
-void set_srun_args(Options& options, std::string_view, const std::string& value) {
-    options.srun_args = run::parse_srun_args(value);
-}
-
 void set_num_nodes(Options& options, std::string_view name, const std::string& value) {
     options.num_nodes = util::parse_integer<int>(value);
     if (!options.num_nodes) {
@@ -112,10 +102,6 @@ void set_ssh_port(Options& options, std::string_view name, const std::string& va
     options.ssh_port = to_port(value, name);
 }
 
-void set_ssh_timeout(Options& options, std::string_view name, const std::string& value) {
-    options.ssh_timeout = util::parse_seconds(value, name, ssh::connect_timeout_range);
-}
-
 void set_kill_grace(Options& options, std::string_view name, const std::string& value) {
     options.kill_grace = util::parse_seconds(value, name, run::kill_grace_range);
 }
@@ -126,13 +112,6 @@ void set_host_key_checking(Options& options, std::string_view name, const std::s
         throw usage_error("{} '{}': use yes, accept-new, no or ask", name,
                           util::escape_for_message(value));
     }
-}
-
-void set_launcher(Options& options, std::string_view name, const std::string& value) {
-    if (value != "ssh" && value != "slurm") {
-        throw usage_error("{} '{}': expected ssh or slurm", name, util::escape_for_message(value));
-    }
-    options.launcher = value == "ssh" ? run::Launcher::ssh : run::Launcher::slurm;
 }
 
 void set_ssh_client(Options& options, std::string_view name, const std::string& value) {
@@ -149,26 +128,15 @@ void set_elastic(Options& options, std::string_view name, const std::string& val
     options.elastic.*field = parse(value, name);
 }
 
-void set_dry_run(Options& options, std::string_view, const std::string&) {
-    options.dry_run = true;
-}
-
 constexpr RunOption table[] = {
-    // First, as CLI11 lists its own help flag.
-    {.short_name = "-h",
-     .long_name = "--help",
-     .help = "Print this help message and exit",
-     .role = RunOptionRole::help},
+    help_option<Options>(),
     {.short_name = "-H",
      .long_name = "--host",
      .single_dash_alias = "-host",
      .value_name = "HOSTS",
      .help = "Comma-separated hosts: h1,h2 (also -host)",
      .apply = set_hosts<&Options::host>},
-    {.long_name = "--hostfile",
-     .value_name = "FILE",
-     .help = "File with one host per line (# comments)",
-     .apply = keep<&Options::hostfile>},
+    shared::hostfile_option<Options>("FILE", "File with one host per line (# comments)"),
     {.long_name = "--include",
      .value_name = "HOSTS",
      .help = "Use only these hosts of the hostfile, in order; GPUs as DeepSpeed: w0:0,1@w1",
@@ -227,11 +195,7 @@ constexpr RunOption table[] = {
      .value_name = "PORT",
      .help = "SSH port for every host (else ~/.ssh/config, else 22)",
      .apply = set_ssh_port},
-    {.long_name = "--ssh-timeout",
-     .value_name = "SECONDS",
-     .default_shown = "30",
-     .help = "SSH connect timeout per host",
-     .apply = set_ssh_timeout},
+    shared::ssh_timeout_option<Options>("SSH connect timeout per host"),
     {.long_name = "--strict-host-key-checking",
      .value_name = "MODE",
      .help = "Unknown or changed SSH host keys: yes (refuse), accept-new (learn new keys), no "
@@ -248,26 +212,18 @@ constexpr RunOption table[] = {
      .default_shown = "10",
      .help = "Time between TERM and KILL when stopping a node",
      .apply = set_kill_grace},
-    {.long_name = "--launcher",
-     .value_name = "ssh|slurm",
-     .default_shown = "ssh",
-     .help = "How the nodes are started: ssh (local children and SSH), or slurm (one srun step)",
-     .apply = set_launcher},
-    {.long_name = "--srun-args",
-     .value_name = "ARGS",
-     .help = "With --launcher slurm: more srun options, as a shell would split them "
-             "(\"--partition gpu --time 1:00:00\")",
-     .apply = set_srun_args},
+    shared::launcher_option<Options>(
+        "How the nodes are started: ssh (local children and SSH), or slurm (one srun step)"),
+    shared::srun_args_option<Options>("With --launcher slurm: more srun options, as a shell would "
+                                      "split them (\"--partition gpu --time 1:00:00\")"),
     {.long_name = "--network-interface",
      .value_name = "IFACE[,IFACE...]",
      .help = "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "
              "GLOO_SOCKET_IFNAME; ^ and = as NCCL reads them); each node checks they exist",
      .apply = set_network_interface},
-    {.long_name = "--python",
-     .value_name = "PATH",
-     .help = "Nodes run PATH -m torch.distributed.run instead of torchrun (a conda or venv "
-             "Python)",
-     .apply = keep<&Options::python>},
+    shared::python_option<Options>(
+        "Nodes run PATH -m torch.distributed.run instead of torchrun (a conda or venv "
+        "Python)"),
     {.short_name = "-x",
      .value_name = "NAME[=VALUE]",
      .help = "Set a variable on every node, or pass on the launcher's value of NAME (repeatable; "
@@ -287,26 +243,18 @@ constexpr RunOption table[] = {
      .value_name = "DIR",
      .help = "Also write each node's stdout and stderr to DIR/RANK-HOST.out and .err on this "
              "machine",
-     .apply = keep<&Options::log_dir>},
+     .apply = keep_text<Options, &Options::log_dir>},
     {.long_name = "--dry-run",
      .help = "Print each node's host, rank, command and the variables that -x, --env-file and "
              "--env-exclude set or drop; start nothing",
-     .apply = set_dry_run},
+     .apply = set_flag<Options, &Options::dry_run>},
     {.short_name = "-m",
      .value_name = "MODULE",
      .help = "Run a module (python -m) instead of a script",
-     .role = RunOptionRole::module},
+     .role = OptionRole::module},
 };
 
 } // namespace
-
-std::string RunOption::cli11_names() const {
-    std::string names(short_name);
-    if (!long_name.empty()) {
-        names += (names.empty() ? "" : ",") + std::string(long_name);
-    }
-    return names;
-}
 
 std::span<const RunOption> run_option_table() {
     return table;

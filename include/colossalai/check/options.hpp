@@ -35,6 +35,8 @@ struct Options {
         return host.has_value() || hostfile.has_value() || allocation ||
                launcher == Launcher::slurm;
     }
+
+    bool operator==(const Options&) const = default;
 };
 
 } // namespace colossalai::check

@@ -104,11 +104,11 @@ TEST(RunOptionTable, IsWellFormed) {
         }
         EXPECT_FALSE(option.help.empty());
         // Only what lands in run::Options converts a value; --help and -m are the scanner's.
-        EXPECT_EQ(option.apply != nullptr, option.role == RunOptionRole::option);
-        if (option.role == RunOptionRole::module) {
+        EXPECT_EQ(option.apply != nullptr, option.role == OptionRole::option);
+        if (option.role == OptionRole::module) {
             EXPECT_TRUE(option.takes_value());
         }
-        if (option.role == RunOptionRole::help) {
+        if (option.role == OptionRole::help) {
             EXPECT_FALSE(option.takes_value());
         }
     }
@@ -118,18 +118,18 @@ TEST(RunOptionTable, IsWellFormed) {
 // option, --help, or -m (which ends option parsing, so t.py is the module's argument).
 void expect_scanned(const RunWords& words, const RunOption& option, const std::string& value) {
     switch (option.role) {
-    case RunOptionRole::help:
+    case OptionRole::help:
         EXPECT_TRUE(words.help);
         EXPECT_TRUE(words.options.empty());
         EXPECT_EQ(words.script, "t.py");
         break;
-    case RunOptionRole::module:
+    case OptionRole::module:
         EXPECT_EQ(words.module, value);
         EXPECT_EQ(words.script, std::nullopt);
         EXPECT_EQ(words.script_args, Words{"t.py"});
         EXPECT_TRUE(words.options.empty());
         break;
-    case RunOptionRole::option:
+    case OptionRole::option:
         EXPECT_EQ(words.script, "t.py");
         ASSERT_EQ(words.options.size(), 1u);
         EXPECT_EQ(words.options[0].option, &option);
@@ -170,7 +170,7 @@ TEST(RunOptionTable, AValueIsRequiredWhereTheTableSaysSoAndRefusedElsewhere) {
         for (const std::string& spelling : spellings(option)) {
             SCOPED_TRACE(spelling);
             if (option.takes_value()) {
-                std::string expected = option.role == RunOptionRole::module
+                std::string expected = option.role == OptionRole::module
                                            ? spelling + " needs a module name"
                                            : "option '" + spelling + "' needs a value";
                 EXPECT_EQ(test::usage_message([&] { split_run_arguments({spelling}); }), expected);
@@ -304,7 +304,7 @@ const std::map<std::string, std::string, std::less<>> samples = {
 
 TEST(RunOptionTable, EveryRecordedEntryLandsInTheOptions) {
     for (const RunOption& option : run_option_table()) {
-        if (option.role != RunOptionRole::option) {
+        if (option.role != OptionRole::option) {
             continue;
         }
         SCOPED_TRACE(option.display_name());

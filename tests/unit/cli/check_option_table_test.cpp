@@ -1,0 +1,207 @@
+// The option table and what it drives are private to the cli module: their headers live beside
+// the sources.
+#include "../../../src/cli/check_option_table.hpp"
+#include "../../../src/cli/commands.hpp"
+#include "../../../src/cli/run_option_table.hpp"
+#include "usage_message.hpp"
+
+#include "colossalai/cli/app.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+// `colossalai check` has one list of options, of the same type as run's: CLI11 parses them into
+// check::Options through each entry's conversion, and --help (and so the man page and the
+// completions) shows them as the entries say.
+namespace colossalai::cli {
+namespace {
+
+using Words = std::vector<std::string>;
+
+TEST(CheckOptionTable, IsWellFormed) {
+    std::set<std::string_view> names;
+    for (const CheckOption& option : check_option_table()) {
+        SCOPED_TRACE(option.cli11_names());
+        EXPECT_FALSE(option.long_name.empty());
+        for (std::string_view name : {option.short_name, option.long_name}) {
+            EXPECT_TRUE(name.empty() || names.insert(name).second)
+                << "two options spelled " << name;
+        }
+        // CLI11 parses check's words: it knows no single-dash long names.
+        EXPECT_TRUE(option.single_dash_alias.empty());
+        EXPECT_FALSE(option.help.empty());
+        EXPECT_NE(option.role, OptionRole::module);
+        EXPECT_EQ(option.apply != nullptr, option.role == OptionRole::option);
+    }
+    EXPECT_EQ(check_option_table().front().role, OptionRole::help);
+}
+
+// CLI11's parse of `words` (after `colossalai check`) into check::Options, before the checks
+// that span options (finish_check_command).
+check::Options parsed_check_words(const Words& words) {
+    CLI::App app;
+    check::Options options;
+    add_check_options(app, options);
+    std::vector<const char*> argv = {"check"};
+    for (const std::string& word : words) {
+        argv.push_back(word.c_str());
+    }
+    app.parse(static_cast<int>(argv.size()), argv.data());
+    return options;
+}
+
+// A value each entry accepts.
+const std::map<std::string_view, std::string> check_samples = {
+    {"--installation", ""},           {"--json", ""},
+    {"--python", "/usr/bin/python3"}, {"--host", "node1,node2"},
+    {"--hostfile", "hosts"},          {"--allocation", ""},
+    {"--launcher", "slurm"},          {"--srun-args", "-p gpu"},
+    {"--ssh-port", "2222"},           {"--ssh-timeout", "2.5"},
+};
+
+TEST(CheckOptionTable, EveryEntryLandsInTheOptionsAsGiven) {
+    for (const CheckOption& option : check_option_table()) {
+        if (option.role != OptionRole::option) {
+            continue;
+        }
+        SCOPED_TRACE(option.display_name());
+        auto sample = check_samples.find(option.display_name());
+        ASSERT_NE(sample, check_samples.end()) << "no sample value for " << option.display_name();
+        check::Options applied;
+        option.apply(applied, option.display_name(), sample->second);
+        EXPECT_NE(applied, check::Options{});
+        // Through CLI11, by every name, as the user gives it.
+        for (std::string_view name : {option.short_name, option.long_name}) {
+            if (name.empty()) {
+                continue;
+            }
+            Words words = {std::string(name)};
+            if (option.takes_value()) {
+                words.push_back(sample->second);
+            }
+            EXPECT_EQ(parsed_check_words(words), applied) << name;
+        }
+    }
+}
+
+TEST(CheckOptionTable, HelpShowsEveryEntryAsTheTableSays) {
+    std::ostringstream out;
+    Command command = parse({"colossalai", "check", "--help"}, out);
+    ASSERT_TRUE(std::holds_alternative<Done>(command));
+    for (const CheckOption& option : check_option_table()) {
+        std::string shown = option.cli11_names();
+        if (option.takes_value()) {
+            shown += " " + std::string(option.value_name);
+        }
+        if (!option.default_shown.empty()) {
+            shown += "=" + std::string(option.default_shown);
+        }
+        // Followed by the help, or by a line break where the names are too long for its column.
+        EXPECT_TRUE(out.str().find("  " + shown + " ") != std::string::npos ||
+                    out.str().find("  " + shown + "\n") != std::string::npos)
+            << shown << "\n"
+            << out.str();
+        EXPECT_NE(out.str().find(std::string(option.help)), std::string::npos) << option.help;
+    }
+}
+
+// --ssh-port reads as CLI11 reads an int in [1, 65535], as check's always has: strtoll's
+// bases, CLI11's words for a bad value.
+TEST(CheckOptionTable, SshPortReadsAsCli11ReadsAnIntInRange) {
+    EXPECT_EQ(parsed_check_words({"--ssh-port", "65535"}).ssh_port, 65535);
+    EXPECT_EQ(parsed_check_words({"--ssh-port", "026"}).ssh_port, 22);
+    EXPECT_EQ(parsed_check_words({"--ssh-port=0x16"}).ssh_port, 22);
+    for (const auto& [value, message] : std::vector<std::pair<std::string, std::string>>{
+             {"0", "--ssh-port: Value 0 not in range 1 to 65535"},
+             {"65536", "--ssh-port: Value 65536 not in range 1 to 65535"},
+             {"22x", "--ssh-port: Value 22x not in range 1 to 65535"},
+             {"\n", "--ssh-port: Value \\x0a not in range 1 to 65535"}}) {
+        std::ostringstream out;
+        EXPECT_EQ(test::usage_message([&] {
+                      parse({"colossalai", "check", "-i", "--host", "n", "--ssh-port", value}, out);
+                  }),
+                  message);
+    }
+}
+
+TEST(CheckOptionTable, ABadValueIsAUsageErrorNamingTheOption) {
+    for (const auto& [words, message] : std::vector<std::pair<Words, std::string>>{
+             {{"--launcher", "pbs"}, "--launcher 'pbs': expected ssh or slurm"},
+             {{"--ssh-timeout", "0"}, "--ssh-timeout '0': must be from 0.1 to 3600 seconds"},
+             {{"--launcher", "slurm", "--srun-args", "-N 3"},
+              "--srun-args: '-N' is set by the launcher itself"}}) {
+        std::ostringstream out;
+        Words args = {"colossalai", "check", "-i", "--host", "n"};
+        args.insert(args.end(), words.begin(), words.end());
+        EXPECT_EQ(test::usage_message([&] { parse(args, out); }), message);
+    }
+}
+
+const CheckOption* find_check_option(std::string_view name) {
+    for (const CheckOption& option : check_option_table()) {
+        if (option.long_name == name) {
+            return &option;
+        }
+    }
+    return nullptr;
+}
+
+// The options check shares with run (shared_options.hpp) are spelled, shown and read alike by
+// both: the same value lands as the same value, a bad one gets the same message.
+TEST(CheckOptionTable, TheOptionsSharedWithRunReadAlike) {
+    for (std::string_view name :
+         {"--python", "--hostfile", "--launcher", "--srun-args", "--ssh-timeout"}) {
+        SCOPED_TRACE(name);
+        const RunOption* in_run = find_long_option(name);
+        const CheckOption* in_check = find_check_option(name);
+        ASSERT_NE(in_run, nullptr);
+        ASSERT_NE(in_check, nullptr);
+        EXPECT_EQ(in_run->short_name, in_check->short_name);
+        EXPECT_EQ(in_run->default_shown, in_check->default_shown);
+        // Each command's --help has always named --hostfile's value its own way.
+        if (name != "--hostfile") {
+            EXPECT_EQ(in_run->value_name, in_check->value_name);
+        }
+    }
+    run::Options run_options;
+    check::Options check_options;
+    auto both = [&](std::string_view name, const std::string& value) {
+        find_long_option(name)->apply(run_options, name, value);
+        find_check_option(name)->apply(check_options, name, value);
+    };
+    both("--python", "/opt/venv/bin/python");
+    EXPECT_EQ(run_options.python, check_options.python);
+    both("--hostfile", "hosts");
+    EXPECT_EQ(run_options.hostfile, check_options.hostfile);
+    both("--launcher", "slurm");
+    EXPECT_EQ(run_options.launcher, run::Launcher::slurm);
+    EXPECT_EQ(check_options.launcher, check::Launcher::slurm);
+    both("--srun-args", "-p gpu --comment 'a b'");
+    EXPECT_EQ(run_options.srun_args, check_options.srun_args);
+    both("--ssh-timeout", "2.5");
+    EXPECT_EQ(run_options.ssh_timeout, std::chrono::milliseconds(2500));
+    EXPECT_EQ(check_options.ssh_timeout, run_options.ssh_timeout);
+    for (const auto& [name, bad] :
+         std::vector<std::pair<std::string_view, std::string>>{{"--launcher", "pbs"},
+                                                               {"--launcher", "SSH"},
+                                                               {"--srun-args", "-N 3"},
+                                                               {"--srun-args", "--comment 'x"},
+                                                               {"--ssh-timeout", "0"},
+                                                               {"--ssh-timeout", "nan"}}) {
+        SCOPED_TRACE(bad);
+        std::string message =
+            test::usage_message([&] { find_long_option(name)->apply(run_options, name, bad); });
+        EXPECT_FALSE(message.empty());
+        EXPECT_EQ(
+            test::usage_message([&] { find_check_option(name)->apply(check_options, name, bad); }),
+            message);
+    }
+}
+
+} // namespace
+} // namespace colossalai::cli
