@@ -1,19 +1,22 @@
 #include "relay.hpp"
 
+#include "colossalai/exec/signal_policy.hpp"
+
+#include <string>
+
 namespace colossalai::slurm {
 
 namespace {
 
 constexpr char record_separator = '\x1e';
 
-} // namespace
-
-std::string_view relay_program() {
-    // Every write is whole (put); a frame holds at most 500 bytes of the job's (frame_payload).
-    // Once the job has ended, select() no longer waits: what is already there is read, then the
-    // relay ends even if something the job started still holds its pipes.
-    return R"PERL(use POSIX;
-my @stop = qw(INT TERM HUP QUIT USR1 USR2 ALRM);
+// The relay up to its list of the signals it ignores (`my @stop = qw(...)`, the signals of
+// exec::signal_policy::delivered_to_slurm_steps), and from there on.
+constexpr std::string_view relay_head = "use POSIX;\nmy @stop = qw(";
+// Every write is whole (put); a frame holds at most 500 bytes of the job's (frame_payload).
+// Once the job has ended, select() no longer waits: what is already there is read, then the
+// relay ends even if something the job started still holds its pipes.
+constexpr std::string_view relay_tail = R"PERL();
 $SIG{$_} = "IGNORE" for @stop;
 pipe(my $or, my $ow) and pipe(my $er, my $ew) or die "colossalai: pipe: $!\n";
 my $pid = fork;
@@ -70,6 +73,15 @@ while (%open) {
 $status = waitpid($pid, 0) == $pid ? $? : 255 << 8 unless $ended;
 exit($status & 127 ? 128 + ($status & 127) : $status >> 8);
 )PERL";
+
+} // namespace
+
+std::string_view relay_program() {
+    static const std::string program =
+        std::string(relay_head) +
+        exec::signal_policy::short_names(exec::signal_policy::delivered_to_slurm_steps, " ") +
+        std::string(relay_tail);
+    return program;
 }
 
 std::optional<std::string> decode_frame(std::string_view line) {

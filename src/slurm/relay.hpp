@@ -33,9 +33,9 @@ inline constexpr std::size_t frame_payload = 500;
 // stdout and stderr pipes and every signal at its default, frames what the pipes give until both
 // end (or until nothing is left to read once the job has ended: what the job left behind running
 // is Slurm's to end with the step), and exits with the job's status as sh reports it (128+N for a
-// signal N; 127 when the command cannot be run). It ignores the stop signals itself (INT, TERM,
-// HUP, QUIT, USR1, USR2, ALRM): Slurm delivers a step's signals to every process of the step,
-// and the relay must outlive them to pass on the job's last words.
+// signal N; 127 when the command cannot be run). It ignores the signals of
+// exec::signal_policy::delivered_to_slurm_steps itself: Slurm delivers a step's signals to every
+// process of the step, and the relay must outlive them to pass on the job's last words.
 std::string_view relay_program();
 
 // The job's bytes that one line of a task's stream carries: `line` as srun gave it, without its

@@ -3,6 +3,7 @@
 #include "relay.hpp"
 #include "task_lines.hpp"
 
+#include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/job/preflight.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
@@ -92,8 +93,9 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     // The relay's interpreter. The stop signals that Slurm delivers to every process of the
     // step are trapped here (the wrapper must live to print the job's status) and ignored by the
     // relay; the job, started by the relay with every signal at its default, gets them.
-    script += "command -v perl >/dev/null 2>&1 || cai_f 'helper perl'\n"
-              "trap : INT TERM HUP QUIT USR1 USR2 ALRM\n";
+    script += "command -v perl >/dev/null 2>&1 || cai_f 'helper perl'\n";
+    script += fmt::format("trap : {}\n", exec::signal_policy::short_names(
+                                             exec::signal_policy::delivered_to_slurm_steps, " "));
     script += "perl -e " + util::shell_quote(relay_program()) + " ";
     for (size_t i = 0; i < argv.size(); ++i) {
         if (i > 0) {

@@ -96,7 +96,7 @@ private:
     void update();
     void not_started();
     void close_all();
-    // The stop sequence's means.
+    // The stop sequence's means (step_stop.cpp).
     void deliver(int signo);
     void end_request();
     void start_scancel();

@@ -105,11 +105,9 @@ exit "$cai_r")sh";
 // The watcher's case for the control lines that name a signal: each signal the launcher relays,
 // passed on to the job's group.
 std::string relayed_case() {
-    std::string names;
-    for (int signo : exec::signal_policy::relayed_to_nodes) {
-        names += (names.empty() ? "" : "|") + std::string(*util::short_signal_name(signo));
-    }
-    return "case $cai_s in " + names + ") cai_k \"$cai_s\";;";
+    return "case $cai_s in " +
+           exec::signal_policy::short_names(exec::signal_policy::relayed_to_nodes, "|") +
+           ") cai_k \"$cai_s\";;";
 }
 
 const std::string& wrapper_text() {

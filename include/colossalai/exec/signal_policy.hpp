@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
+#include <string>
+#include <string_view>
 
 // The one signal policy of `run` (the launcher), `check` (the probe runner) and the node wrapper
 // that `run` starts over SSH: which signals stop them, which are passed on to the nodes, which
@@ -20,6 +23,15 @@ inline constexpr std::array<int, 3> stop{SIGINT, SIGTERM, SIGHUP};
 // What the launcher passes on to a remote node as a control line (ssh::control_line), and so
 // what the node wrapper acts on: the stop signals, and SIGKILL when the grace has passed.
 inline constexpr std::array<int, 4> relayed_to_nodes{SIGINT, SIGTERM, SIGHUP, SIGKILL};
+
+// What a Slurm task's wrapper traps and its relay ignores (slurm/srun_command.cpp,
+// slurm/relay.cpp), while the job, which the relay starts with every signal at its default, gets
+// them. Wider than relayed_to_nodes: over SSH the launcher chooses what reaches a node (a control
+// line per relayed signal, read by the wrapper's watcher), but Slurm delivers a step's signals
+// (`scancel --signal`, the ones srun forwards) to every process of every task itself, wrapper
+// and relay included, and both must outlive them to report the job's status.
+inline constexpr std::array<int, 7> delivered_to_slurm_steps{SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
+                                                             SIGUSR1, SIGUSR2, SIGALRM};
 
 // What the launcher's guardian ignores: it outlives the launcher to clean up after it, so a
 // signal to the launcher's group, or a closed pipe, must not end it.
@@ -50,5 +62,10 @@ sigset_t as_set(const std::array<int, N>& list) {
     }
     return set;
 }
+
+// The names of `list` without "SIG" (util::short_signal_name: "INT", "TERM"), in its order,
+// joined by `separator`: how a shell's `trap` or `case` and perl's `qw()` spell a set. Every
+// signal of the lists above has a name there.
+std::string short_names(std::span<const int> list, std::string_view separator);
 
 } // namespace colossalai::exec::signal_policy

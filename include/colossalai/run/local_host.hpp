@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colossalai/run/resolver.hpp"
+
 #include <chrono>
 #include <map>
 #include <optional>
@@ -39,27 +41,6 @@ std::optional<bool> local_without_lookup(std::string_view address, const Machine
 // True when one of `resolved` (numeric addresses a name resolved to) is a loopback or
 // unspecified address or an address of `identity`'s interfaces. Pure.
 bool resolves_to_local(const std::vector<std::string>& resolved, const MachineIdentity& identity);
-
-// The bound on all host-name lookups of one launch together: a name without an answer by then
-// (a DNS server that never answers) counts as another machine (docs/run.md, "Local hosts").
-inline constexpr std::chrono::milliseconds lookup_bound{1000};
-// At most this many lookups run at once (one resolver child process each, all signals blocked).
-inline constexpr std::size_t max_concurrent_lookups = 32;
-
-// Resolves `names` concurrently (getaddrinfo: /etc/hosts, then DNS) in resolver child processes
-// (exec::fork_child: they die with this process), at most max_concurrent_lookups at once, each
-// answering one name at a time. Element i is the numeric addresses names[i] resolves to, empty
-// when it does not resolve, nullopt when no answer came within `bound`: then the children are
-// killed and reaped, and the call returns (no thread, nothing left running). Forks: call it while
-// this process has a single thread (the children call getaddrinfo).
-std::vector<std::optional<std::vector<std::string>>>
-resolve_concurrently(const std::vector<std::string>& names, std::chrono::milliseconds bound);
-
-// A resolver child's answer for one name: its addresses (numeric text, never a space) separated
-// by spaces, and a newline. Pure.
-std::string resolver_answer_line(const std::vector<std::string>& addresses);
-// The addresses of an answer line without its newline (resolver_answer_line's inverse). Pure.
-std::vector<std::string> parse_resolver_answer(std::string_view line);
 
 // Whether `address` is an IPv6 link-local address (fe80::/10), with or without a `%zone`: it
 // means something only together with an interface of one machine. Pure.

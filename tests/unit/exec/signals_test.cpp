@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <csignal>
 #include <vector>
 
@@ -54,6 +55,28 @@ TEST(SignalPolicy, TheStopSignalsAreRelayedIgnoredByTheGuardianAndResetForJobs) 
                   signal_policy::contains(signal_policy::default_for_probes, signo))
             << signo;
     }
+}
+
+// Slurm delivers a step's signals to the task's wrapper and relay themselves: they outlive every
+// signal the launcher sends the step for a stop (scancel --signal), and a few more that srun or a
+// user may send it.
+TEST(SignalPolicy, WhatSlurmDeliversToAStepHoldsEveryStopSignal) {
+    for (int signo : signal_policy::stop) {
+        EXPECT_TRUE(signal_policy::contains(signal_policy::delivered_to_slurm_steps, signo))
+            << signo;
+    }
+    EXPECT_FALSE(signal_policy::contains(signal_policy::delivered_to_slurm_steps, SIGKILL));
+}
+
+// The lists as the scripts spell them (a shell's `trap` and `case`, perl's `qw()`): the names of
+// util's one table, in the list's order.
+TEST(SignalPolicy, ShortNamesSpellAListInItsOrder) {
+    EXPECT_EQ(signal_policy::short_names(signal_policy::relayed_to_nodes, "|"),
+              "INT|TERM|HUP|KILL");
+    EXPECT_EQ(signal_policy::short_names(signal_policy::delivered_to_slurm_steps, " "),
+              "INT TERM HUP QUIT USR1 USR2 ALRM");
+    EXPECT_EQ(signal_policy::short_names(std::array<int, 1>{SIGPIPE}, " "), "PIPE");
+    EXPECT_EQ(signal_policy::short_names(std::array<int, 0>{}, " "), "");
 }
 
 // Each stop signal sent to the process arrives through the descriptor, not as a signal (which

@@ -1,4 +1,5 @@
 #include "colossalai/run/local_host.hpp"
+#include "colossalai/run/resolver.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,6 +7,9 @@
 #include "relay.hpp"
 #include "task_markers.hpp"
 
+#include "colossalai/exec/signal_policy.hpp"
+#include "colossalai/util/signal_name.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -116,11 +119,22 @@ TEST(Relay, TheJobGetsTheStopSignalsTheRelayOutlivesThem) {
                "trap 'echo checkpoint written; exit 0' TERM; kill -TERM 0; sleep 5; echo late"});
     EXPECT_EQ(handled.exit_code, 0) << test::describe(handled);
     EXPECT_EQ(decode_lines(handled.out).bytes, "checkpoint written\n");
-    for (const char* signal : {"INT", "TERM", "HUP", "QUIT", "USR1"}) {
-        test::RunResult killed =
-            relay({"sh", "-c", std::string("kill -") + signal + " $$; exit 0"});
-        EXPECT_GT(killed.exit_code, 128) << signal << ": " << test::describe(killed);
+    for (int signo : exec::signal_policy::delivered_to_slurm_steps) {
+        std::string signal(util::short_signal_name(signo).value());
+        test::RunResult killed = relay({"sh", "-c", "kill -" + signal + " $$; exit 0"});
+        EXPECT_EQ(killed.exit_code, 128 + signo) << signal << ": " << test::describe(killed);
     }
+}
+
+// The relay ignores exactly the signals that Slurm delivers to a step, as the policy lists them
+// (and the task's wrapper traps: SrunTaskScript.TrapsWhatSlurmDeliversToTheStep).
+TEST(Relay, IgnoresWhatSlurmDeliversToTheStep) {
+    const std::string line = "\nmy @stop = qw(INT TERM HUP QUIT USR1 USR2 ALRM);\n";
+    EXPECT_EQ(line, "\nmy @stop = qw(" +
+                        exec::signal_policy::short_names(
+                            exec::signal_policy::delivered_to_slurm_steps, " ") +
+                        ");\n");
+    EXPECT_NE(std::string(relay_program()).find(line), std::string::npos) << relay_program();
 }
 
 } // namespace

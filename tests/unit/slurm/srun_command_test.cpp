@@ -5,9 +5,11 @@
 #include "relay.hpp"
 #include "task_lines.hpp"
 
+#include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
+#include "colossalai/util/signal_name.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -213,6 +215,44 @@ TEST(SrunTaskScript, TheJobHandlesAStopSignalAndItsStatusIsReported) {
                                  "SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURMD_NODENAME=node-a setsid");
     std::string exit = std::string(task_exit_marker);
     EXPECT_NE(out.find("checkpoint\n" + exit + "0\n" + exit + "0\n"), std::string::npos) << out;
+}
+
+// The wrapper traps exactly the signals that Slurm delivers to a step, as the policy lists them
+// (and the relay ignores: Relay.IgnoresWhatSlurmDeliversToTheStep).
+TEST(SrunTaskScript, TrapsWhatSlurmDeliversToTheStep) {
+    const std::string line = "\ntrap : INT TERM HUP QUIT USR1 USR2 ALRM\n";
+    EXPECT_EQ(line, "\ntrap : " +
+                        exec::signal_policy::short_names(
+                            exec::signal_policy::delivered_to_slurm_steps, " ") +
+                        "\n");
+    for (bool allocated : {false, true}) {
+        std::string script = srun_task_script(two_nodes(), allocated);
+        EXPECT_NE(script.find(line), std::string::npos) << script;
+    }
+}
+
+// Each of those signals, sent to the whole task, reaches the job's handler; the wrapper and the
+// relay outlive it and report the job's status.
+TEST(SrunTaskScript, EverySignalOfTheStepReachesTheJobAndItsStatusIsReported) {
+    for (int signo : exec::signal_policy::delivered_to_slurm_steps) {
+        std::string signal(util::short_signal_name(signo).value());
+        SCOPED_TRACE(signal);
+        std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+        for (NodeCommand& node : nodes) {
+            node.argv[0] = "sh";
+            node.argv.insert(node.argv.begin() + 1,
+                             {"-c", "trap 'echo handled; exit 3' " + signal + "; kill -" + signal +
+                                        " 0; sleep 5"});
+            node.words = job::NodeWords{4, 5};
+            node.working_directory = "/";
+            node.preflight.master_address = "10.0.0.1";
+        }
+        std::string out =
+            run_script(srun_task_script(nodes),
+                       "SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURMD_NODENAME=node-a setsid");
+        std::string exit = std::string(task_exit_marker);
+        EXPECT_NE(out.find("handled\n" + exit + "3\n" + exit + "3\n"), std::string::npos) << out;
+    }
 }
 
 // The allocated form, with what Slurm sets for a task.
