@@ -1,6 +1,7 @@
 #include "colossalai/run/local_host.hpp"
 
 #include "colossalai/util/fd.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -20,14 +21,6 @@
 namespace colossalai::run {
 
 namespace {
-
-std::string lower(std::string_view text) {
-    std::string result(text);
-    std::transform(result.begin(), result.end(), result.begin(), [](unsigned char c) {
-        return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    });
-    return result;
-}
 
 AddressKind classify_ipv4(const in_addr& address) {
     uint32_t host_order = ntohl(address.s_addr);
@@ -120,7 +113,7 @@ bool is_ipv6_link_local(std::string_view address) {
 }
 
 bool is_loopback(std::string_view address) {
-    return lower(address) == "localhost" || classify_address(address) == AddressKind::loopback;
+    return util::ascii_lower(address) == "localhost" || classify_address(address) == AddressKind::loopback;
 }
 
 bool resolves_to_local(const std::vector<std::string>& resolved, const MachineIdentity& identity) {
@@ -133,7 +126,7 @@ bool resolves_to_local(const std::vector<std::string>& resolved, const MachineId
 
 std::optional<bool> local_without_lookup(std::string_view address,
                                          const MachineIdentity& identity) {
-    std::string name = lower(address);
+    std::string name = util::ascii_lower(address);
     if (name == "localhost" || contains(identity.names, name)) {
         return true;
     }
@@ -182,7 +175,7 @@ std::optional<std::string> route_source(const std::string& address) {
 LocalHostDetector::LocalHostDetector() {
     char buffer[256] = {};
     if (gethostname(buffer, sizeof buffer - 1) == 0 && buffer[0] != '\0') {
-        std::string name = lower(buffer);
+        std::string name = util::ascii_lower(buffer);
         m_identity.names.push_back(name);
         m_identity.names.push_back(name.substr(0, name.find('.')));
     }
