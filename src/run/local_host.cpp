@@ -113,7 +113,8 @@ bool is_ipv6_link_local(std::string_view address) {
 }
 
 bool is_loopback(std::string_view address) {
-    return util::ascii_lower(address) == "localhost" || classify_address(address) == AddressKind::loopback;
+    return util::ascii_lower(address) == "localhost" ||
+           classify_address(address) == AddressKind::loopback;
 }
 
 bool resolves_to_local(const std::vector<std::string>& resolved, const MachineIdentity& identity) {
