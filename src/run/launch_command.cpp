@@ -24,7 +24,7 @@ LaunchCommand launch_command(const LaunchSpec& spec) {
     std::string nproc = "--nproc_per_node=" + to_string(spec.nproc_per_node);
     std::string nnodes = spec.elastic ? "--nnodes=" + to_string(spec.elastic->nodes)
                                       : fmt::format("--nnodes={}", spec.nnodes);
-    std::string rank = fmt::format("--node_rank={}", spec.node_rank);
+    std::string rank = node_rank_word(spec.node_rank);
     std::string addr = "--master_addr=" + spec.master_addr.host;
     std::string port = fmt::format("--master_port={}", spec.master_port.number);
 
@@ -78,6 +78,10 @@ LaunchCommand launch_command(const LaunchSpec& spec) {
     }
     argv.insert(argv.end(), spec.script_args.begin(), spec.script_args.end());
     return command;
+}
+
+std::string node_rank_word(int rank) {
+    return fmt::format("--node_rank={}", rank);
 }
 
 } // namespace colossalai::run

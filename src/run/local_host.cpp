@@ -323,9 +323,13 @@ resolve_concurrently(const std::vector<std::string>& names, std::chrono::millise
             }
         }
     }
+    // Every child is killed before any is reaped: they die at once rather than one after
+    // another, each while the launcher waits for it.
     for (Resolver& resolver : resolvers) {
         resolver.channel.reset();
         ::kill(resolver.pid, SIGKILL);
+    }
+    for (const Resolver& resolver : resolvers) {
         exec::reap_child(resolver.pid, true);
     }
     return results;

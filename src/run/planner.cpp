@@ -299,6 +299,9 @@ void add_nodes(const Options& options, const Context& context, std::vector<Host>
     if (options.ssh_port) {
         ssh_port = options.ssh_port->number;
     }
+    // With one process count for all, the nodes' commands differ only in the rank word: made
+    // once, each node's copy gets its own (100,000 nodes: the shared words not formatted again).
+    std::optional<LaunchCommand> common;
     for (NodeCommand& node : plan.nodes) {
         spec.node_rank = node.rank;
         node.flag_environment = environment.flag_environment;
@@ -307,7 +310,16 @@ void add_nodes(const Options& options, const Context& context, std::vector<Host>
             node.flag_environment.emplace_back(std::string(job::cuda_visible_devices),
                                                render_gpus(*node.gpus));
         }
-        LaunchCommand command = launch_command(spec);
+        LaunchCommand command;
+        if (nproc && !node.gpus) {
+            if (!common) {
+                common = launch_command(spec);
+            }
+            command = *common;
+            command.argv[command.node_rank_word] = node_rank_word(node.rank);
+        } else {
+            command = launch_command(spec);
+        }
         node.argv = std::move(command.argv);
         node.words = job::NodeWords{
             command.node_rank_word,
