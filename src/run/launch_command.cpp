@@ -24,7 +24,7 @@ LaunchCommand launch_command(const LaunchSpec& spec) {
     std::string nproc = "--nproc_per_node=" + to_string(spec.nproc_per_node);
     std::string nnodes = spec.elastic ? "--nnodes=" + to_string(spec.elastic->nodes)
                                       : fmt::format("--nnodes={}", spec.nnodes);
-    std::string rank = node_rank_word(spec.node_rank);
+    std::string rank = node_rank_option(spec.node_rank);
     std::string addr = "--master_addr=" + spec.master_addr.host;
     std::string port = fmt::format("--master_port={}", spec.master_port.number);
 
@@ -80,7 +80,7 @@ LaunchCommand launch_command(const LaunchSpec& spec) {
     return command;
 }
 
-std::string node_rank_word(int rank) {
+std::string node_rank_option(int rank) {
     return fmt::format("--node_rank={}", rank);
 }
 

@@ -316,7 +316,7 @@ void add_nodes(const Options& options, const Context& context, std::vector<Host>
                 common = launch_command(spec);
             }
             command = *common;
-            command.argv[command.node_rank_word] = node_rank_word(node.rank);
+            command.argv[command.node_rank_word] = node_rank_option(node.rank);
         } else {
             command = launch_command(spec);
         }

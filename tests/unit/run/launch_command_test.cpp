@@ -81,9 +81,9 @@ TEST(LaunchCommand, DiffersBetweenRanksOnlyInTheNodeRankWord) {
         LaunchSpec other = spec(form);
         other.node_rank = 99999;
         LaunchCommand command = launch_command(spec(form));
-        command.argv.at(command.node_rank_word) = node_rank_word(other.node_rank);
+        command.argv.at(command.node_rank_word) = node_rank_option(other.node_rank);
         EXPECT_EQ(command.argv, launch_command(other).argv);
-        EXPECT_EQ(node_rank_word(7), "--node_rank=7");
+        EXPECT_EQ(node_rank_option(7), "--node_rank=7");
     }
 }
 
