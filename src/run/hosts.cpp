@@ -11,8 +11,8 @@
 #include <netinet/in.h>
 
 #include <algorithm>
-#include <map>
 #include <set>
+#include <unordered_map>
 
 namespace colossalai::run {
 
@@ -212,7 +212,13 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view file) {
         throw usage_error("{}:{}: NUL byte: not a text file", path, line);
     }
     std::vector<Host> hosts;
-    std::map<std::string, std::pair<size_t, size_t>> first; // machine -> line, index in hosts
+    // One host a line is the usual file: room for that many at once, rather than a list that
+    // doubles (and moves every host) as it grows (100,000 hosts).
+    hosts.reserve(std::min<size_t>(
+        static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1, max_expanded_hosts));
+    // machine -> line, index in hosts: hashed, one lookup a host (100,000 hosts)
+    std::unordered_map<std::string, std::pair<size_t, size_t>> first;
+    first.reserve(hosts.capacity());
     size_t number = 0;
     for (std::string_view line : util::split_lines(text)) {
         ++number;
@@ -244,7 +250,11 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view file) {
     if (hosts.empty()) {
         throw usage_error("{}: no hosts in the hostfile", path);
     }
-    hosts.shrink_to_fit(); // kept until the end of the launch: not up to twice its size
+    // Kept until the plan is made: not up to twice its size (a range grew it), though a few
+    // comment lines' worth of room is not worth a copy of the list.
+    if (hosts.capacity() - hosts.size() > hosts.size() / 8) {
+        hosts.shrink_to_fit();
+    }
     return hosts;
 }
 
@@ -253,15 +263,20 @@ std::vector<Host> parse_host_list(std::string_view list, std::string_view option
         throw usage_error("{}: empty host list", option);
     }
     std::vector<Host> hosts;
-    std::map<std::string, size_t> seen; // machine -> index in hosts
+    std::unordered_map<std::string, size_t> seen; // machine -> index in hosts
     for (std::string_view item : split_host_list(list)) {
         std::string_view pattern = util::trim(item);
         if (pattern.empty()) {
             throw usage_error("{} '{}': empty host name in the list", option,
                               util::escape_for_message(list));
         }
-        for (const std::string& name :
-             expand_host_pattern(pattern, option, max_expanded_hosts - hosts.size())) {
+        std::vector<std::string> names =
+            expand_host_pattern(pattern, option, max_expanded_hosts - hosts.size());
+        if (hosts.size() + names.size() > hosts.capacity()) {
+            // A range of 100,000: one allocation; a list of single names still doubles.
+            hosts.reserve(std::max(hosts.size() + names.size(), 2 * hosts.capacity()));
+        }
+        for (const std::string& name : names) {
             Host host = parse_host(name, option);
             auto [it, inserted] = seen.emplace(host.machine, hosts.size());
             if (!inserted) {

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <utility>
+
 namespace colossalai::run {
 
 LauncherForm launcher_form(const std::optional<util::Version>& torch) {
@@ -22,7 +24,7 @@ LaunchCommand launch_command(const LaunchSpec& spec) {
     std::string nproc = "--nproc_per_node=" + to_string(spec.nproc_per_node);
     std::string nnodes = spec.elastic ? "--nnodes=" + to_string(spec.elastic->nodes)
                                       : fmt::format("--nnodes={}", spec.nnodes);
-    std::string rank = fmt::format("--node_rank={}", spec.node_rank);
+    std::string rank = node_rank_option(spec.node_rank);
     std::string addr = "--master_addr=" + spec.master_addr.host;
     std::string port = fmt::format("--master_port={}", spec.master_port.number);
 
@@ -33,19 +35,26 @@ LaunchCommand launch_command(const LaunchSpec& spec) {
     argv.reserve((spec.form == LauncherForm::torchrun ? 6 : 8) + (spec.elastic ? 3 : 0) +
                  (spec.max_restarts ? 1 : 0) + spec.extra.size() + program +
                  spec.script_args.size());
+    // The words are moved in, not copied (an initializer list copies each one).
+    auto append = [&argv](auto&&... words) {
+        (argv.emplace_back(std::forward<decltype(words)>(words)), ...);
+    };
     switch (spec.form) {
     case LauncherForm::distributed_launch:
-        argv = {spec.python, "-m", "torch.distributed.launch", nproc, addr, port, nnodes, rank};
+        append(spec.python, "-m", "torch.distributed.launch", std::move(nproc), std::move(addr),
+               std::move(port), std::move(nnodes), std::move(rank));
         command.master_addr_word = 4;
         command.node_rank_word = 7;
         break;
     case LauncherForm::distributed_run:
-        argv = {spec.python, "-m", "torch.distributed.run", nproc, nnodes, rank, addr, port};
+        append(spec.python, "-m", "torch.distributed.run", std::move(nproc), std::move(nnodes),
+               std::move(rank), std::move(addr), std::move(port));
         command.node_rank_word = 5;
         command.master_addr_word = 6;
         break;
     case LauncherForm::torchrun:
-        argv = {"torchrun", nproc, nnodes, rank, addr, port};
+        append("torchrun", std::move(nproc), std::move(nnodes), std::move(rank), std::move(addr),
+               std::move(port));
         command.node_rank_word = 3;
         command.master_addr_word = 4;
         break;
@@ -69,6 +78,10 @@ LaunchCommand launch_command(const LaunchSpec& spec) {
     }
     argv.insert(argv.end(), spec.script_args.begin(), spec.script_args.end());
     return command;
+}
+
+std::string node_rank_option(int rank) {
+    return fmt::format("--node_rank={}", rank);
 }
 
 } // namespace colossalai::run

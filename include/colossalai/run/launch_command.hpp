@@ -61,4 +61,9 @@ struct LaunchCommand {
 };
 LaunchCommand launch_command(const LaunchSpec& spec);
 
+// `--node_rank=R`: launch_command's word at node_rank_word, the only one that differs between
+// the commands of nodes that run the same number of processes (the planner changes just that
+// word in a copy, 100,000 nodes). Pure.
+std::string node_rank_option(int rank);
+
 } // namespace colossalai::run

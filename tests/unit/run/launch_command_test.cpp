@@ -73,6 +73,20 @@ TEST(LaunchCommand, SaysWhereTheNodeRankAndTheMasterAddressAre) {
     }
 }
 
+// The planner copies one node's command and replaces this word only: the rest must not depend
+// on the rank.
+TEST(LaunchCommand, DiffersBetweenRanksOnlyInTheNodeRankWord) {
+    for (LauncherForm form : {LauncherForm::distributed_launch, LauncherForm::distributed_run,
+                              LauncherForm::torchrun}) {
+        LaunchSpec other = spec(form);
+        other.node_rank = 99999;
+        LaunchCommand command = launch_command(spec(form));
+        command.argv.at(command.node_rank_word) = node_rank_option(other.node_rank);
+        EXPECT_EQ(command.argv, launch_command(other).argv);
+        EXPECT_EQ(node_rank_option(7), "--node_rank=7");
+    }
+}
+
 TEST(BuildLaunchCommand, ExtraArgsComeBeforeTheScript) {
     LaunchSpec with_extra = spec(LauncherForm::torchrun);
     with_extra.extra = {{"rdzv_conf", "timeout=900"}, {"standalone", std::nullopt}};

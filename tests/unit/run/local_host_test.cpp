@@ -155,6 +155,23 @@ TEST(ResolveConcurrently, ANameWithoutAnAnswerInTimeHasNone) {
     }
 }
 
+// The bound holds while answers keep coming: numeric names answer at once, so some child has
+// always answered when the launcher looks, and it once went on asking past the bound until every
+// name was answered (100,000 names that fail at once took seconds instead of one). Only the names
+// asked before the bound may have an answer: with no time at all, the first name of each child.
+// The old loop went on only when a child had answered by its first look, which is likely but not
+// certain (the children start while the launcher forks the next): five tries.
+TEST(ResolveConcurrently, AsksForNoNamePastTheBound) {
+    std::vector<std::string> names(20 * max_concurrent_lookups, "127.0.0.1");
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        auto answers = resolve_concurrently(names, std::chrono::milliseconds(0));
+        ASSERT_EQ(answers.size(), names.size());
+        for (std::size_t i = max_concurrent_lookups; i < names.size(); ++i) {
+            ASSERT_FALSE(answers[i]) << "name " << i << " was asked for past the bound";
+        }
+    }
+}
+
 TEST(ResolveConcurrently, MoreNamesThanResolversAreAllAnswered) {
     // Every resolver child answers name after name: 3 rounds of max_concurrent_lookups.
     std::vector<std::string> names;
