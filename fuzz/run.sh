@@ -21,7 +21,7 @@ if [ "$step" != run ]; then
     CC=clang CXX=clang++ cmake -S . -B "$build" -DCOLOSSALAI_FUZZ=ON -DCOLOSSALAI_BUILD_TESTS=OFF \
         -DCOLOSSALAI_WERROR=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
     # shellcheck disable=SC2086
-    cmake --build "$build" --parallel "${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" --target $targets
+    cmake --build "$build" -j"$(nproc)" --target $targets
 fi
 [ "$step" != build ] || exit 0
 mkdir -p "$build/fuzz-artifacts"
