@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fan-out: wall time and peak RSS to start a trivial command on N hosts, for `colossalai run`,
-# `pdsh -R ssh -f N` and a parallel `ssh` loop (`ssh host cmd &` per host, then `wait`), all in
+# `pdsh -R ssh -f N` and a parallel `ssh` loop (`ssh -o KexAlgorithms=curve25519-sha256 host cmd &`
+# per host, then `wait`: the key exchange the launcher's libssh uses), all in
 # the same run, interleaved, on the SSH test hosts of tests/e2e/ssh/cluster.sh: N ssh-config
 # aliases a001..aN of one host whose sshd accepts them all (MaxStartups 2048). The three tools
 # pay the same server side (one sshd fork, key exchange and session per host); what differs is the
@@ -66,8 +67,10 @@ def commands(n):
     return {
         "colossalai": [binary, "run", "--hostfile", hosts, "--nproc_per_node", "1", "x.py"],
         "pdsh": ["pdsh", "-S", "-R", "ssh", "-f", str(n), "-w", "^" + hosts, remote],
-        "ssh loop": ["bash", "-c", 'while read -r h; do ssh -o BatchMode=yes "$h" "$1" & done <"$0"; wait',
-                     hosts, remote],
+        # The key exchange libssh gives the launcher: OpenSSH's default (sntrup761x25519) costs
+        # both sides much more, which would flatter the launcher.
+        "ssh loop": ["bash", "-c", 'while read -r h; do ssh -n -o BatchMode=yes '
+                     '-o KexAlgorithms=curve25519-sha256 "$h" "$1" & done <"$0"; wait', hosts, remote],
     }
 
 def sample(pid, peak, done):
@@ -87,9 +90,17 @@ def sample(pid, peak, done):
 
 last_stderr = b""
 
+def machine_cpu():
+    """CPU seconds the whole machine has used: every process, both ends of every connection."""
+    with open("/proc/stat") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:9]]
+    busy = sum(fields) - fields[3] - fields[4]  # all but idle and iowait
+    return busy / os.sysconf("SC_CLK_TCK")
+
 def measure(argv, n):
     global last_stderr
     peak, done = [0, 0], threading.Event()
+    cpu_before = machine_cpu()
     start = time.perf_counter()
     child = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", f"{tmp}/maxrss", "--"] + argv,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -98,6 +109,7 @@ def measure(argv, n):
         sampler.start()
     out, err = child.communicate()
     wall = (time.perf_counter() - start) * 1000
+    cpu = machine_cpu() - cpu_before
     done.set()
     if sampler.is_alive():
         sampler.join()
@@ -110,43 +122,49 @@ def measure(argv, n):
         if argv[0] == binary:
             sys.exit(message)
         print(message, file=sys.stderr, flush=True)
-        return math.nan, math.nan, peak
+        return math.nan, math.nan, peak, math.nan
     with open(f"{tmp}/maxrss") as maxrss:
-        return wall, int(maxrss.read().split()[-1]) / 1024, peak
+        return wall, int(maxrss.read().split()[-1]) / 1024, peak, cpu
 
 names = list(commands(1))
 rows = []
 header = (f"{'N':>4} " + "".join(f"{name + ' ms':>15}" for name in names) +
           f"{'c/pdsh':>8}{'c/loop':>8}" + "".join(f"{name + ' MiB':>16}" for name in names) +
-          f"{'c fds':>7}{'c thr':>7}")
+          f"{'c fds':>7}{'c thr':>7}" + "".join(f"{name + ' CPU s':>17}" for name in names))
 print(f"median wall time and peak RSS (largest process) over {runs} runs per tool and size "
       f"(above 128 hosts: {runs_large}, no warm-up round); c fds / c thr: the launcher's peak "
-      "descriptors and threads")
+      "descriptors and threads; CPU s: the median CPU time the whole machine used per run (client "
+      "and server sides)")
 print(header)
 for n in sizes:
     argvs = commands(n)
     walls = {name: [] for name in names}
     rss = {name: [] for name in names}
+    cpus = {name: [] for name in names}
     limits = [0, 0]
     large = n > 128
     for round in range(int(large), 1 + (runs_large if large else runs)):  # round 0 warms up
         for name in names:
             if name == "ssh loop" and n > loop_max:
-                wall, peak, fds_threads = math.nan, math.nan, [0, 0]
+                wall, peak, fds_threads, cpu = math.nan, math.nan, [0, 0], math.nan
             else:
-                wall, peak, fds_threads = measure(argvs[name], n)
+                wall, peak, fds_threads, cpu = measure(argvs[name], n)
             limits = [max(a, b) for a, b in zip(limits, fds_threads)]
             if round:
                 walls[name].append(wall)
                 rss[name].append(peak)
+                cpus[name].append(cpu)
     wall = {name: statistics.median(walls[name]) if not any(map(math.isnan, walls[name]))
             else math.nan for name in names}
     peak = {name: max(rss[name]) if not any(map(math.isnan, rss[name])) else math.nan
             for name in names}
+    cpu = {name: statistics.median(cpus[name]) if not any(map(math.isnan, cpus[name]))
+           else math.nan for name in names}
     rows.append((n, wall, peak))
     print(f"{n:>4} " + "".join(f"{wall[name]:>15.1f}" for name in names) +
           f"{wall['colossalai'] / wall['pdsh']:>8.2f}{wall['colossalai'] / wall['ssh loop']:>8.2f}" +
-          "".join(f"{peak[name]:>16.1f}" for name in names) + f"{limits[0]:>7}{limits[1]:>7}",
+          "".join(f"{peak[name]:>16.1f}" for name in names) + f"{limits[0]:>7}{limits[1]:>7}" +
+          "".join(f"{cpu[name]:>17.2f}" for name in names),
           flush=True)
 print(f"the launcher's own timing, last run at {sizes[-1]} hosts (COLOSSALAI_TIMING=1):")
 sys.stdout.write("".join(line + "\n" for line in last_stderr.decode(errors="replace").splitlines()
@@ -173,7 +191,7 @@ set logscale x 2
 set logscale y 10
 plot "${DATA:-$tmp/fanout.dat}" using 1:2 with linespoints lw 2 title "colossalai run", \
      "" using 1:3 with linespoints lw 2 title "pdsh -R ssh -f N", \
-     "" using 1:4 with linespoints lw 2 title "ssh loop (N ssh processes)"
+     "" using 1:4 with linespoints lw 2 title "ssh loop, curve25519 (N ssh processes)"
 EOF
     echo "plot: $PLOT"
 fi

@@ -31,7 +31,10 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 //   "Killed") on its stderr, which is the node's stderr; the status says it already.
 // - sh starts a background job with SIGINT and SIGQUIT ignored (no job control), and an
 //   ignored signal stays ignored across exec: coreutils' env (8.31 and later) restores the
-//   defaults, so that INT stops a plain program as it does on a local node.
+//   defaults, so that INT stops a plain program as it does on a local node. Whether this env
+//   can is asked before the ready line, so that it costs the time before the barrier, and
+//   without a command to run (env then prints the environment): each process costs a node
+//   about 4 ms of CPU, and the launch of many nodes whose sshd share CPUs waits for all of it.
 // - With a silence limit (cai_h seconds, 0 = none), each line is read under coreutils'
 //   `timeout` (dash's `read` has no timeout); running out of time counts as EOF. A cut network
 //   never delivers EOF, but it stops the launcher's heartbeats.
@@ -65,11 +68,11 @@ cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
 )sh";
 // Then the preflight (job::preflight_shell, shared with the srun task script), then:
 constexpr std::string_view wrapper_tail =
-    R"sh(printf "\036colossalai-ready\n"
-IFS= read -r cai_l && [ "$cai_l" = go ] || exit 125
-command -v timeout >/dev/null || cai_h=0
+    R"sh(command -v timeout >/dev/null || cai_h=0
 cai_e=
-env --default-signal=INT true 2>/dev/null && cai_e="env --default-signal=INT,QUIT"
+env --default-signal=INT >/dev/null 2>&1 && cai_e="env --default-signal=INT,QUIT"
+printf "\036colossalai-ready\n"
+IFS= read -r cai_l && [ "$cai_l" = go ] || exit 125
 exec 3<&0 </dev/null
 setsid $cai_e "$@" 3<&- &
 cai_p=$!
