@@ -172,6 +172,21 @@ TEST(ResolveConcurrently, AsksForNoNamePastTheBound) {
     }
 }
 
+// Nor is a resolver started past the bound: forks slow down with the machine's load (32 took a
+// second at load 18), and the children started before the deadline answered what they were asked
+// while the launcher went on forking. With no time at all, no child starts and no name has an
+// answer; the old loop started all 32, and the first names had answered before its first look.
+TEST(ResolveConcurrently, StartsNoResolverPastTheBound) {
+    std::vector<std::string> names(2 * max_concurrent_lookups, "127.0.0.1");
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        auto answers = resolve_concurrently(names, std::chrono::milliseconds(0));
+        ASSERT_EQ(answers.size(), names.size());
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            ASSERT_FALSE(answers[i]) << "name " << i << " was looked up past the bound";
+        }
+    }
+}
+
 TEST(ResolveConcurrently, MoreNamesThanResolversAreAllAnswered) {
     // Every resolver child answers name after name: 3 rounds of max_concurrent_lookups.
     std::vector<std::string> names;
