@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fan-out: wall time and peak RSS to start a trivial command on N hosts, for `colossalai run`,
-# `pdsh -R ssh -f N` and a parallel `ssh` loop (`ssh -o KexAlgorithms=curve25519-sha256 host cmd &`
+# `pdsh -R ssh -f N` and a parallel `ssh` loop (`ssh -n -o KexAlgorithms=curve25519-sha256 host cmd &`
 # per host, then `wait`: the key exchange the launcher's libssh uses), all in
 # the same run, interleaved, on the SSH test hosts of tests/e2e/ssh/cluster.sh: N ssh-config
 # aliases a001..aN of one host whose sshd accepts them all (MaxStartups 2048). The three tools
@@ -16,6 +16,9 @@
 # wall times with gnuplot, DATA=file to keep the table. A run of pdsh or the loop that misses
 # hosts (or a loop not run) is shown as `nan`, and said on stderr; one of colossalai stops the
 # script.
+# Each tool's `CPU s` is the CPU time the whole machine used during its run (/proc/stat: the
+# client, the test host's sshd and all that its sessions start, the kernel), median over the runs:
+# the three share 2 CPUs with the server side, so this is what their wall times are made of.
 # For colossalai it also samples the launcher's descriptors and threads (/proc, every 5 ms) and
 # prints the launcher's own per-phase timing (COLOSSALAI_TIMING=1) of its last run at the
 # largest size. 1024 hosts take minutes and most of 2 CPUs: the three tools start 1024 sshd
