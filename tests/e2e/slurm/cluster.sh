@@ -43,7 +43,7 @@ EOF
 }
 
 # shellcheck source-path=SCRIPTDIR source=../cluster_common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../cluster_common.sh"
+. "${BASH_SOURCE[0]%/*}/../cluster_common.sh"
 
 abs_dir() {
     local dir

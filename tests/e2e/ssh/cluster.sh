@@ -66,24 +66,37 @@ EOF
 
 # ---- processes ----------------------------------------------------------------------------------
 
+# (Without dirname: this script runs for every step of every SSH test, and each program it starts
+# costs a few ms of CPU in this VM.)
 # shellcheck source-path=SCRIPTDIR source=../cluster_common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../cluster_common.sh"
+. "${BASH_SOURCE[0]%/*}/../cluster_common.sh"
 
 # ---- cluster description ------------------------------------------------------------------------
 
+# Sets ABS_DIR to DIR made absolute and canonical, as `realpath -m` would: a path that already is
+# (absolute, plain names, no symbolic link on the way) is taken as it is, without starting realpath.
 abs_dir() {
-    local dir
-    dir=$(realpath -m -- "$1")
+    local dir=$1 part path='' canonical=0
+    if [[ $dir =~ ^(/[A-Za-z0-9_-][A-Za-z0-9._-]*)+$ ]]; then
+        canonical=1
+        local IFS=/
+        for part in ${dir#/}; do
+            path+=/$part
+            if [[ -L $path ]]; then canonical=0 && break; fi
+        done
+    fi
+    ((canonical)) || dir=$(realpath -m -- "$1")
     [[ $dir =~ ^/[A-Za-z0-9._/-]+$ ]] || die "DIR must be a plain absolute path: $1"
     case $dir/ in
     /root/*) die "DIR must not be under /root (the client binds its home over /root): $dir" ;;
     esac
-    echo "$dir"
+    ABS_DIR=$dir
 }
 
 # Loads DIR/cluster.env (written by `up`): CLUSTER_ID, CLUSTER_NET, CLUSTER_HOSTS, ...
 load() {
-    DIR=$(abs_dir "$1")
+    abs_dir "$1"
+    DIR=$ABS_DIR
     [[ -f $DIR/cluster.env ]] || die "no cluster in $DIR"
     # shellcheck source=/dev/null
     . "$DIR/cluster.env"
@@ -138,9 +151,11 @@ sshd_pid() {
 # come first, so that they win (sshd takes the first value of a keyword).
 write_sshd_config() {
     local k=$1 key=$2
+    local -a extra=()
+    if [[ -f $DIR/node$k/sshd_extra ]]; then mapfile -t extra <"$DIR/node$k/sshd_extra"; fi
     {
         echo "# sshd of test host node$k (tests/e2e/ssh/cluster.sh)"
-        cat "$DIR/node$k/sshd_extra" 2>/dev/null || true
+        ((${#extra[@]} == 0)) || printf '%s\n' "${extra[@]}"
     } >"$DIR/node$k/sshd_config"
     cat >>"$DIR/node$k/sshd_config" <<EOF
 ListenAddress $CLUSTER_NET.$k
@@ -167,7 +182,7 @@ EOF
 # listens).
 launch_sshd() {
     local k=$1
-    rm -f "$DIR/node$k/sshd.pid"
+    if [[ -e $DIR/node$k/sshd.pid ]]; then rm -f "$DIR/node$k/sshd.pid"; fi
     host_command "$k"
     (setsid "${HOST_CMD[@]}" "$SSHD" -D -e -f "$DIR/node$k/sshd_config" \
         </dev/null >>"$DIR/node$k/sshd.log" 2>&1 &)
@@ -201,8 +216,8 @@ stop_sshd() {
 
 # ---- client identity ----------------------------------------------------------------------------
 
+# (ssh-keygen asks before it overwrites: the caller removes the old files first, all at once.)
 keygen() {
-    rm -f "$1" "$1.pub"
     ssh-keygen -q -t ed25519 -N '' -C "$2" -f "$1"
 }
 
@@ -251,12 +266,17 @@ write_ssh_config() {
 # /etc/passwd of the hosts: the machine's, and a user sh-NAME per login shell of LOGIN_SHELLS.
 write_passwd() {
     local entry name shell
-    cat /etc/passwd >"$DIR/etc/passwd"
-    for entry in $LOGIN_SHELLS; do
-        name=${entry%%:*} shell=${entry#*:}
-        mkdir -p "$DIR/users/sh-$name"
-        echo "sh-$name:x:0:0:login shell $name:$DIR/users/sh-$name:$shell" >>"$DIR/etc/passwd"
-    done
+    local -a homes=() machine=()
+    mapfile -t machine </etc/passwd
+    {
+        printf '%s\n' "${machine[@]}"
+        for entry in $LOGIN_SHELLS; do
+            name=${entry%%:*} shell=${entry#*:}
+            homes+=("$DIR/users/sh-$name")
+            echo "sh-$name:x:0:0:login shell $name:$DIR/users/sh-$name:$shell"
+        done
+    } >"$DIR/etc/passwd"
+    mkdir -p "${homes[@]}"
 }
 
 write_hosts() {
@@ -282,8 +302,9 @@ write_hosts() {
 teardown_id() {
     local id=$1 state=$STATE_ROOT/$1 dir ns k pid
     [[ -d $state ]] || return 0
-    dir=$(cat "$state/dir" 2>/dev/null || true)
-    local -a namespaces
+    dir=
+    { read -r dir <"$state/dir"; } 2>/dev/null || true
+    local -a namespaces removed=()
     mapfile -t namespaces <"$state/namespaces" 2>/dev/null || namespaces=()
     for ns in "${namespaces[@]}"; do
         if [[ $ns =~ -node([0-9]+)$ && -n $dir ]]; then
@@ -293,7 +314,7 @@ teardown_id() {
             if [[ $pid =~ ^[0-9]+$ ]] && pid_in_ns "$pid" "$ns"; then
                 kill -KILL "$pid" 2>/dev/null || true
             fi
-            rm -f "$dir/node$k/sshd.pid"
+            removed+=("$dir/node$k/sshd.pid")
         fi
     done
     kill_namespaces "${namespaces[@]}"
@@ -302,15 +323,16 @@ teardown_id() {
             ip netns del "$ns" 2>/dev/null || echo "cluster.sh: cannot delete namespace $ns" >&2
         fi
     done
-    [[ -n $dir ]] && rm -f "$dir/cluster.env"
-    rm -rf "$state"
+    [[ -n $dir ]] && removed+=("$dir/cluster.env")
+    rm -rf "${removed[@]}" "$state"
 }
 
 # ---- commands -----------------------------------------------------------------------------------
 
 cmd_up() {
     (($# >= 2)) || usage
-    DIR=$(abs_dir "$1")
+    abs_dir "$1"
+    DIR=$ABS_DIR
     local hosts=$2 aliases=0 owner=$PPID
     shift 2
     while (($#)); do
@@ -356,9 +378,18 @@ cmd_up() {
     exec 9>&-
     trap 'teardown_id "$CLUSTER_ID"' EXIT
 
-    # Keys and files.
-    rm -rf "$DIR/homes" # variants of an earlier cluster in DIR
-    mkdir -p "$DIR/etc" "$DIR/keys" "$DIR/home/.ssh" "$DIR/client"
+    # Keys and files: each directory made and each old file removed in one call (a program
+    # started costs a few ms of CPU in this VM, and every SSH test starts a cluster), the
+    # variants of an earlier cluster in DIR (homes/) and its keys.
+    local -a keys=("$DIR/home/.ssh/id_ed25519" "$DIR/keys/wrong_ed25519"
+        "$DIR/keys/spare_host_ed25519_key") dirs=("$DIR/etc" "$DIR/keys" "$DIR/home/.ssh"
+        "$DIR/client")
+    for ((i = 1; i <= hosts; i++)); do
+        keys+=("$DIR/node$i/ssh_host_ed25519_key")
+        dirs+=("$DIR/node$i")
+    done
+    rm -rf "$DIR/homes" "${keys[@]}" "${keys[@]/%/.pub}"
+    mkdir -p "${dirs[@]}"
     echo client >"$DIR/client/hostname"
     printf '%s\n' "$DIR/etc/hosts /etc/hosts none bind 0 0" \
         "$DIR/client/hostname /etc/hostname none bind 0 0" >"$DIR/client/fstab"
@@ -372,7 +403,6 @@ cmd_up() {
     keygen "$DIR/keys/spare_host_ed25519_key" "spare-host@cluster$id" &
     keygens+=($!)
     for ((i = 1; i <= hosts; i++)); do
-        mkdir -p "$DIR/node$i"
         echo "node$i" >"$DIR/node$i/hostname"
         write_fstab "$i"
         keygen "$DIR/node$i/ssh_host_ed25519_key" "node$i@cluster$id" &
@@ -422,15 +452,17 @@ cmd_up() {
 cmd_down() {
     (($# == 1)) || usage
     local dir
-    dir=$(abs_dir "$1")
+    abs_dir "$1"
+    dir=$ABS_DIR
     [[ -f $dir/cluster.env ]] || return 0 # never up, or already down
     load "$dir"
-    local state=$STATE_ROOT/$CLUSTER_ID
-    if [[ -d $state && $(cat "$state/dir" 2>/dev/null) != "$DIR" ]]; then
-        die "cluster $CLUSTER_ID belongs to $(cat "$state/dir"), not $DIR"
+    local state=$STATE_ROOT/$CLUSTER_ID owner_dir=''
+    { read -r owner_dir <"$state/dir"; } 2>/dev/null || true
+    if [[ -d $state && $owner_dir != "$DIR" ]]; then
+        die "cluster $CLUSTER_ID belongs to $owner_dir, not $DIR"
     fi
     teardown_id "$CLUSTER_ID"
-    rm -f "$DIR/cluster.env"
+    if [[ -e $DIR/cluster.env ]]; then rm -f "$DIR/cluster.env"; fi
 }
 
 cmd_exec() {
@@ -439,7 +471,8 @@ cmd_exec() {
     shift
     local home=$DIR/home
     if [[ ${1:-} == --home ]]; then
-        home=$(abs_dir "${2:?--home needs a directory}")
+        abs_dir "${2:?--home needs a directory}"
+        home=$ABS_DIR
         shift 2
     fi
     [[ ${1:-} == -- ]] && shift
