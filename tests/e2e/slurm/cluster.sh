@@ -80,7 +80,7 @@ in_host() {
     local ns=$1 name=$2
     shift 2
     exec nsenter --net="/run/netns/$ns" unshare --uts --mount --propagation slave -- /bin/sh -c '
-        hostname "$1" && mount --bind "$2" /etc/hosts || exit 125
+        echo "$1" >/proc/sys/kernel/hostname && mount --bind "$2" /etc/hosts || exit 125
         PATH=$3 && shift 3 && exec "$@"' sh "$name" "$DIR/etc/hosts" "$CALLER_PATH" "$@"
 }
 

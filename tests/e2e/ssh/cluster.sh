@@ -122,10 +122,12 @@ host_arg() {
 # UTS namespace named nodeK and a mount namespace with the mounts of DIR/nodeK/fstab (the
 # cluster's /etc/hosts, /etc/hostname, root's shell start-up files masked). Slave propagation
 # lets the removal of other clusters' /run/netns mounts reach the copies this namespace holds.
+# The host name is written by the shell into /proc/sys/kernel/hostname (the UTS namespace's own),
+# not by hostname(1): one program fewer for each command run on a host.
 host_command() {
     local k=$1
     HOST_CMD=(ip netns exec "$(ns_of "$k")" unshare --uts --mount --propagation slave -- /bin/sh -c '
-        hostname "$1" && mount -a -T "$2" || exit 125
+        echo "$1" >/proc/sys/kernel/hostname && mount -a -T "$2" || exit 125
         PATH=$3 && shift 3 && exec "$@"' sh "node$k" "$DIR/node$k/fstab" "$CALLER_PATH")
 }
 
@@ -481,7 +483,7 @@ cmd_exec() {
     unset SSH_AUTH_SOCK SSH_AGENT_PID # no agent of the caller leaks into the tests
     export HOME=$home
     exec ip netns exec "$(ns_of client)" unshare --uts --mount --propagation slave -- /bin/sh -c '
-        hostname client && mount -a -T "$1" && mount --bind "$2" /root || exit 125
+        echo client >/proc/sys/kernel/hostname && mount -a -T "$1" && mount --bind "$2" /root || exit 125
         PATH=$3 && shift 3 && exec "$@"' sh "$DIR/client/fstab" "$home" "$CALLER_PATH" "$@"
 }
 
