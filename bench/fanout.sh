@@ -129,6 +129,10 @@ def measure(argv, n):
     with open(f"{tmp}/maxrss") as maxrss:
         return wall, int(maxrss.read().split()[-1]) / 1024, peak, cpu
 
+def combined(values, how):
+    """how(values) (the median, the largest), or nan when a run of them failed."""
+    return math.nan if any(map(math.isnan, values)) else how(values)
+
 names = list(commands(1))
 rows = []
 header = (f"{'N':>4} " + "".join(f"{name + ' ms':>15}" for name in names) +
@@ -157,12 +161,9 @@ for n in sizes:
                 walls[name].append(wall)
                 rss[name].append(peak)
                 cpus[name].append(cpu)
-    wall = {name: statistics.median(walls[name]) if not any(map(math.isnan, walls[name]))
-            else math.nan for name in names}
-    peak = {name: max(rss[name]) if not any(map(math.isnan, rss[name])) else math.nan
-            for name in names}
-    cpu = {name: statistics.median(cpus[name]) if not any(map(math.isnan, cpus[name]))
-           else math.nan for name in names}
+    wall = {name: combined(walls[name], statistics.median) for name in names}
+    peak = {name: combined(rss[name], max) for name in names}
+    cpu = {name: combined(cpus[name], statistics.median) for name in names}
     rows.append((n, wall, peak))
     print(f"{n:>4} " + "".join(f"{wall[name]:>15.1f}" for name in names) +
           f"{wall['colossalai'] / wall['pdsh']:>8.2f}{wall['colossalai'] / wall['ssh loop']:>8.2f}" +
