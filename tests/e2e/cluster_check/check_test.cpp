@@ -93,7 +93,7 @@ TEST_F(CheckOverSsh, JsonHasAnObjectPerNodeAndTheVerdicts) {
 }
 
 TEST_F(CheckOverSsh, AnUnreachableNodeIsListedWithItsReasonAndExits255) {
-    Finally restart([this] { cluster().start_sshd(4); });
+    Finally restart([] { cluster().start_sshd(4); });
     cluster().stop_sshd(4);
     RunResult result = check({"--host", "node1,node2,node4"});
     EXPECT_EQ(result.exit_code, 255) << result.out << result.err;

@@ -74,7 +74,7 @@ class SshConnectionCut : public SshConnection, public ::testing::WithParamInterf
 
 TEST_P(SshConnectionCut, AHostCutOffByTheNetworkIsNoticedAndItsJobStops) {
     const Client& client = GetParam();
-    Finally replug([this] { cluster().set_link(2, true); });
+    Finally replug([] { cluster().set_link(2, true); });
     // --ssh-timeout 3: a heartbeat every 500 ms; libssh drops a connection whose data stays
     // unacknowledged for 3 s, ssh after 12 unanswered ServerAlive requests (one a second); a
     // wrapper that hears nothing for 6 s stops its job.
@@ -98,7 +98,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Client>& info) { return info.param.name; });
 
 TEST_F(SshConnection, AFrozenSshdIsNoticedByKeepaliveAndItsJobStops) {
-    Finally thaw([this] { cluster().signal_sshd_sessions(2, "CONT"); });
+    Finally thaw([] { cluster().signal_sshd_sessions(2, "CONT"); });
     // --ssh-timeout 3: a keepalive every 500 ms; 12 unanswered in a row (6 s) lose node2.
     auto launcher = start_launcher({"--kill-grace", "20", "--ssh-timeout", "3"});
     ASSERT_TRUE(all_ready()) << launcher_err();
@@ -112,7 +112,7 @@ TEST_F(SshConnection, AFrozenSshdIsNoticedByKeepaliveAndItsJobStops) {
 }
 
 TEST_F(SshConnection, ServerAliveIntervalAndCountMaxFromTheConfigReplaceTheKeepalive) {
-    Finally thaw([this] { cluster().signal_sshd_sessions(2, "CONT"); });
+    Finally thaw([] { cluster().signal_sshd_sessions(2, "CONT"); });
     auto home = cluster().make_home("server-alive");
     write_file(home / ".ssh/config",
                "ServerAliveInterval 1\nServerAliveCountMax 2\n" + read_file(home / ".ssh/config"));
@@ -126,7 +126,7 @@ TEST_F(SshConnection, ServerAliveIntervalAndCountMaxFromTheConfigReplaceTheKeepa
 }
 
 TEST_F(SshConnection, AStoppedSshdListenerLeavesRunningSessionsAlone) {
-    Finally restart([this] { cluster().start_sshd(2); });
+    Finally restart([] { cluster().start_sshd(2); });
     behave("all", "spawn; ready; await go; echo finished\n");
     auto launcher = start_launcher({"--kill-grace", "20"});
     ASSERT_TRUE(all_ready()) << launcher_err();
@@ -144,7 +144,7 @@ TEST_F(SshConnection, AStoppedSshdListenerLeavesRunningSessionsAlone) {
 }
 
 TEST_F(SshConnection, AStoppedSshdWithItsSessionsKilledIsALostConnection) {
-    Finally restart([this] { cluster().start_sshd(2); });
+    Finally restart([] { cluster().start_sshd(2); });
     auto launcher = start_launcher({"--kill-grace", "20"});
     ASSERT_TRUE(all_ready()) << launcher_err();
     cluster().stop_sshd(2);

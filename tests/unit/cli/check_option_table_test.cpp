@@ -122,7 +122,7 @@ TEST(CheckOptionTable, SshPortReadsAsCli11ReadsAnIntInRange) {
              {"22x", "--ssh-port: Value 22x not in range 1 to 65535"},
              {"\n", "--ssh-port: Value \\x0a not in range 1 to 65535"}}) {
         std::ostringstream out;
-        EXPECT_EQ(test::usage_message([&] {
+        EXPECT_EQ(test::usage_message([&, &value = value] {
                       parse({"colossalai", "check", "-i", "--host", "n", "--ssh-port", value}, out);
                   }),
                   message);
@@ -194,12 +194,14 @@ TEST(CheckOptionTable, TheOptionsSharedWithRunReadAlike) {
                                                                {"--ssh-timeout", "0"},
                                                                {"--ssh-timeout", "nan"}}) {
         SCOPED_TRACE(bad);
-        std::string message =
-            test::usage_message([&] { find_long_option(name)->apply(run_options, name, bad); });
+        std::string message = test::usage_message([&, &name = name, &bad = bad] {
+            find_long_option(name)->apply(run_options, name, bad);
+        });
         EXPECT_FALSE(message.empty());
-        EXPECT_EQ(
-            test::usage_message([&] { find_check_option(name)->apply(check_options, name, bad); }),
-            message);
+        EXPECT_EQ(test::usage_message([&, &name = name, &bad = bad] {
+                      find_check_option(name)->apply(check_options, name, bad);
+                  }),
+                  message);
     }
 }
 

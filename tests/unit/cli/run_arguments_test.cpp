@@ -192,7 +192,8 @@ TEST(FinishRunCommand, ParsesEachValueWhereItIsRead) {
          "--extra_launch_args: master_port 'x': not a port number (1..65535)"},
     };
     for (const auto& [words, message] : cases) {
-        EXPECT_EQ(test::usage_message([&] { finish_run_command(launcher_arguments(words)); }),
+        EXPECT_EQ(test::usage_message(
+                      [&, &words = words] { finish_run_command(launcher_arguments(words)); }),
                   message)
             << words.front();
     }

@@ -169,8 +169,9 @@ TEST(Guardian, LeavesWhenOnlyZombiesAreLeftInTheGroup) {
     int status = wait_status(job.pid);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
     // The `sleep` dies of the SIGTERM and stays a zombie: the guardian must not wait the grace.
-    EXPECT_TRUE(
-        eventually([&] { return ::waitpid(guardian, nullptr, WNOHANG) == guardian; }, 10000ms));
+    EXPECT_TRUE(eventually(
+        [&, &guardian = guardian] { return ::waitpid(guardian, nullptr, WNOHANG) == guardian; },
+        10000ms));
     EXPECT_TRUE(group_exists(job.pid)); // the zombie
     ::kill(guardian, SIGKILL);
     ::waitpid(guardian, nullptr, 0);

@@ -43,7 +43,8 @@ TEST(NodeRange, RefusesEachBadShapeInOneLine) {
              {"1:2:3", "--nnodes '1:2:3': " + shape},
              {"", "--nnodes '': " + shape},
          }) {
-        EXPECT_EQ(test::usage_message([&] { parse_node_range(text, "--nnodes"); }), message)
+        EXPECT_EQ(test::usage_message([&, &text = text] { parse_node_range(text, "--nnodes"); }),
+                  message)
             << text;
     }
 }
@@ -68,7 +69,8 @@ TEST(RdzvEndpoint, RefusesAnEndpointWithoutAPortOrHost) {
              {"::1:29400", "--rdzv_endpoint '::1:29400': write an IPv6 address in brackets: "
                            "[ADDRESS]:PORT"},
          }) {
-        EXPECT_EQ(test::usage_message([&] { parse_rdzv_endpoint(text, "--rdzv_endpoint"); }),
+        EXPECT_EQ(test::usage_message(
+                      [&, &text = text] { parse_rdzv_endpoint(text, "--rdzv_endpoint"); }),
                   message)
             << text;
     }

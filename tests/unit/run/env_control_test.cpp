@@ -93,7 +93,8 @@ TEST(ParseEnvExport, RefusesBadNamesAndValues) {
         {"A=x\ry", "-x: the value of 'A' holds a line break, which cannot be passed to a node"},
     };
     for (const auto& [word, message] : cases) {
-        EXPECT_EQ(test::usage_message([&] { parse_env_export(word); }), message) << word;
+        EXPECT_EQ(test::usage_message([&, &word = word] { parse_env_export(word); }), message)
+            << word;
     }
 }
 
@@ -142,7 +143,8 @@ TEST(ParseEnvPatterns, RefusesEmptyAndBadPatterns) {
         {"N?", "--env-exclude 'N?': not a variable name or NAME* pattern"},
     };
     for (const auto& [text, message] : cases) {
-        EXPECT_EQ(test::usage_message([&] { parse_env_patterns(text); }), message) << text;
+        EXPECT_EQ(test::usage_message([&, &text = text] { parse_env_patterns(text); }), message)
+            << text;
     }
 }
 

@@ -70,7 +70,9 @@ TEST(ExpandHostPattern, RefusesMalformedRangesNamingThem) {
                     "(such as 01-16)"},
     };
     for (const auto& [pattern, message] : cases) {
-        EXPECT_EQ(usage_message([&] { expand_host_pattern(pattern, "--host"); }), message)
+        EXPECT_EQ(
+            usage_message([&, &pattern = pattern] { expand_host_pattern(pattern, "--host"); }),
+            message)
             << pattern;
     }
 }

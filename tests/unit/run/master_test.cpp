@@ -23,7 +23,9 @@ TEST(CheckedPort, NamesTheNumberAndTheOptionOutsideTheRange) {
         {-1, "--master_port '-1': not a port number (1..65535)"},
     };
     for (const auto& [number, message] : cases) {
-        EXPECT_EQ(test::usage_message([&] { checked_port(number, "--master_port"); }), message)
+        EXPECT_EQ(
+            test::usage_message([&, &number = number] { checked_port(number, "--master_port"); }),
+            message)
             << number;
     }
 }
@@ -43,8 +45,9 @@ TEST(ParseMasterAddress, RefusesABadHostAndAUserPart) {
         {"u@h", "--master_addr 'u@h': an address has no user part"},
     };
     for (const auto& [text, message] : cases) {
-        EXPECT_EQ(test::usage_message([&] { parse_master_address(text, "--master_addr"); }),
-                  message)
+        EXPECT_EQ(
+            test::usage_message([&, &text = text] { parse_master_address(text, "--master_addr"); }),
+            message)
             << text;
     }
 }

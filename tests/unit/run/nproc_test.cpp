@@ -53,7 +53,8 @@ TEST(HostfileSlots, RefusesBadAttributesNamingTheLine) {
          "hosts:1: invalid host '-oProxyCommand=touch': starts with '-'"},
     };
     for (const auto& [text, message] : cases) {
-        EXPECT_EQ(usage_message([&] { parse_hostfile(text, "hosts"); }), message) << text;
+        EXPECT_EQ(usage_message([&, &text = text] { parse_hostfile(text, "hosts"); }), message)
+            << text;
     }
 }
 
