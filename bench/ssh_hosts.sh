@@ -1,6 +1,7 @@
 # Sourced by the SSH benchmarks (fanout.sh, cluster_check.sh): checks what they need and brings
 # up the SSH test hosts of tests/e2e/ssh/cluster.sh with as many ssh-config aliases as the
-# largest size, torn down on exit.
+# largest size, torn down on exit. Their sshd re-executes itself for each connection, as a
+# production sshd does (--sshd-rexec; the tests' sshd does not, to save CPU).
 # Usage: bench_ssh_hosts NAME TOOL...   (needs $binary, $sizes and $here; sets $tmp, $cluster)
 bench_ssh_hosts() {
     local name=$1
@@ -19,5 +20,5 @@ bench_ssh_hosts() {
     chmod 755 "$tmp"
     cluster="$here/../tests/e2e/ssh/cluster.sh"
     trap '"$cluster" down "$tmp/cluster" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-    "$cluster" up "$tmp/cluster" 1 --aliases "$largest" --owner $$ >/dev/null
+    "$cluster" up "$tmp/cluster" 1 --aliases "$largest" --owner $$ --sshd-rexec >/dev/null
 }
