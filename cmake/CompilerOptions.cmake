@@ -35,13 +35,18 @@ if(COLOSSALAI_SANITIZE)
     endif()
 endif()
 
+# libFuzzer's coverage for the code the fuzz targets reach (fuzz/): the modules and the targets
+# link this, the tests do not. It is added to an AddressSanitizer + UBSan build, so that one
+# build of src/ serves both the suite and the fuzz targets (CI builds it once, with clang,
+# instead of once with GCC for the suite and again with clang for fuzzing).
+add_library(colossalai_fuzz_coverage INTERFACE)
 if(COLOSSALAI_FUZZ)
     if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
         message(FATAL_ERROR "COLOSSALAI_FUZZ needs clang (CC=clang CXX=clang++)")
     endif()
-    # Coverage for libFuzzer in every library, and the sanitizers that turn bugs into reports.
-    add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
-                        -fno-sanitize-recover=all)
-    add_link_options(-fsanitize=address,undefined)
-    add_compile_options($<$<CONFIG:Release>:-g1>) # file and line in the reports, as above
+    if(NOT COLOSSALAI_SANITIZE STREQUAL "address,undefined")
+        message(FATAL_ERROR "COLOSSALAI_FUZZ needs -DCOLOSSALAI_SANITIZE=address,undefined: "
+                            "the sanitizers turn what the fuzz targets find into reports")
+    endif()
+    target_compile_options(colossalai_fuzz_coverage INTERFACE -fsanitize=fuzzer-no-link)
 endif()

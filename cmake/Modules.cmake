@@ -33,7 +33,8 @@ function(colossalai_module name)
     target_include_directories(colossalai_${name} PUBLIC "${PROJECT_SOURCE_DIR}/include"
                                                          "${PROJECT_BINARY_DIR}/include")
     target_link_libraries(colossalai_${name} PUBLIC ${ARG_DEPENDS}
-                          PRIVATE ${ARG_PRIVATE_DEPENDS} colossalai_compile_options)
+                          PRIVATE ${ARG_PRIVATE_DEPENDS} colossalai_compile_options
+                                  colossalai_fuzz_coverage)
 endfunction()
 
 # One GoogleTest executable per module from tests/unit/<name>/*_test.cpp, labelled `unit`, with

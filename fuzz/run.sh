@@ -1,29 +1,36 @@
 #!/bin/sh
 # Builds the libFuzzer targets with clang and runs each for a fixed time from its seed corpus.
 # Fails on any crash, leak, sanitizer report or violated property.
-# Usage: fuzz/run.sh [--build-only | --no-build] [SECONDS_PER_TARGET [PARALLEL]]
-#        (defaults: 30, nproc; --build-only builds and runs nothing, --no-build runs what an
-#        earlier --build-only built: .ci/run builds in the background while tests run)
+# Usage: fuzz/run.sh [--no-build DIR] [SECONDS_PER_TARGET [PARALLEL]]
+#        (defaults: 30, nproc). Without --no-build it builds the targets in build-fuzz (clang,
+#        AddressSanitizer + UBSan, libFuzzer's coverage, no tests); with it, it runs the targets
+#        that an earlier build made in DIR, configured with -DCOLOSSALAI_FUZZ=ON: CI's ASan +
+#        UBSan build of the whole suite is one, built in the background while tests run.
 # A target is one single-threaded process: PARALLEL of them run side by side, one per core, each
 # still for SECONDS_PER_TARGET of its own (its executed-units line shows how much it ran).
 set -eu
 cd "$(dirname "$0")/.."
+build="build-fuzz"
 step=all
-case "${1:-}" in
---build-only) step=build; shift ;;
---no-build) step=run; shift ;;
-esac
+if [ "${1:-}" = --no-build ]; then
+    [ $# -ge 2 ] || { echo "fuzz/run.sh: --no-build needs the build directory" >&2; exit 2; }
+    build=$2
+    step=run
+    shift 2
+fi
 seconds=${1:-30}
 parallel=${2:-$(nproc)}
-build="build-fuzz"
 targets=$(cd fuzz/corpus && ls)
-if [ "$step" != run ]; then
-    CC=clang CXX=clang++ cmake -S . -B "$build" -DCOLOSSALAI_FUZZ=ON -DCOLOSSALAI_BUILD_TESTS=OFF \
-        -DCOLOSSALAI_WERROR=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+if [ "$step" = all ]; then
+    CC=clang CXX=clang++ cmake -S . -B "$build" -DCOLOSSALAI_FUZZ=ON \
+        -DCOLOSSALAI_SANITIZE=address,undefined -DCOLOSSALAI_BUILD_TESTS=OFF \
+        -DCOLOSSALAI_WERROR=ON >/dev/null
     # shellcheck disable=SC2086
     cmake --build "$build" -j"$(nproc)" --target $targets
 fi
-[ "$step" != build ] || exit 0
+for target in $targets; do
+    [ -x "$build/fuzz/$target" ] || { echo "fuzz/run.sh: $build/fuzz/$target is not built" >&2; exit 2; }
+done
 mkdir -p "$build/fuzz-artifacts"
 rm -f "$build"/fuzz-*.passed
 
