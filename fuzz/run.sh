@@ -4,8 +4,9 @@
 # Usage: fuzz/run.sh [--no-build DIR] [SECONDS_PER_TARGET [PARALLEL]]
 #        (defaults: 30, nproc). Without --no-build it builds the targets in build-fuzz (clang,
 #        AddressSanitizer + UBSan, libFuzzer's coverage, no tests); with it, it runs the targets
-#        that an earlier build made in DIR, configured with -DCOLOSSALAI_FUZZ=ON: CI's ASan +
-#        UBSan build of the whole suite is one, built in the background while tests run.
+#        that an earlier build made in DIR (relative to the repository's root), configured with
+#        -DCOLOSSALAI_FUZZ=ON: CI's ASan + UBSan build of the whole suite is one, built in the
+#        background while tests run.
 # A target is one single-threaded process: PARALLEL of them run side by side, one per core, each
 # still for SECONDS_PER_TARGET of its own (its executed-units line shows how much it ran).
 set -eu
