@@ -71,3 +71,21 @@ cleanup_stale_locked() {
     done
 }
 
+# Sets ABS_DIR to DIR made absolute and canonical, as `realpath -m` would: a path that already is
+# (absolute, plain names, no symbolic link on the way) is taken as it is, without starting realpath:
+# every step of every test runs the scripts, and a program started costs a few ms of CPU.
+abs_dir() {
+    local dir=$1 part path='' canonical=0
+    if [[ $dir =~ ^(/[A-Za-z0-9_-][A-Za-z0-9._-]*)+$ ]]; then
+        canonical=1
+        local IFS=/
+        for part in ${dir#/}; do
+            path+=/$part
+            if [[ -L $path ]]; then canonical=0 && break; fi
+        done
+    fi
+    ((canonical)) || dir=$(realpath -m -- "$1")
+    [[ $dir =~ ^/[A-Za-z0-9._/-]+$ ]] || die "DIR must be a plain absolute path: $1"
+    # shellcheck disable=SC2034 # the result, read by the sourcing script
+    ABS_DIR=$dir
+}

@@ -45,15 +45,9 @@ EOF
 # shellcheck source-path=SCRIPTDIR source=../cluster_common.sh
 . "${BASH_SOURCE[0]%/*}/../cluster_common.sh"
 
-abs_dir() {
-    local dir
-    dir=$(realpath -m -- "$1")
-    [[ $dir =~ ^/[A-Za-z0-9._/-]+$ ]] || die "DIR must be a plain absolute path: $1"
-    echo "$dir"
-}
-
 load() {
-    DIR=$(abs_dir "$1")
+    abs_dir "$1"
+    DIR=$ABS_DIR
     [[ -f $DIR/cluster.env ]] || die "no cluster in $DIR"
     # shellcheck source=/dev/null
     . "$DIR/cluster.env"
@@ -149,7 +143,8 @@ wait_idle() {
 
 cmd_up() {
     (($# >= 2)) || usage
-    DIR=$(abs_dir "$1")
+    abs_dir "$1"
+    DIR=$ABS_DIR
     local hosts=$2 owner=$PPID
     shift 2
     while (($#)); do
@@ -245,7 +240,8 @@ cmd_exec_loaded() {
 
 cmd_down() {
     (($# == 1)) || usage
-    DIR=$(abs_dir "$1")
+    abs_dir "$1"
+    DIR=$ABS_DIR
     [[ -f $DIR/cluster.env ]] || return 0
     load "$DIR"
     lock_state

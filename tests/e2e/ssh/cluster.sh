@@ -76,29 +76,17 @@ EOF
 
 # ---- cluster description ------------------------------------------------------------------------
 
-# Sets ABS_DIR to DIR made absolute and canonical, as `realpath -m` would: a path that already is
-# (absolute, plain names, no symbolic link on the way) is taken as it is, without starting realpath.
-abs_dir() {
-    local dir=$1 part path='' canonical=0
-    if [[ $dir =~ ^(/[A-Za-z0-9_-][A-Za-z0-9._-]*)+$ ]]; then
-        canonical=1
-        local IFS=/
-        for part in ${dir#/}; do
-            path+=/$part
-            if [[ -L $path ]]; then canonical=0 && break; fi
-        done
-    fi
-    ((canonical)) || dir=$(realpath -m -- "$1")
-    [[ $dir =~ ^/[A-Za-z0-9._/-]+$ ]] || die "DIR must be a plain absolute path: $1"
-    case $dir/ in
-    /root/*) die "DIR must not be under /root (the client binds its home over /root): $dir" ;;
+# abs_dir (cluster_common.sh), and not under /root: the client binds its home over /root.
+cluster_abs_dir() {
+    abs_dir "$1"
+    case $ABS_DIR/ in
+    /root/*) die "DIR must not be under /root (the client binds its home over /root): $ABS_DIR" ;;
     esac
-    ABS_DIR=$dir
 }
 
 # Loads DIR/cluster.env (written by `up`): CLUSTER_ID, CLUSTER_NET, CLUSTER_HOSTS, ...
 load() {
-    abs_dir "$1"
+    cluster_abs_dir "$1"
     DIR=$ABS_DIR
     [[ -f $DIR/cluster.env ]] || die "no cluster in $DIR"
     # shellcheck source=/dev/null
@@ -342,7 +330,7 @@ teardown_id() {
 
 cmd_up() {
     (($# >= 2)) || usage
-    abs_dir "$1"
+    cluster_abs_dir "$1"
     DIR=$ABS_DIR
     local hosts=$2 aliases=0 owner=$PPID rexec=0
     shift 2
@@ -465,7 +453,7 @@ cmd_up() {
 cmd_down() {
     (($# == 1)) || usage
     local dir
-    abs_dir "$1"
+    cluster_abs_dir "$1"
     dir=$ABS_DIR
     [[ -f $dir/cluster.env ]] || return 0 # never up, or already down
     load "$dir"
@@ -484,7 +472,7 @@ cmd_exec() {
     shift
     local home=$DIR/home
     if [[ ${1:-} == --home ]]; then
-        abs_dir "${2:?--home needs a directory}"
+        cluster_abs_dir "${2:?--home needs a directory}"
         home=$ABS_DIR
         shift 2
     fi
