@@ -13,12 +13,15 @@
 # up to 128 hosts, RUNS_LARGE above (default 1, and no warm-up round: the smaller sizes warmed
 # up), LOOP_MAX (default 256): the plain loop runs only up to that size (it starts N ssh
 # processes at once; at 512 on 2 CPUs a quarter of their sessions failed), PLOT=file.png to draw
-# wall times with gnuplot, DATA=file to keep the table. A run of pdsh or the loop that misses
-# hosts (or a loop not run) is shown as `nan`, and said on stderr; one of colossalai stops the
-# script.
+# wall times with gnuplot, DATA=file to keep the table, BASELINE=path/to/another/colossalai to run
+# another build as a fourth tool, `baseline`, interleaved with the others (before and after a
+# change). A run of pdsh or the loop that misses hosts (or a loop not run) is shown as `nan`, and
+# said on stderr; one of colossalai stops the script.
 # Each tool's `CPU s` is the CPU time the whole machine used during its run (/proc/stat: the
 # client, the test host's sshd and all that its sessions start, the kernel), median over the runs:
 # the three share 2 CPUs with the server side, so this is what their wall times are made of.
+# `procs/h`: the processes the whole machine created per host during a run (/proc/stat's
+# `processes`: every fork, of the client, sshd and what each session starts), median.
 # For colossalai it also samples the launcher's descriptors and threads (/proc, every 5 ms) and
 # prints the launcher's own per-phase timing (COLOSSALAI_TIMING=1) of its last run at the
 # largest size. 1024 hosts take minutes and most of 2 CPUs: the three tools start 1024 sshd
@@ -32,6 +35,7 @@ sizes=${SIZES:-1 8 32 64 128 256 512 1024}
 runs=${RUNS:-7}
 runs_large=${RUNS_LARGE:-1}
 loop_max=${LOOP_MAX:-256}
+baseline=${BASELINE:+$(realpath "$BASELINE")}
 # shellcheck source=bench/ssh_hosts.sh
 . "$here/ssh_hosts.sh"
 bench_ssh_hosts fanout.sh pdsh ssh sshd ip /usr/bin/time
@@ -55,12 +59,12 @@ done
     "HOME=$tmp/cluster/home" LANG=C.UTF-8 XDG_CACHE_HOME="$tmp/cache" \
     COLOSSALAI_TIMING=1 \
     /usr/bin/python3 - "$binary" "$tmp" "$runs" "${DATA:-$tmp/fanout.dat}" "$runs_large" \
-    "$loop_max" $sizes <<'EOF'
+    "$loop_max" "$baseline" $sizes <<'EOF'
 import math, os, statistics, subprocess, sys, threading, time
 
 binary, tmp, runs, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-runs_large, loop_max = int(sys.argv[5]), int(sys.argv[6])
-sizes = [int(n) for n in sys.argv[7:]]
+runs_large, loop_max, baseline = int(sys.argv[5]), int(sys.argv[6]), sys.argv[7]
+sizes = [int(n) for n in sys.argv[8:]]
 # ssh does not carry PATH over as the launcher does: the full path of the same fake torchrun.
 remote = f"cd {tmp}/job && exec {tmp}/bin/torchrun --nproc_per_node=1 x.py"
 os.chdir(f"{tmp}/job")
@@ -74,6 +78,9 @@ def commands(n):
         # both sides much more, which would flatter the launcher.
         "ssh loop": ["bash", "-c", 'while read -r h; do ssh -n -o BatchMode=yes '
                      '-o KexAlgorithms=curve25519-sha256 "$h" "$1" & done <"$0"; wait', hosts, remote],
+        # Another build beside it (BASELINE), in the same run: before and after a change.
+        **({"baseline": [baseline, "run", "--hostfile", hosts, "--nproc_per_node", "1", "x.py"]}
+           if baseline else {}),
     }
 
 def sample(pid, peak, done):
@@ -100,10 +107,17 @@ def machine_cpu():
     busy = sum(fields) - fields[3] - fields[4]  # all but idle and iowait
     return busy / os.sysconf("SC_CLK_TCK")
 
+def machine_forks():
+    """Processes the whole machine has created since it booted (forks and clones)."""
+    with open("/proc/stat") as stat:
+        return next(int(line.split()[1]) for line in stat if line.startswith("processes "))
+
+last_forks = math.nan
+
 def measure(argv, n):
-    global last_stderr
+    global last_stderr, last_forks
     peak, done = [0, 0], threading.Event()
-    cpu_before = machine_cpu()
+    cpu_before, forks_before = machine_cpu(), machine_forks()
     start = time.perf_counter()
     child = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", f"{tmp}/maxrss", "--"] + argv,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -113,6 +127,7 @@ def measure(argv, n):
     out, err = child.communicate()
     wall = (time.perf_counter() - start) * 1000
     cpu = machine_cpu() - cpu_before
+    last_forks = machine_forks() - forks_before
     done.set()
     if sampler.is_alive():
         sampler.join()
@@ -137,7 +152,8 @@ names = list(commands(1))
 rows = []
 header = (f"{'N':>4} " + "".join(f"{name + ' ms':>15}" for name in names) +
           f"{'c/pdsh':>8}{'c/loop':>8}" + "".join(f"{name + ' MiB':>16}" for name in names) +
-          f"{'c fds':>7}{'c thr':>7}" + "".join(f"{name + ' CPU s':>17}" for name in names))
+          f"{'c fds':>7}{'c thr':>7}" + "".join(f"{name + ' CPU s':>17}" for name in names) +
+          "".join(f"{name + ' procs/h':>19}" for name in names))
 print(f"median wall time and peak RSS (largest process) over {runs} runs per tool and size "
       f"(above 128 hosts: {runs_large}, no warm-up round); c fds / c thr: the launcher's peak "
       "descriptors and threads; CPU s: the median CPU time the whole machine used per run (client "
@@ -148,6 +164,7 @@ for n in sizes:
     walls = {name: [] for name in names}
     rss = {name: [] for name in names}
     cpus = {name: [] for name in names}
+    forks = {name: [] for name in names}
     limits = [0, 0]
     large = n > 128
     for round in range(int(large), 1 + (runs_large if large else runs)):  # round 0 warms up
@@ -161,14 +178,17 @@ for n in sizes:
                 walls[name].append(wall)
                 rss[name].append(peak)
                 cpus[name].append(cpu)
+                forks[name].append(last_forks / n if not math.isnan(cpu) else math.nan)
     wall = {name: combined(walls[name], statistics.median) for name in names}
     peak = {name: combined(rss[name], max) for name in names}
     cpu = {name: combined(cpus[name], statistics.median) for name in names}
+    fork = {name: combined(forks[name], statistics.median) for name in names}
     rows.append((n, wall, peak))
     print(f"{n:>4} " + "".join(f"{wall[name]:>15.1f}" for name in names) +
           f"{wall['colossalai'] / wall['pdsh']:>8.2f}{wall['colossalai'] / wall['ssh loop']:>8.2f}" +
           "".join(f"{peak[name]:>16.1f}" for name in names) + f"{limits[0]:>7}{limits[1]:>7}" +
-          "".join(f"{cpu[name]:>17.2f}" for name in names),
+          "".join(f"{cpu[name]:>17.2f}" for name in names) +
+          "".join(f"{fork[name]:>19.1f}" for name in names),
           flush=True)
 print(f"the launcher's own timing, last run at {sizes[-1]} hosts (COLOSSALAI_TIMING=1):")
 sys.stdout.write("".join(line + "\n" for line in last_stderr.decode(errors="replace").splitlines()

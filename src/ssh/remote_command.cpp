@@ -35,26 +35,27 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 //   can is asked before the ready line, so that it costs the time before the barrier, and
 //   without a command to run (env then prints the environment): each process costs a node
 //   about 4 ms of CPU, and the launch of many nodes whose sshd share CPUs waits for all of it.
-// - With a silence limit, a ticker (a subshell started before the ready line) counts periods of
-//   cai_h whole seconds (0 = no limit) with one `sleep` each (POSIX sleep takes whole seconds),
-//   from `go` on: the wrapper arms it then with a signal (URG), and the watcher credits it
-//   with the same signal for every line it reads, a builtin `kill`. cai_hn periods in a row
-//   without a line are the limit (silence_periods): it passes at least the limit and at most one
-//   period more after the last line. Nothing interrupts the watcher's `read` (bash in POSIX
-//   mode drops the part of a line it read when a trapped signal interrupts it), a heartbeat
-//   starts no process, and nothing of the limit is started after `go`: coreutils' `timeout`
-//   around a `sh -c` per line (dash's `read` has no timeout) cost a node 4 processes when the
-//   job started, after the barrier, and again at every heartbeat.
-// - The ticker prints the ready line itself, once its traps are set: a signal that reaches a
-//   subshell before its trap is set is lost (dash drops one caught by the handler the fork
-//   inherited), and no signal is sent to it before the launcher has read that line and sent
-//   `go`. Its traps only set a flag, read after each step: a trap that ended the shell at once
-//   could come between the fork of its `sleep` and the `$!` that names it, and leave the
-//   `sleep` behind for a whole period. It ends (and ends its `sleep`) on TERM, which the wrapper
-//   sends when it ends, and by itself at its next period once the wrapper is gone.
+// - With a silence limit, a ticker subshell started with the job counts periods of cai_h whole
+//   seconds (0 = no limit) with one `sleep` each (POSIX sleep takes whole seconds); the watcher
+//   credits it with a signal (URG) for every line it reads, a builtin `kill`. cai_hn periods
+//   in a row without a line are the limit (silence_periods): it passes at least the limit and
+//   at most one period more after the last line (or `go`). Nothing interrupts the watcher's
+//   `read` (bash in POSIX mode drops the part of a line it read when a trapped signal
+//   interrupts it), and a heartbeat starts no process: coreutils' `timeout` around a `sh -c`
+//   per line (dash's `read` has no timeout) cost a node 4 processes at the start and again at
+//   every heartbeat. Nothing of it runs before `go`: a process alive while the other nodes
+//   connect costs them all (at 1,024 hosts on 2 CPUs a ticker started before the ready line
+//   made the launch 30 % slower).
+// - The ticker starts the watcher itself, once its traps are set, and tells it its PID (read
+//   from /proc/self/stat: `$$` is the wrapper's in every subshell): a signal that reaches a
+//   subshell before its trap is set is lost (dash drops one that the handler the fork inherited
+//   caught), so none may be sent to it before. Without /proc the watcher runs without a limit.
+//   The ticker's traps only set a flag, read after each step: a trap that ended the shell at
+//   once could come between the fork of its `sleep` and the `$!` that names it. It ends on TERM
+//   (the wrapper's, when the job has ended), and ends the watcher and its `sleep`.
 // - `PAUSE` (the launcher is about to be stopped, Ctrl-Z) lifts the silence limit until the
-//   next line (WINCH: the ticker runs pending traps in the order of the signals' numbers, so a
-//   line and a PAUSE that reach it together leave it paused, as the launcher is). A stopped
+//   next line (WINCH: pending traps run in the order of the signals' numbers, so a line and a
+//   PAUSE that reach the ticker together leave it paused, as the launcher is). A stopped
 //   launcher sends no heartbeat, and its job must not die of that.
 // - When the silence limit passed, the ticker tells the wrapper (USR1, whose trap interrupts its
 //   `wait`), and the wrapper stops the job as the watcher would at EOF (from a background
@@ -86,34 +87,13 @@ cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
 constexpr std::string_view wrapper_tail =
     R"sh(cai_e=
 env --default-signal=INT >/dev/null 2>&1 && cai_e="env --default-signal=INT,QUIT"
-cai_a=
-trap "cai_a=1" USR1
-cai_ty=
-if [ "$cai_h" = 0 ]; then printf "\036colossalai-ready\n"; else
-(
-cai_tc= cai_tq= cai_tr= cai_tw= cai_tn=0
-trap "cai_tq=1" TERM
-trap "cai_tc=1 cai_tr=1 cai_tw=" URG
-trap "cai_tw=1" WINCH
 printf "\036colossalai-ready\n"
-exec >/dev/null 2>&1
-while [ "$cai_tn" -lt "$cai_hn" ]; do
-sleep "$cai_h" & cai_tp=$!
-while [ -z "$cai_tq" ] && { wait "$cai_tp"; [ $? -gt 128 ]; } && kill -0 "$cai_tp"; do :; done
-[ -z "$cai_tq" ] || { kill "$cai_tp"; exit 0; }
-kill -0 $$ || exit 0
-cai_ts=$cai_tc$cai_tw cai_tc=
-if [ -n "$cai_tr" ] && [ -z "$cai_ts" ]; then cai_tn=$((cai_tn+1)); else cai_tn=0; fi
-done
-kill -s USR1 $$
-) &
-cai_ty=$!
-fi
-IFS= read -r cai_l && [ "$cai_l" = go ] || { [ -z "$cai_ty" ] || kill "$cai_ty"; exit 125; }
-[ -z "$cai_ty" ] || kill -s URG "$cai_ty"
+IFS= read -r cai_l && [ "$cai_l" = go ] || exit 125
 exec 3<&0 </dev/null
 setsid $cai_e "$@" 3<&- &
 cai_p=$!
+cai_a=
+trap "cai_a=1" USR1
 cai_k() { kill -s "$1" -- "-$cai_p" || kill -s "$1" "$cai_p"; }
 cai_c() {
 cai_k TERM || return 0
@@ -121,6 +101,7 @@ cai_n=0
 while [ "$cai_n" -lt "$cai_g" ] && cai_k 0; do sleep 0.1; cai_n=$((cai_n+1)); done
 cai_k KILL
 }
+cai_watch() {
 (
 while IFS= read -r cai_s; do
 [ -z "$cai_ty" ] || kill -s URG "$cai_ty"
@@ -133,13 +114,37 @@ done
 cai_c
 ) <&3 >/dev/null 2>&1 &
 cai_w=$!
+}
+cai_ty= cai_w=
+if [ "$cai_h" = 0 ]; then cai_watch; else
+(
+cai_tc= cai_tq= cai_tw= cai_tn=0 cai_tp=
+trap "cai_tq=1" TERM
+trap "cai_tc=1 cai_tw=" URG
+trap "cai_tw=1" WINCH
+exec >/dev/null 2>&1
+read -r cai_ty cai_tx </proc/self/stat && [ "$cai_ty" -gt 1 ] || { cai_ty=; cai_watch; exit 0; }
+cai_watch
+exec 3<&-
+while [ -z "$cai_tq" ] && [ "$cai_tn" -lt "$cai_hn" ]; do
+sleep "$cai_h" & cai_tp=$!
+while [ -z "$cai_tq" ] && { wait "$cai_tp"; [ $? -gt 128 ]; } && kill -0 "$cai_tp"; do :; done
+cai_ts=$cai_tc$cai_tw cai_tc=
+if [ -n "$cai_ts" ]; then cai_tn=0; else cai_tn=$((cai_tn+1)); fi
+done
+[ -n "$cai_tq" ] || kill -s USR1 $$
+while [ -z "$cai_tq" ] && kill -0 "$cai_w"; do wait "$cai_w"; done
+kill -s KILL "$cai_w"
+[ -z "$cai_tp" ] || kill "$cai_tp"
+) &
+cai_ty=$!
+fi
 exec 3<&-
 wait "$cai_p" 2>/dev/null
 cai_r=$?
 [ -n "$cai_a" ] && { cai_c >/dev/null 2>&1 & cai_s=$!; wait "$cai_p" 2>/dev/null; kill -s KILL "$cai_s" 2>/dev/null; }
 kill -s KILL -- "-$cai_p" 2>/dev/null
-kill -s KILL "$cai_w" 2>/dev/null
-[ -z "$cai_ty" ] || kill "$cai_ty" 2>/dev/null
+if [ -n "$cai_ty" ]; then kill "$cai_ty" 2>/dev/null; else kill -s KILL "$cai_w" 2>/dev/null; fi
 cai_t=$cai_r
 [ -n "$cai_a" ] && cai_t=ALRM
 [ "$cai_x" = 1 ] && printf "\036colossalai-exit %s\n" "$cai_t"

@@ -214,6 +214,17 @@ TEST(RemoteCommand, TheSilenceLimitsTickerEndsWithTheWrapper) {
         test::eventually([&] { return test::processes_with_marker(sleeper).empty(); }, 3000ms));
 }
 
+// The limit counts from `go`, not from the ready line: with `go` 1.5 s after it and a limit of
+// 1 s, the job starts, and the limit stops it 1 to 2 s later.
+TEST(RemoteCommand, AGoLateAfterTheReadyLineStillStartsTheLimit) {
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started; sleep 6; echo late"});
+    RunResult result =
+        run_wrapper(command, "sleep 1.5; echo go >&4", 2000ms, "\"$INPUT\"", 1000ms, false);
+    EXPECT_EQ(result.out,
+              std::string(ready) + "started\nstatus=" + std::to_string(128 + SIGALRM) + "\n");
+    EXPECT_EQ(result.err, "");
+}
+
 TEST(RemoteCommand, HeartbeatsKeepTheJobRunning) {
     // Empty lines every 0.2 s for longer than the silence limit; the job ends by itself. PIPE
     // ignored: a heartbeat may still go out after the wrapper is gone.
