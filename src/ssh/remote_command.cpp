@@ -35,34 +35,17 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 //   can is asked before the ready line, so that it costs the time before the barrier, and
 //   without a command to run (env then prints the environment): each process costs a node
 //   about 4 ms of CPU, and the launch of many nodes whose sshd share CPUs waits for all of it.
-// - With a silence limit, a ticker subshell started with the job counts periods of cai_h whole
-//   seconds (0 = no limit) with one `sleep` each (POSIX sleep takes whole seconds); the watcher
-//   credits it with a signal (URG) for every line it reads, a builtin `kill`. cai_hn periods
-//   in a row without a line are the limit (silence_periods): it passes at least the limit and
-//   at most one period more after the last line (or `go`). Nothing interrupts the watcher's
-//   `read` (bash in POSIX mode drops the part of a line it read when a trapped signal
-//   interrupts it), and a heartbeat starts no process: coreutils' `timeout` around a `sh -c`
-//   per line (dash's `read` has no timeout) cost a node 4 processes at the start and again at
-//   every heartbeat. Nothing of it runs before `go`: a process alive while the other nodes
-//   connect costs them all (at 1,024 hosts on 2 CPUs a ticker started before the ready line
-//   made the launch 30 % slower).
-// - The ticker starts the watcher itself, once its traps are set, and tells it its PID (read
-//   from /proc/self/stat: `$$` is the wrapper's in every subshell): a signal that reaches a
-//   subshell before its trap is set is lost (dash drops one that the handler the fork inherited
-//   caught), so none may be sent to it before. Without /proc the watcher runs without a limit.
-//   The ticker's traps only set a flag, read after each step: a trap that ended the shell at
-//   once could come between the fork of its `sleep` and the `$!` that names it. It ends on TERM
-//   (the wrapper's, when the job has ended), and ends the watcher and its `sleep`.
+// - With a silence limit (cai_h seconds, 0 = none), each line is read under coreutils'
+//   `timeout` (dash's `read` has no timeout); running out of time counts as EOF. A cut network
+//   never delivers EOF, but it stops the launcher's heartbeats.
 // - `PAUSE` (the launcher is about to be stopped, Ctrl-Z) lifts the silence limit until the
-//   next line (WINCH: pending traps run in the order of the signals' numbers, so a line and a
-//   PAUSE that reach the ticker together leave it paused, as the launcher is). A stopped
-//   launcher sends no heartbeat, and its job must not die of that.
-// - When the silence limit passed, the ticker tells the wrapper (USR1, whose trap interrupts its
-//   `wait`), and the wrapper stops the job as the watcher would at EOF (from a background
-//   subshell, so that its `wait` reaps the job as soon as it ends) and ends by SIGALRM
-//   (silence_signal), so that the launcher, should it ever read the end (it was stopped by
-//   SIGSTOP, which sends no PAUSE), says the node stopped the job, and not that the job failed.
-//   A job that ended before the limit keeps its status.
+//   next line: a stopped launcher sends no heartbeat, and its job must not die of that.
+// - When the silence limit passed (timeout's 124), the watcher tells the wrapper (USR1, whose
+//   trap may interrupt its `wait`: then it waits again) before it stops the job; the wrapper
+//   then ends by SIGALRM (silence_signal), so that the launcher, should it ever read the end
+//   (it was stopped by SIGSTOP, which sends no PAUSE), says the node stopped the job, and not
+//   that the job failed. A job that ended before the limit keeps its status: the wrapper kills
+//   the watcher as soon as the job has ended.
 // - Preflight, before the job: the working directory, the command (argv[0]), the master address
 //   (`getent ahosts`, not even started for a numeric address: IPv4 digits and dots, or IPv6
 //   with a `:`), the named interfaces and, when the launch asks for GPUs, their count
@@ -79,13 +62,14 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 //   before the line keeps any of its output from following it.
 constexpr std::string_view wrapper_head =
     R"sh(printf "\036colossalai-started\n"
-cai_g=$1 cai_h=$2 cai_hn=$3 cai_d=$4 cai_m=$5 cai_i=$6 cai_x=$7 cai_u=$8
-shift 8
+cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5 cai_x=$6 cai_u=$7
+shift 7
 cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
 )sh";
 // Then the preflight (job::preflight_shell, shared with the srun task script), then:
 constexpr std::string_view wrapper_tail =
-    R"sh(cai_e=
+    R"sh(command -v timeout >/dev/null || cai_h=0
+cai_e=
 env --default-signal=INT >/dev/null 2>&1 && cai_e="env --default-signal=INT,QUIT"
 printf "\036colossalai-ready\n"
 IFS= read -r cai_l && [ "$cai_l" = go ] || exit 125
@@ -94,57 +78,27 @@ setsid $cai_e "$@" 3<&- &
 cai_p=$!
 cai_a=
 trap "cai_a=1" USR1
-cai_k() { kill -s "$1" -- "-$cai_p" || kill -s "$1" "$cai_p"; }
-cai_c() {
-cai_k TERM || return 0
-cai_n=0
-while [ "$cai_n" -lt "$cai_g" ] && cai_k 0; do sleep 0.1; cai_n=$((cai_n+1)); done
-cai_k KILL
-}
-cai_watch() {
 (
-while IFS= read -r cai_s; do
-[ -z "$cai_ty" ] || kill -s URG "$cai_ty"
+cai_k() { kill -s "$1" -- "-$cai_p" || kill -s "$1" "$cai_p"; }
+while if [ "$cai_h" = 0 ]; then IFS= read -r cai_s; else cai_s=$(timeout "$cai_h" /bin/sh -c "IFS= read -r cai_s && printf %s \"\$cai_s\"") || { [ $? = 124 ] && kill -s USR1 $$; false; }; fi; do
 )sh";
 // Then `case $cai_s in INT|TERM|HUP|KILL) cai_k "$cai_s";;` (relayed_case: the signals of
 // exec::signal_policy::relayed_to_nodes, as control_line() names them), then:
 constexpr std::string_view wrapper_control_tail =
-    R"sh( PAUSE) [ -z "$cai_ty" ] || kill -s WINCH "$cai_ty";; esac
+    R"sh( PAUSE) cai_q=$cai_h cai_h=0;; *) [ -n "$cai_q" ] && cai_h=$cai_q cai_q=;; esac
 done
-cai_c
+cai_k TERM || exit 0
+cai_n=0
+while [ "$cai_n" -lt "$cai_g" ] && cai_k 0; do sleep 0.1; cai_n=$((cai_n+1)); done
+cai_k KILL
 ) <&3 >/dev/null 2>&1 &
 cai_w=$!
-}
-cai_ty= cai_w=
-if [ "$cai_h" = 0 ]; then cai_watch; else
-(
-cai_tc= cai_tq= cai_tw= cai_tn=0 cai_tp=
-trap "cai_tq=1" TERM
-trap "cai_tc=1 cai_tw=" URG
-trap "cai_tw=1" WINCH
-exec >/dev/null 2>&1
-read -r cai_ty cai_tx </proc/self/stat && [ "$cai_ty" -gt 1 ] || { cai_ty=; cai_watch; exit 0; }
-cai_watch
-exec 3<&-
-while [ -z "$cai_tq" ] && [ "$cai_tn" -lt "$cai_hn" ]; do
-sleep "$cai_h" & cai_tp=$!
-while [ -z "$cai_tq" ] && { wait "$cai_tp"; [ $? -gt 128 ]; } && kill -0 "$cai_tp"; do :; done
-cai_ts=$cai_tc$cai_tw cai_tc=
-if [ -n "$cai_ts" ]; then cai_tn=0; else cai_tn=$((cai_tn+1)); fi
-done
-[ -n "$cai_tq" ] || kill -s USR1 $$
-while [ -z "$cai_tq" ] && kill -0 "$cai_w"; do wait "$cai_w"; done
-kill -s KILL "$cai_w"
-[ -z "$cai_tp" ] || kill "$cai_tp"
-) &
-cai_ty=$!
-fi
 exec 3<&-
 wait "$cai_p" 2>/dev/null
 cai_r=$?
-[ -n "$cai_a" ] && { cai_c >/dev/null 2>&1 & cai_s=$!; wait "$cai_p" 2>/dev/null; kill -s KILL "$cai_s" 2>/dev/null; }
+[ -n "$cai_a" ] && wait "$cai_p" 2>/dev/null
 kill -s KILL -- "-$cai_p" 2>/dev/null
-if [ -n "$cai_ty" ]; then kill "$cai_ty" 2>/dev/null; else kill -s KILL "$cai_w" 2>/dev/null; fi
+kill -s KILL "$cai_w" 2>/dev/null
 cai_t=$cai_r
 [ -n "$cai_a" ] && cai_t=ALRM
 [ "$cai_x" = 1 ] && printf "\036colossalai-exit %s\n" "$cai_t"
@@ -220,23 +174,13 @@ std::string_view node_wrapper() {
     return wrapper_text();
 }
 
-SilencePeriods silence_periods(std::chrono::milliseconds silence_limit) {
-    if (silence_limit.count() <= 0) {
-        return {};
-    }
-    long long limit = (silence_limit.count() + 999) / 1000;
-    long long period = std::max(1LL, limit / 4);
-    return {period, (limit + period - 1) / period};
-}
-
 std::string wrapper_input(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
                           std::chrono::milliseconds silence_limit, ExitLine exit_line) {
     long long tenths = (kill_grace.count() + 99) / 100;
-    SilencePeriods periods = silence_periods(silence_limit);
+    long long silence = silence_limit.count() > 0 ? (silence_limit.count() + 99) / 100 : 0;
     std::vector<std::string> arguments{
         std::to_string(tenths),
-        std::to_string(periods.seconds),
-        std::to_string(periods.count),
+        silence == 0 ? std::string("0") : fmt::format("{}.{}", silence / 10, silence % 10),
         command.working_directory,
         command.preflight.master_address,
         fmt::format("{}", fmt::join(command.preflight.interfaces, ",")),

@@ -24,8 +24,7 @@
 // answered.
 //
 // A node's job runs under a small POSIX sh program, the "node wrapper" (wrapper_input):
-//   "$@" = <grace-tenths> <period> <periods> <cwd> <master> <interfaces> <exit-line> <gpus>
-//          <argv...>
+//   "$@" = <grace-tenths> <silence> <cwd> <master> <interfaces> <exit-line> <argv...>
 // with the environment block — one `export NAME='value'` line per variable — run before it, so that
 // no value ever appears in a process list. The wrapper first says it started (one line,
 // started_line), runs its preflight checks and answers with one line on stdout (parse_ready_line);
@@ -77,17 +76,6 @@ std::string_view node_wrapper();
 // exit status cannot tell a job's status from a lost connection (the ssh program's 255 is both).
 // libssh has the exit-status request itself.
 enum class ExitLine { omitted, printed };
-
-// How the wrapper counts its silence limit: `count` periods of `seconds` in a row without a
-// line from the launcher (both 0: no limit). The limit in whole seconds (L, rounded up), cut
-// into periods of a quarter of it (at least 1 s) so that the limit passes between L and L plus
-// a period after the last line: never sooner, and at most a quarter later from 4 s up. Pure.
-struct SilencePeriods {
-    long long seconds = 0;
-    long long count = 0;
-    bool operator==(const SilencePeriods&) const = default;
-};
-SilencePeriods silence_periods(std::chrono::milliseconds silence_limit);
 
 // What the launcher writes first on a node's channel after login_command(): the node wrapper
 // with its arguments and the environment block. `silence_limit` 0: no limit (EOF only).
