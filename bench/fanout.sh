@@ -71,16 +71,16 @@ os.chdir(f"{tmp}/job")
 
 def commands(n):
     hosts = f"{tmp}/hosts_{n}"
+    launch = ["run", "--hostfile", hosts, "--nproc_per_node", "1", "x.py"]
     return {
-        "colossalai": [binary, "run", "--hostfile", hosts, "--nproc_per_node", "1", "x.py"],
+        "colossalai": [binary] + launch,
         "pdsh": ["pdsh", "-S", "-R", "ssh", "-f", str(n), "-w", "^" + hosts, remote],
         # The key exchange libssh gives the launcher: OpenSSH's default (sntrup761x25519) costs
         # both sides much more, which would flatter the launcher.
         "ssh loop": ["bash", "-c", 'while read -r h; do ssh -n -o BatchMode=yes '
                      '-o KexAlgorithms=curve25519-sha256 "$h" "$1" & done <"$0"; wait', hosts, remote],
         # Another build beside it (BASELINE), in the same run: before and after a change.
-        **({"baseline": [baseline, "run", "--hostfile", hosts, "--nproc_per_node", "1", "x.py"]}
-           if baseline else {}),
+        **({"baseline": [baseline] + launch} if baseline else {}),
     }
 
 def sample(pid, peak, done):
@@ -100,24 +100,20 @@ def sample(pid, peak, done):
 
 last_stderr = b""
 
-def machine_cpu():
-    """CPU seconds the whole machine has used: every process, both ends of every connection."""
+def machine_counters():
+    """CPU seconds the whole machine has used (every process, both ends of every connection) and
+    the processes it has created (forks and clones), since it booted."""
     with open("/proc/stat") as stat:
-        fields = [int(value) for value in stat.readline().split()[1:9]]
+        lines = stat.read().splitlines()
+    fields = [int(value) for value in lines[0].split()[1:9]]
     busy = sum(fields) - fields[3] - fields[4]  # all but idle and iowait
-    return busy / os.sysconf("SC_CLK_TCK")
-
-def machine_forks():
-    """Processes the whole machine has created since it booted (forks and clones)."""
-    with open("/proc/stat") as stat:
-        return next(int(line.split()[1]) for line in stat if line.startswith("processes "))
-
-last_forks = math.nan
+    forks = next(int(line.split()[1]) for line in lines if line.startswith("processes "))
+    return busy / os.sysconf("SC_CLK_TCK"), forks
 
 def measure(argv, n):
-    global last_stderr, last_forks
+    global last_stderr
     peak, done = [0, 0], threading.Event()
-    cpu_before, forks_before = machine_cpu(), machine_forks()
+    cpu_before, forks_before = machine_counters()
     start = time.perf_counter()
     child = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", f"{tmp}/maxrss", "--"] + argv,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -126,8 +122,8 @@ def measure(argv, n):
         sampler.start()
     out, err = child.communicate()
     wall = (time.perf_counter() - start) * 1000
-    cpu = machine_cpu() - cpu_before
-    last_forks = machine_forks() - forks_before
+    cpu_after, forks_after = machine_counters()
+    cpu, forks = cpu_after - cpu_before, (forks_after - forks_before) / n
     done.set()
     if sampler.is_alive():
         sampler.join()
@@ -140,9 +136,9 @@ def measure(argv, n):
         if argv[0] == binary:
             sys.exit(message)
         print(message, file=sys.stderr, flush=True)
-        return math.nan, math.nan, peak, math.nan
+        return math.nan, math.nan, peak, math.nan, math.nan
     with open(f"{tmp}/maxrss") as maxrss:
-        return wall, int(maxrss.read().split()[-1]) / 1024, peak, cpu
+        return wall, int(maxrss.read().split()[-1]) / 1024, peak, cpu, forks
 
 def combined(values, how):
     """how(values) (the median, the largest), or nan when a run of them failed."""
@@ -170,15 +166,15 @@ for n in sizes:
     for round in range(int(large), 1 + (runs_large if large else runs)):  # round 0 warms up
         for name in names:
             if name == "ssh loop" and n > loop_max:
-                wall, peak, fds_threads, cpu = math.nan, math.nan, [0, 0], math.nan
+                wall, peak, fds_threads, cpu, procs = math.nan, math.nan, [0, 0], math.nan, math.nan
             else:
-                wall, peak, fds_threads, cpu = measure(argvs[name], n)
+                wall, peak, fds_threads, cpu, procs = measure(argvs[name], n)
             limits = [max(a, b) for a, b in zip(limits, fds_threads)]
             if round:
                 walls[name].append(wall)
                 rss[name].append(peak)
                 cpus[name].append(cpu)
-                forks[name].append(last_forks / n if not math.isnan(cpu) else math.nan)
+                forks[name].append(procs)
     wall = {name: combined(walls[name], statistics.median) for name in names}
     peak = {name: combined(rss[name], max) for name in names}
     cpu = {name: combined(cpus[name], statistics.median) for name in names}
