@@ -1,11 +1,13 @@
 #include "step.hpp"
 
+#include "colossalai/step/task_lines.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <csignal>
+#include <type_traits>
 #include <variant>
 
 namespace colossalai::slurm {
@@ -107,13 +109,13 @@ std::optional<Outcome> Step::compute_result(std::size_t rank) const {
         return Outcome::not_started();
     }
     if (task.status && !task.open[0] && !task.open[1] && (m_srun_exit || others_running(rank))) {
-        return task_outcome(task.failure, *task.status, m_delivered);
+        return step::task_outcome(task.failure, *task.status, m_delivered);
     }
     if (!m_srun_exit) {
         return std::nullopt;
     }
     if (task.status) {
-        return task_outcome(task.failure, *task.status, m_delivered);
+        return step::task_outcome(task.failure, *task.status, m_delivered);
     }
     if (m_stopped) {
         // Stopped before its wrapper named the step: its job never ran (srun cancelled the
@@ -191,54 +193,71 @@ void Step::close(Stream stream) {
 }
 
 void Step::line(Stream stream, std::string_view text) {
-    SrunLine read = read_srun_line(text);
-    if (const auto* message = std::get_if<SrunMessage>(&read)) {
-        notice(srun_notice(message->text));
+    std::optional<LabelledLine> labelled = parse_labelled_line(text);
+    if (!labelled) {
+        notice(srun_notice(text));
         return;
     }
-    if (const auto* started = std::get_if<TaskStarted>(&read)) {
-        if (started->start.rank >= 0 &&
-            static_cast<std::size_t>(started->start.rank) < m_tasks.size()) {
-            auto rank = static_cast<std::size_t>(started->start.rank);
-            auto task = static_cast<std::size_t>(started->task);
+    // Frames and markers say their node's rank themselves; srun's label only says which task a
+    // line of slurmstepd's belongs to (once that task's start marker named its node).
+    step::TaskLine read = step::read_task_line(labelled->text);
+    std::size_t rank = std::visit(
+        [this](const auto& said) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(said)>, step::Foreign>) {
+                return m_tasks.size();
+            } else {
+                return said.rank;
+            }
+        },
+        read);
+    if (const auto* started = std::get_if<step::Started>(&read)) {
+        if (rank < m_tasks.size()) {
+            auto task = static_cast<std::size_t>(labelled->task);
             if (m_rank_of.size() <= task) {
                 m_rank_of.resize(task + 1);
             }
             m_rank_of[task] = rank;
             m_tasks[rank].started = true;
             if (m_step.empty()) {
-                m_step = started->start.step;
+                m_step = slurm_step(started->handle);
             }
-            name(rank, started->start.node);
+            name(rank, started->node);
         }
         return;
     }
-    const auto& labelled = std::get<TaskText>(read);
-    std::optional<std::size_t> rank;
-    if (labelled.task >= 0 && static_cast<std::size_t>(labelled.task) < m_rank_of.size()) {
-        rank = m_rank_of[static_cast<std::size_t>(labelled.task)];
+    if (const auto* failed = std::get_if<step::Failed>(&read); failed && rank < m_tasks.size()) {
+        if (std::optional<job::PreflightFailure> failure =
+                job::parse_failed_check(failed->what, m_tasks[rank].command);
+            failure && m_tasks[rank].open[index_of(stream)]) {
+            m_tasks[rank].failure = std::move(failure);
+            return;
+        }
     }
-    Task* task = rank ? &m_tasks[*rank] : nullptr;
-    if (task == nullptr || !task->open[index_of(stream)]) {
+    const auto* frame = std::get_if<step::Frame>(&read);
+    const auto* exited = std::get_if<step::Exited>(&read);
+    if ((frame == nullptr && exited == nullptr) || rank >= m_tasks.size()) {
+        // Any other line is passed on whole, as the task's that srun's label names.
+        frame = nullptr;
+        exited = nullptr;
+        auto task = static_cast<std::size_t>(labelled->task);
+        rank = task < m_rank_of.size() && m_rank_of[task] ? *m_rank_of[task] : m_tasks.size();
+    }
+    if (rank >= m_tasks.size() || !m_tasks[rank].open[index_of(stream)]) {
         // A line before the task named its node (slurmstepd's, or the wrapper's own error).
-        notice(srun_notice(fmt::format("task {}: {}", labelled.task, labelled.text)));
+        notice(srun_notice(fmt::format("task {}: {}", labelled->task, labelled->text)));
         return;
     }
-    TaskLine said = read_task_line(labelled.text, task->command);
-    if (said.failure) {
-        task->failure = std::move(said.failure);
-        return;
-    }
-    if (said.exit_status) {
+    Task& task = m_tasks[rank];
+    if (exited != nullptr) {
         flush();
-        task->status = *said.exit_status;
-        task->open[index_of(stream)] = false;
-        task->sink->close(stream);
+        task.status = exited->status;
+        task.open[index_of(stream)] = false;
+        task.sink->close(stream);
         return;
     }
     // A line's end reaches the output with its text (a `\r\n` line written as `text\r` and then
     // `\n` showed a progress bar's state first).
-    gather(*task, stream, said.bytes);
+    gather(task, stream, frame != nullptr ? frame->bytes : std::string(labelled->text) + '\n');
 }
 
 // Once per node (the start marker comes on both streams): a node whose name srun chose.

@@ -22,10 +22,11 @@ using Spawn = std::function<std::unique_ptr<job::Process>(const exec::SpawnReque
 
 // One more transport of the launch seam. It builds srun's command from the plan
 // (srun_command.hpp); the nodes' processes share that one srun, which the first go() starts once
-// every node is ready. srun's `--label`ed output is split by task: each task's wrapper names its
-// node rank and its step first and its exit status last, and passes the job's output through the
-// relay (relay.hpp), so each node's NodeOutput gets the job's exact bytes and each node its own
-// result. srun's own lines go to `notice`.
+// every node is ready. srun's output is split by node: every line a task writes carries its node
+// rank (step/task_lines.hpp): its wrapper names its step first and its exit status last, and
+// passes the job's output through the relay (step/relay.hpp), so each node's NodeOutput gets the
+// job's exact bytes and each node its own result. srun's own lines (those without its task label)
+// go to `notice`.
 //
 // The stop sequence (Process::stop, kill, abandon), for the whole step at once:
 // - stop(N) once a task has named the step: `scancel --signal=N JOB.STEP` (a child the loop

@@ -4,14 +4,18 @@
 // real srun and scancel: tests/e2e/run_slurm/.
 
 #include "../recording_output.hpp"
-#include "task_markers.hpp"
+#include "../task_markers.hpp"
+#include "files.hpp"
+#include "process.hpp"
 
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/slurm/srun_command.hpp"
+#include "colossalai/step/relay.hpp"
 
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,23 +76,29 @@ private:
     std::shared_ptr<Child> m_child;
 };
 
-using test::rs;
-
-std::string start_marker(int task, int rank, const std::string& step = "7.0",
-                         const std::string& node = "") {
-    return std::to_string(task) + ": " + rs + "colossalai-task-start " + std::to_string(rank) +
-           " " + step + " " + (node.empty() ? "node" + std::to_string(rank + 1) : node);
-}
-std::string exit_marker(int task, int status) {
-    return std::to_string(task) + ": " + rs + "colossalai-task-exit " + std::to_string(status);
-}
-// A frame of the relay's: `text` and how it ended (`n` newline, `p` none).
-std::string frame(int task, const std::string& text, char end = 'n') {
-    return std::to_string(task) + ": " + text + rs + end;
-}
-
 class SlurmTransportTest : public ::testing::Test {
 protected:
+    // srun's labelled lines of its tasks, as the wrappers write them (step/task_lines.hpp): each
+    // carries its node's rank, which a task's start marker gives it (Slurm's task order is not
+    // the plan's).
+    std::string start_marker(int task, int rank, const std::string& step = "7.0",
+                             const std::string& node = "") {
+        m_rank_of[task] = rank;
+        return std::to_string(task) + ": " +
+               test::task_line(
+                   rank,
+                   test::start_marker(step + " " +
+                                      (node.empty() ? "node" + std::to_string(rank + 1) : node)));
+    }
+    std::string exit_marker(int task, int status) {
+        return std::to_string(task) + ": " +
+               test::task_line(m_rank_of.at(task), test::exit_marker(std::to_string(status)));
+    }
+    // A frame of the relay's: `text` and how it ended (`n` newline, `p` none).
+    std::string frame(int task, const std::string& text, char end = 'n') {
+        return std::to_string(task) + ": " + test::frame(m_rank_of.at(task), text, end);
+    }
+
     // A plan of `count` nodes node1..; srun allocates them when `allocates`.
     void start(std::size_t count = 2, bool allocates = false) {
         m_plan.nodes.clear();
@@ -165,6 +175,7 @@ protected:
         srun().say(exit_marker(task, status), Stream::err);
     }
 
+    std::map<int, int> m_rank_of; // srun's task -> the node rank its start marker said
     run::Plan m_plan;
     std::vector<RecordingOutput> m_outputs;
     std::unique_ptr<SlurmTransport> m_transport;
@@ -243,6 +254,69 @@ TEST_F(SlurmTransportTest, EachTasksFramesReachItsNodeAsTheJobWroteThem) {
     for (const RecordingOutput& output : m_outputs) {
         EXPECT_EQ(output.out_closed, 1);
         EXPECT_EQ(output.err_closed, 1);
+    }
+}
+
+// What the relay (a real perl) writes for node `rank` whose job prints `bytes`, each line
+// labelled `TASK: ` as srun passes it.
+std::vector<std::string> relayed_lines(std::size_t rank, int task, const std::string& bytes) {
+    test::TempDir dir;
+    dir.write("bytes", bytes);
+    test::RunOptions options;
+    options.cwd = dir.path();
+    test::RunResult result = test::run(
+        {"perl", "-e", std::string(step::relay_program()), std::to_string(rank), "cat", "bytes"},
+        options);
+    EXPECT_EQ(result.exit_code, 0) << test::describe(result);
+    std::vector<std::string> lines;
+    std::size_t begin = 0;
+    for (std::size_t end; (end = result.out.find('\n', begin)) != std::string::npos;
+         begin = end + 1) {
+        lines.push_back(std::to_string(task) + ": " + result.out.substr(begin, end + 1 - begin));
+    }
+    return lines;
+}
+
+// Each node's frames carry its rank: srun's output, both tasks' frames interleaved line by line,
+// reaches each node byte for byte however the reads of srun's pipe split or merge it (one byte at
+// a time, across frames, in reads of more than 64 KiB), with lines of the job's over 64 KiB.
+TEST_F(SlurmTransportTest, FramesSurviveReadsSplitOrMergedAnywhere) {
+    std::string bytes[2];
+    for (std::size_t rank = 0; rank < 2; ++rank) {
+        bytes[rank] = "rank " + std::to_string(rank) + " bar 1%\r bar 2%\r\n";
+        bytes[rank].append(70000 + rank * 1000, static_cast<char>('a' + rank)).append("\n");
+        bytes[rank].append(std::string("\x1e\0\xff", 3)).append(66000, 'z');
+        bytes[rank] += "\r\nno final newline";
+    }
+    std::vector<std::string> lines[2] = {relayed_lines(0, 1, bytes[0]),
+                                         relayed_lines(1, 0, bytes[1])};
+    std::string output;
+    for (std::size_t i = 0; i < std::max(lines[0].size(), lines[1].size()); ++i) {
+        for (const std::vector<std::string>& task : lines) {
+            output += i < task.size() ? task[i] : "";
+        }
+    }
+    for (std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{1000},
+                              std::size_t{65536 + 13}, output.size()}) {
+        SCOPED_TRACE(chunk);
+        m_processes.clear();
+        m_children.clear();
+        m_outputs.clear();
+        m_transport.reset();
+        start();
+        go();
+        tasks_start();
+        for (std::size_t at = 0; at < output.size(); at += chunk) {
+            srun().output->write(Stream::out, std::string_view(output).substr(at, chunk));
+        }
+        task_ends(0, 0);
+        task_ends(1, 0);
+        srun().end(Outcome::exited(0));
+        EXPECT_EQ(result(0), Outcome::exited(0));
+        EXPECT_EQ(result(1), Outcome::exited(0));
+        EXPECT_TRUE(m_outputs[0].out == bytes[0]) << m_outputs[0].out.size();
+        EXPECT_TRUE(m_outputs[1].out == bytes[1]) << m_outputs[1].out.size();
+        EXPECT_EQ(m_notices, "");
     }
 }
 
