@@ -3,6 +3,7 @@
 // it ends, what it was sent), so every step of the stop sequence is checked without Slurm. The
 // real srun and scancel: tests/e2e/run_slurm/.
 
+#include "../fake_child.hpp"
 #include "../recording_output.hpp"
 #include "../task_markers.hpp"
 #include "files.hpp"
@@ -25,56 +26,10 @@ namespace {
 
 using job::Outcome;
 using output::Stream;
+using test::Child;
+using test::FakeChild;
 using test::RecordingOutput;
 using Words = std::vector<std::string>;
-
-// One child the transport started (srun or scancel), as the test sees it.
-struct Child {
-    exec::SpawnRequest request;
-    output::NodeOutput* output = nullptr;
-    std::vector<int> stopped; // stop(N) and kill() (SIGKILL), in order
-    bool abandoned = false;
-    std::optional<Outcome> result;
-    bool alive = true; // the transport still holds it
-    // Destroyed while it runs, it abandons itself, as a real process (LocalProcess) does: its
-    // output must still live then.
-    bool abandoned_when_destroyed = false;
-
-    // What the child prints: a whole line on `stream`.
-    void say(const std::string& line, Stream stream = Stream::out) const {
-        output->write(stream, line + "\n");
-    }
-    void end(Outcome outcome) {
-        output->close(Stream::out);
-        output->close(Stream::err);
-        result = std::move(outcome);
-    }
-};
-
-class FakeChild : public job::Process {
-public:
-    explicit FakeChild(std::shared_ptr<Child> child) : m_child(std::move(child)) {}
-    ~FakeChild() override {
-        if (m_child->abandoned_when_destroyed) {
-            abandon();
-        }
-        m_child->alive = false;
-    }
-    void collect_fds(std::vector<pollfd>&) override {}
-    void process_events(std::span<const pollfd>) override {}
-    void stop(int signo) override { m_child->stopped.push_back(signo); }
-    void kill() override { m_child->stopped.push_back(SIGKILL); }
-    void abandon() override {
-        m_child->abandoned = true;
-        if (!m_child->result) {
-            m_child->end(Outcome::killed(SIGKILL));
-        }
-    }
-    std::optional<Outcome> result() const override { return m_child->result; }
-
-private:
-    std::shared_ptr<Child> m_child;
-};
 
 class SlurmTransportTest : public ::testing::Test {
 protected:
