@@ -69,7 +69,7 @@ public:
         LaunchResult result;
         for (Node& node : m_nodes) {
             result.outcomes.push_back(
-                NodeOutcome{node.command->host, *node.exit, node.delivered, node.left_after});
+                NodeOutcome{host_of(node), *node.exit, node.delivered, node.left_after});
         }
         result.first_failure = m_first_failure;
         result.launcher_signal = m_launcher_signal;
@@ -103,7 +103,7 @@ private:
             m_first_failure = m_failed;
             if (running) {
                 Node& failed = m_nodes[*m_failed];
-                notice("{} failed ({}); {}", failed.command->host, job::describe(*failed.exit),
+                notice("{} failed ({}); {}", host_of(failed), job::describe(*failed.exit),
                        m_started ? "stopping the other nodes" : "starting no job");
                 stop_all(SIGTERM);
                 arm_grace(SIGTERM);
@@ -125,9 +125,14 @@ private:
         }
         node.left_after =
             std::chrono::duration_cast<std::chrono::milliseconds>(m_settings.now() - m_started_at);
-        notice("{} left the job ({}); it goes on with {} node{} (at least {})", node.command->host,
+        notice("{} left the job ({}); it goes on with {} node{} (at least {})", host_of(node),
                job::describe(*node.exit), running, running == 1 ? "" : "s", *m_settings.min_nodes);
         return true;
+    }
+
+    // The node's name: the plan's, or the one its transport learnt as the job started.
+    static std::string host_of(const Node& node) {
+        return node.process->host().value_or(node.command->host);
     }
 
     // True when no node is still connecting.
@@ -261,7 +266,7 @@ private:
         if (m_abandon_deadline && now >= *m_abandon_deadline) {
             for (Node& node : m_nodes) {
                 if (!node.exit && !node.process->result()) {
-                    notice("{} did not end after SIGKILL; giving up on it", node.command->host);
+                    notice("{} did not end after SIGKILL; giving up on it", host_of(node));
                     node.process->abandon();
                 }
             }

@@ -151,7 +151,6 @@ private:
 
 step::Step::Settings srun_settings(const run::Plan& plan, const run::SrunLaunch& launch,
                                    std::function<void(std::string_view)> notice,
-                                   std::function<void(std::size_t, const std::string&)> named,
                                    step::Spawn spawn) {
     step::Step::Settings settings;
     settings.launcher.argv = srun_command(plan, launch);
@@ -166,9 +165,7 @@ step::Step::Settings srun_settings(const run::Plan& plan, const run::SrunLaunch&
         first.flag_environment);
     settings.tasks = plan.nodes.size();
     settings.notice = std::move(notice);
-    if (launch.allocates) {
-        settings.named = std::move(named);
-    }
+    settings.names_hosts = launch.allocates;
     std::chrono::milliseconds grace = plan.timings.kill_grace;
     settings.spawn =
         spawn ? std::move(spawn)
@@ -181,11 +178,8 @@ step::Step::Settings srun_settings(const run::Plan& plan, const run::SrunLaunch&
 } // namespace
 
 SlurmTransport::SlurmTransport(const run::Plan& plan, const run::SrunLaunch& launch,
-                               std::function<void(std::string_view)> notice,
-                               std::function<void(std::size_t, const std::string&)> named,
-                               Spawn spawn)
-    : step::StepTransport(
-          srun_settings(plan, launch, std::move(notice), std::move(named), std::move(spawn)),
-          std::make_unique<SrunEngine>("scancel")) {}
+                               std::function<void(std::string_view)> notice, Spawn spawn)
+    : step::StepTransport(srun_settings(plan, launch, std::move(notice), std::move(spawn)),
+                          std::make_unique<SrunEngine>("scancel")) {}
 
 } // namespace colossalai::slurm

@@ -294,14 +294,12 @@ void Step::task_line(Stream stream, const LabelledLine& labelled) {
 // Once per node (the start marker comes on both streams): a node whose name the launcher chose.
 void Step::name(std::size_t rank, std::string_view node) {
     Task& task = m_tasks[rank];
-    if (!m_settings.named || task.named || node.empty() || task.sink == nullptr) {
+    if (!m_settings.names_hosts || task.host || node.empty() || task.sink == nullptr) {
         return;
     }
-    task.named = true;
     flush(); // what came before the name keeps the prefix it was gathered under
-    std::string host = util::escape_control_bytes(node);
-    task.sink->set_prefix(host + ": ");
-    m_settings.named(rank, host);
+    task.host = util::escape_control_bytes(node);
+    task.sink->set_prefix(*task.host + ": ");
 }
 
 // The lowest rank still without a result: it carries the launcher's descriptors to the loop
@@ -436,6 +434,7 @@ public:
     void abandon() override { m_step->abandon(); }
     std::optional<job::Outcome> result() const override { return m_step->result(m_rank); }
     void go() override { m_step->go(); }
+    std::optional<std::string> host() const override { return m_step->host(m_rank); }
 
 private:
     std::shared_ptr<Step> m_step;

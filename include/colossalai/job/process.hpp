@@ -67,6 +67,11 @@ public:
     virtual bool ready() const { return true; }
     virtual void go() {}
 
+    // The node's name when the transport learnt it only as the job started (srun allocating the
+    // nodes: the plan's hosts are placeholders); nullopt: the plan's host. The loop's notices and
+    // the summary name the node by it.
+    virtual std::optional<std::string> host() const { return std::nullopt; }
+
     // The launcher is about to stop itself (Ctrl-Z): for as long as it is stopped it runs no
     // loop, so a remote job must not take the silence that follows for a dead launcher.
     virtual void launcher_stopping() {}

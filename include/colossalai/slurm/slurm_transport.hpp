@@ -45,11 +45,9 @@ public:
     // task: the variables of -x, --env-file and --network-interface go into it, those of
     // --env-exclude stay out). With `launch.allocates` (the plan's hosts are placeholders), each
     // node's name comes from its task's start marker: its output's prefix becomes `name: ` and
-    // `named(rank, name)` is called, once per node. scancel is found on srun's PATH.
+    // its process's host() (job::Process) says it. scancel is found on srun's PATH.
     SlurmTransport(const run::Plan& plan, const run::SrunLaunch& launch,
-                   std::function<void(std::string_view)> notice,
-                   std::function<void(std::size_t, const std::string&)> named = {},
-                   Spawn spawn = {});
+                   std::function<void(std::string_view)> notice, Spawn spawn = {});
 };
 
 } // namespace colossalai::slurm

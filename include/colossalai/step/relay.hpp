@@ -4,7 +4,7 @@
 // and says whose it is.
 //
 // The launcher process cannot carry a job's bytes as they are. srun (Slurm 22.05, measured; see
-// docs/design.md, "srun as one more transport"): slurmstepd forwards a task's stream in messages
+// docs/design.md, "the step family"): slurmstepd forwards a task's stream in messages
 // of at most 1024 bytes (MAX_MSG_LEN) and holds a partial line until its newline, so a progress
 // bar's `\r` states arrive only with their line's end; srun's label writer then ends every piece
 // without a newline with one of its own, so piece boundaries and line ends can no longer be told

@@ -83,7 +83,9 @@ public:
         std::string launcher_name;   // `srun`: what the notices and outcomes call it
         std::size_t tasks = 0;       // one per node
         std::function<void(std::string_view)> notice;
-        std::function<void(std::size_t, const std::string&)> named; // empty: the hosts are known
+        // The launcher chooses the nodes (srun allocating): each task's start marker names its
+        // node, which becomes its output's prefix and its process's host(); else the plan's.
+        bool names_hosts = false;
         Spawn spawn;
     };
 
@@ -105,6 +107,8 @@ public:
     // Once given, a task's result stays (the loop asks no more, and the next rank takes over
     // the launcher's descriptors).
     std::optional<job::Outcome> result(std::size_t rank) const;
+    // The name its start marker gave node `rank` (Settings::names_hosts), else nullopt.
+    std::optional<std::string> host(std::size_t rank) const { return m_tasks[rank].host; }
 
     // --- for the engine's stop delivery ---
     const std::string& handle() const { return m_handle; } // empty until a task named the step
@@ -133,8 +137,8 @@ private:
         std::array<bool, 2> open{true, true};
         std::optional<int> status;
         mutable std::optional<job::Outcome> reported;
-        bool started = false; // its start marker came: its job may have run
-        bool named = false;
+        bool started = false;            // its start marker came: its job may have run
+        std::optional<std::string> host; // the name the launcher chose (names_hosts)
     };
 
     std::optional<job::Outcome> compute_result(std::size_t rank) const;

@@ -57,6 +57,7 @@ struct Script {
     int raise_in_launcher = 0;       // sends this signal to the launcher at its first step
     size_t connect_steps = 0;        // process_events() calls before it is ready (a slow host)
     std::optional<std::string> connect_error; // fails when it would be ready (host unreachable)
+    std::optional<std::string> host;          // the name its transport learns once its job started
 };
 
 struct Shared {
@@ -169,6 +170,9 @@ public:
         }
     }
     std::optional<job::Outcome> result() const override { return m_result; }
+    std::optional<std::string> host() const override {
+        return m_started ? m_script.host : std::nullopt;
+    }
 
 private:
     void finish(job::Outcome info) {

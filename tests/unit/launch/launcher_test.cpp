@@ -29,6 +29,17 @@ TEST_F(LauncherTest, FailFastStopsTheOthersWithSigterm) {
               "colossalai: node1 failed (exit code 3); stopping the other nodes\n");
 }
 
+// A node whose name its transport learnt as its job started (srun allocating the nodes) is named
+// by it in the notices and the summary.
+TEST_F(LauncherTest, ANodeIsNamedAsItsTransportLearntIt) {
+    Script failing = exits(3);
+    failing.host = "gpu7";
+    LaunchResult result = launch({runs(), failing});
+    EXPECT_EQ(result.outcomes[0].host, "node0");
+    EXPECT_EQ(result.outcomes[1].host, "gpu7");
+    EXPECT_EQ(read_all(m_err), "colossalai: gpu7 failed (exit code 3); stopping the other nodes\n");
+}
+
 TEST_F(LauncherTest, SigkillAfterTheGracePeriod) {
     Settings settings;
     settings.kill_grace = std::chrono::milliseconds(30);

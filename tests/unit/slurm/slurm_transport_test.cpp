@@ -74,9 +74,6 @@ protected:
         m_transport = std::make_unique<SlurmTransport>(
             m_plan, std::get<run::SrunLaunch>(m_plan.launch),
             [this](std::string_view text) { m_notices += text; },
-            [this](std::size_t rank, const std::string& host) {
-                m_named.push_back(std::to_string(rank) + "=" + host);
-            },
             [this](const exec::SpawnRequest& request, output::NodeOutput& output) {
                 auto child = std::make_shared<Child>();
                 child->request = request;
@@ -137,7 +134,6 @@ protected:
     std::vector<std::unique_ptr<job::Process>> m_processes;
     std::vector<std::shared_ptr<Child>> m_children;
     std::string m_notices;
-    std::vector<std::string> m_named;
 };
 
 // --- start ---
@@ -293,7 +289,11 @@ TEST_F(SlurmTransportTest, TheTasksOfAnAllocationSrunMadeNameTheirNodes) {
     srun().say(start_marker(0, 0, "7.0", "gpu7"));
     srun().say(start_marker(0, 0, "7.0", "gpu7"), Stream::err);
     EXPECT_EQ(m_outputs[0].prefix, "gpu7: ");
-    EXPECT_EQ(m_named, Words{"0=gpu7"}); // once
+    EXPECT_EQ(m_processes[0]->host(), "gpu7");
+    EXPECT_EQ(m_processes[1]->host(), std::nullopt); // not yet
+    srun().say(start_marker(1, 1, "7.0", "gpu\x1b[2J9"));
+    EXPECT_EQ(m_processes[1]->host(), "gpu\\x1b[2J9"); // no control bytes in a summary line
+    EXPECT_EQ(m_outputs[1].prefix, "gpu\\x1b[2J9: ");
 }
 
 // --- stop, kill, lost ---
