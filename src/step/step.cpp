@@ -47,11 +47,12 @@ void Step::go() {
     update();
 }
 
-void Step::collect_fds(std::size_t rank, std::vector<pollfd>& fds) {
-    if (!m_launcher || rank != owner()) {
+void Step::collect_fds(std::vector<pollfd>& fds) {
+    m_launcher_fds = 0;
+    m_polled_helper = nullptr;
+    if (!m_launcher) {
         return;
     }
-    m_collector = rank;
     std::size_t begin = fds.size();
     if (!m_launcher_exit) {
         m_launcher->collect_fds(fds);
@@ -63,8 +64,8 @@ void Step::collect_fds(std::size_t rank, std::vector<pollfd>& fds) {
     }
 }
 
-void Step::process_events(std::size_t rank, std::span<const pollfd> fds) {
-    if (!m_launcher || rank != m_collector) {
+void Step::process_events(std::span<const pollfd> fds) {
+    if (!m_launcher) {
         return;
     }
     std::size_t launcher_fds = std::min(m_launcher_fds, fds.size());
@@ -80,8 +81,8 @@ void Step::process_events(std::size_t rank, std::span<const pollfd> fds) {
     update();
 }
 
-bool Step::has_work(std::size_t rank) const {
-    if (!m_launcher || rank != owner()) {
+bool Step::has_work() const {
+    if (!m_launcher) {
         return false;
     }
     const job::Process* helper = m_engine->helper();
@@ -89,8 +90,8 @@ bool Step::has_work(std::size_t rank) const {
            (helper != nullptr && helper->has_work());
 }
 
-std::optional<job::Clock::time_point> Step::deadline(std::size_t rank) const {
-    if (!m_launcher || rank != owner()) {
+std::optional<job::Clock::time_point> Step::deadline() const {
+    if (!m_launcher) {
         return std::nullopt;
     }
     std::optional<job::Clock::time_point> launcher =
@@ -302,17 +303,6 @@ void Step::name(std::size_t rank, std::string_view node) {
     task.sink->set_prefix(*task.host + ": ");
 }
 
-// The lowest rank still without a result: it carries the launcher's descriptors to the loop
-// (job::Process is per node; the step is one for all).
-std::size_t Step::owner() const {
-    for (std::size_t rank = 0; rank < m_tasks.size(); ++rank) {
-        if (!result(rank)) {
-            return rank;
-        }
-    }
-    return m_tasks.size();
-}
-
 bool Step::others_running(std::size_t rank) const {
     for (std::size_t other = 0; other < m_tasks.size(); ++other) {
         const Task& task = m_tasks[other];
@@ -415,20 +405,16 @@ void Step::signal_launcher(int signo) {
 
 namespace {
 
-// One node's view of the step: every call goes to the Step with the node's rank.
+// One node's view of the step: every call goes to the Step, with the node's rank where it is the
+// node's own.
 class TaskProcess : public job::Process {
 public:
     TaskProcess(std::shared_ptr<Step> step, std::size_t rank)
         : m_step(std::move(step)), m_rank(rank) {}
 
-    void collect_fds(std::vector<pollfd>& fds) override { m_step->collect_fds(m_rank, fds); }
-    void process_events(std::span<const pollfd> fds) override {
-        m_step->process_events(m_rank, fds);
-    }
-    bool has_work() const override { return m_step->has_work(m_rank); }
-    std::optional<job::Clock::time_point> deadline() const override {
-        return m_step->deadline(m_rank);
-    }
+    // The step's descriptors are polled through the transport, once for all nodes.
+    void collect_fds(std::vector<pollfd>&) override {}
+    void process_events(std::span<const pollfd>) override {}
     void stop(int signo) override { m_step->stop(signo); }
     void kill() override { m_step->kill(); }
     void abandon() override { m_step->abandon(); }

@@ -25,6 +25,9 @@ struct Child {
     // Destroyed while it runs, it abandons itself, as a real process (LocalProcess) does: its
     // output must still live then.
     bool abandoned_when_destroyed = false;
+    int fd = -1;                                    // polled for input when set
+    std::optional<job::Clock::time_point> deadline; // its Process::deadline()
+    std::vector<std::size_t> events;                // how many entries each process_events() got
 
     // What the child prints: a whole line on `stream`.
     void say(const std::string& line, output::Stream stream = output::Stream::out) const {
@@ -46,8 +49,15 @@ public:
         }
         m_child->alive = false;
     }
-    void collect_fds(std::vector<pollfd>&) override {}
-    void process_events(std::span<const pollfd>) override {}
+    void collect_fds(std::vector<pollfd>& fds) override {
+        if (m_child->fd >= 0) {
+            fds.push_back({m_child->fd, POLLIN, 0});
+        }
+    }
+    void process_events(std::span<const pollfd> fds) override {
+        m_child->events.push_back(fds.size());
+    }
+    std::optional<job::Clock::time_point> deadline() const override { return m_child->deadline; }
     void stop(int signo) override { m_child->stopped.push_back(signo); }
     void kill() override { m_child->stopped.push_back(SIGKILL); }
     void abandon() override {

@@ -87,6 +87,14 @@ public:
     virtual ~Transport() = default;
     virtual std::unique_ptr<Process> start(const NodeCommand& command,
                                            output::NodeOutput& output) = 0;
+
+    // What a transport runs for all its nodes at once (the step family's one launcher process,
+    // step/step.hpp), polled by the loop once per turn, before the nodes, while any node runs:
+    // as Process's. A transport of one process per node has none.
+    virtual void collect_fds(std::vector<pollfd>&) {}
+    virtual void process_events(std::span<const pollfd>) {}
+    virtual bool has_work() const { return false; }
+    virtual std::optional<Clock::time_point> deadline() const { return std::nullopt; }
 };
 
 } // namespace colossalai::job

@@ -95,17 +95,19 @@ public:
     // Registers node `rank`'s output and command (what its failed checks name).
     void add(std::size_t rank, output::NodeOutput& sink, const job::NodeCommand& command);
 
-    // --- the node processes' calls, by rank ---
+    // --- the loop's, through StepTransport: the launcher and the delivery's helper ---
+    void collect_fds(std::vector<pollfd>& fds);
+    void process_events(std::span<const pollfd> fds);
+    bool has_work() const;
+    std::optional<job::Clock::time_point> deadline() const;
+
+    // --- the node processes' calls ---
     void go();
-    void collect_fds(std::size_t rank, std::vector<pollfd>& fds);
-    void process_events(std::size_t rank, std::span<const pollfd> fds);
-    bool has_work(std::size_t rank) const;
-    std::optional<job::Clock::time_point> deadline(std::size_t rank) const;
     void stop(int signo);
     void kill();
     void abandon();
-    // Once given, a task's result stays (the loop asks no more, and the next rank takes over
-    // the launcher's descriptors).
+    // Once given, a task's result stays: the loop asks no more, and it must not change as the
+    // stop sequence goes on for the others (a later signal would read its 128+N otherwise).
     std::optional<job::Outcome> result(std::size_t rank) const;
     // The name its start marker gave node `rank` (Settings::names_hosts), else nullopt.
     std::optional<std::string> host(std::size_t rank) const { return m_tasks[rank].host; }
@@ -150,7 +152,6 @@ private:
     void gather(Task& task, output::Stream stream, std::string_view bytes);
     void flush();
     void name(std::size_t rank, std::string_view node);
-    std::size_t owner() const;
     bool others_running(std::size_t rank) const;
     void update();
     void not_started();
@@ -175,15 +176,16 @@ private:
     bool m_stopped = false;
     bool m_launcher_ended_tasks = false;
     bool m_not_started = false;
-    // What the last collect_fds() gave the loop, to hand each its own part back.
-    std::size_t m_collector = 0;
+    // What the last collect_fds() gave the loop: how many of the launcher's, and whose after
+    // them (a helper started in between has none).
     std::size_t m_launcher_fds = 0;
     const job::Process* m_polled_helper = nullptr;
 };
 
 // The family's transport: every node's process is a view onto one shared Step (by its rank),
-// which the first go() starts once every node is ready. An engine's transport is this with its
-// Settings and Engine (slurm::SlurmTransport).
+// which the first go() starts once every node is ready; the loop polls the Step through the
+// transport, once per turn, for all the nodes. An engine's transport is this with its Settings
+// and Engine (slurm::SlurmTransport).
 class StepTransport : public job::Transport {
 public:
     StepTransport(Step::Settings settings, std::unique_ptr<Engine> engine);
@@ -192,6 +194,11 @@ public:
     // Called once per node, in rank order.
     std::unique_ptr<job::Process> start(const job::NodeCommand& command,
                                         output::NodeOutput& output) override;
+
+    void collect_fds(std::vector<pollfd>& fds) override { m_step->collect_fds(fds); }
+    void process_events(std::span<const pollfd> fds) override { m_step->process_events(fds); }
+    bool has_work() const override { return m_step->has_work(); }
+    std::optional<job::Clock::time_point> deadline() const override { return m_step->deadline(); }
 
 private:
     std::shared_ptr<Step> m_step;

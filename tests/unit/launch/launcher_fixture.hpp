@@ -69,6 +69,7 @@ struct Shared {
     std::vector<size_t> steps; // process_events() calls each node got
     std::vector<bool> went;    // go() was called
     size_t went_while_others_connecting = 0;
+    size_t transport_steps = 0; // the transport's own process_events() calls
 };
 
 inline Script exits(int code, std::string output = "") {
@@ -208,6 +209,8 @@ public:
         auto index = static_cast<size_t>(command.rank);
         return std::make_unique<FakeProcess>(m_scripts.at(index), output, m_shared, index);
     }
+    // What the transport runs for all its nodes: counted.
+    void process_events(std::span<const pollfd>) override { ++m_shared.transport_steps; }
 
 private:
     std::vector<Script> m_scripts;

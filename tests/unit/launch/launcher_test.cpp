@@ -40,6 +40,16 @@ TEST_F(LauncherTest, ANodeIsNamedAsItsTransportLearntIt) {
     EXPECT_EQ(read_all(m_err), "colossalai: gpu7 failed (exit code 3); stopping the other nodes\n");
 }
 
+// A transport that runs something for all its nodes (one srun) is polled once per turn, while
+// its nodes run: not once per node.
+TEST_F(LauncherTest, ATransportIsPolledOncePerTurnForAllItsNodes) {
+    launch({exits_after(std::chrono::milliseconds(50), 0),
+            exits_after(std::chrono::milliseconds(50), 0)});
+    EXPECT_GT(m_shared.transport_steps, 0u);
+    EXPECT_EQ(m_shared.transport_steps, m_shared.steps[0]);
+    EXPECT_EQ(m_shared.transport_steps, m_shared.steps[1]);
+}
+
 TEST_F(LauncherTest, SigkillAfterTheGracePeriod) {
     Settings settings;
     settings.kill_grace = std::chrono::milliseconds(30);

@@ -92,8 +92,12 @@ protected:
         }
     }
 
-    // One turn of the launcher's loop over every node without a result.
+    // One turn of the launcher's loop: the transport (srun and a scancel), then every node
+    // without a result.
     void turn() {
+        std::vector<pollfd> fds;
+        m_transport->collect_fds(fds);
+        m_transport->process_events(fds);
         for (auto& process : m_processes) {
             if (!process->result()) {
                 std::vector<pollfd> fds;

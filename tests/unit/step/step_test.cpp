@@ -86,6 +86,9 @@ protected:
         }
     }
     std::optional<Outcome> result(std::size_t rank) {
+        std::vector<pollfd> fds;
+        m_transport->collect_fds(fds);
+        m_transport->process_events(fds);
         for (auto& process : m_processes) {
             if (!process->result()) {
                 std::vector<pollfd> fds;
@@ -120,8 +123,25 @@ TEST_F(StepTest, OneLauncherForEveryNodeStartedOnceAllGo) {
     go();
     ASSERT_NE(m_launcher, nullptr);
     EXPECT_EQ(m_launcher->request.argv, (std::vector<std::string>{"mpirun", "task"}));
-    // Only the lowest rank without a result carries the launcher to the loop: polled once.
-    EXPECT_FALSE(m_processes[1]->deadline());
+    // The loop polls the launcher through the transport, once for every node: its descriptors
+    // and its deadline; the nodes' processes have none.
+    m_launcher->fd = 7;
+    m_launcher->deadline = job::Clock::time_point(std::chrono::seconds(5));
+    std::vector<pollfd> fds;
+    m_transport->collect_fds(fds);
+    ASSERT_EQ(fds.size(), 1u);
+    EXPECT_EQ(fds[0].fd, 7);
+    EXPECT_EQ(m_transport->deadline(), m_launcher->deadline);
+    fds[0].revents = POLLIN;
+    m_transport->process_events(fds);
+    EXPECT_EQ(m_launcher->events, std::vector<std::size_t>{1});
+    for (auto& process : m_processes) {
+        std::vector<pollfd> none;
+        process->collect_fds(none);
+        EXPECT_TRUE(none.empty());
+        EXPECT_FALSE(process->deadline());
+        EXPECT_FALSE(process->has_work());
+    }
 }
 
 // Without a label, each line goes by the rank it carries; a line that is no task's is the
