@@ -5,13 +5,11 @@
 
 #include "../fake_child.hpp"
 #include "../recording_output.hpp"
+#include "../relayed.hpp"
 #include "../task_markers.hpp"
-#include "files.hpp"
-#include "process.hpp"
 
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/slurm/srun_command.hpp"
-#include "colossalai/step/relay.hpp"
 
 #include <gtest/gtest.h>
 
@@ -212,47 +210,14 @@ TEST_F(SlurmTransportTest, EachTasksFramesReachItsNodeAsTheJobWroteThem) {
     }
 }
 
-// What the relay (a real perl) writes for node `rank` whose job prints `bytes`, each line
-// labelled `TASK: ` as srun passes it.
-std::vector<std::string> relayed_lines(std::size_t rank, int task, const std::string& bytes) {
-    test::TempDir dir;
-    dir.write("bytes", bytes);
-    test::RunOptions options;
-    options.cwd = dir.path();
-    test::RunResult result = test::run(
-        {"perl", "-e", std::string(step::relay_program()), std::to_string(rank), "cat", "bytes"},
-        options);
-    EXPECT_EQ(result.exit_code, 0) << test::describe(result);
-    std::vector<std::string> lines;
-    std::size_t begin = 0;
-    for (std::size_t end; (end = result.out.find('\n', begin)) != std::string::npos;
-         begin = end + 1) {
-        lines.push_back(std::to_string(task) + ": " + result.out.substr(begin, end + 1 - begin));
-    }
-    return lines;
-}
-
 // Each node's frames carry its rank: srun's output, both tasks' frames interleaved line by line,
 // reaches each node byte for byte however the reads of srun's pipe split or merge it (one byte at
 // a time, across frames, in reads of more than 64 KiB), with lines of the job's over 64 KiB.
 TEST_F(SlurmTransportTest, FramesSurviveReadsSplitOrMergedAnywhere) {
-    std::string bytes[2];
-    for (std::size_t rank = 0; rank < 2; ++rank) {
-        bytes[rank] = "rank " + std::to_string(rank) + " bar 1%\r bar 2%\r\n";
-        bytes[rank].append(70000 + rank * 1000, static_cast<char>('a' + rank)).append("\n");
-        bytes[rank].append(std::string("\x1e\0\xff", 3)).append(66000, 'z');
-        bytes[rank] += "\r\nno final newline";
-    }
-    std::vector<std::string> lines[2] = {relayed_lines(0, 1, bytes[0]),
-                                         relayed_lines(1, 0, bytes[1])};
-    std::string output;
-    for (std::size_t i = 0; i < std::max(lines[0].size(), lines[1].size()); ++i) {
-        for (const std::vector<std::string>& task : lines) {
-            output += i < task.size() ? task[i] : "";
-        }
-    }
-    for (std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{1000},
-                              std::size_t{65536 + 13}, output.size()}) {
+    // Rank 0 is srun's task 1, rank 1 its task 0 (tasks_start()).
+    test::TwoNodesRelayed relayed = test::two_nodes_relayed({"1: ", "0: "});
+    const std::string& output = relayed.output;
+    for (std::size_t chunk : test::read_sizes(output.size())) {
         SCOPED_TRACE(chunk);
         m_processes.clear();
         m_children.clear();
@@ -269,8 +234,8 @@ TEST_F(SlurmTransportTest, FramesSurviveReadsSplitOrMergedAnywhere) {
         srun().end(Outcome::exited(0));
         EXPECT_EQ(result(0), Outcome::exited(0));
         EXPECT_EQ(result(1), Outcome::exited(0));
-        EXPECT_TRUE(m_outputs[0].out == bytes[0]) << m_outputs[0].out.size();
-        EXPECT_TRUE(m_outputs[1].out == bytes[1]) << m_outputs[1].out.size();
+        EXPECT_TRUE(m_outputs[0].out == relayed.bytes[0]) << m_outputs[0].out.size();
+        EXPECT_TRUE(m_outputs[1].out == relayed.bytes[1]) << m_outputs[1].out.size();
         EXPECT_EQ(m_notices, "");
     }
 }

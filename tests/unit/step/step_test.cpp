@@ -5,6 +5,7 @@
 
 #include "../fake_child.hpp"
 #include "../recording_output.hpp"
+#include "../relayed.hpp"
 #include "../task_markers.hpp"
 
 #include "colossalai/step/step.hpp"
@@ -167,6 +168,33 @@ TEST_F(StepTest, LinesWithoutALabelGoByTheirRank) {
     EXPECT_EQ(m_notices, "colossalai: mpirun: [host:123] mpirun noticed something\n"
                          "colossalai: mpirun: " +
                              test::frame(7, "no such node") + "\n");
+}
+
+// Without a label, the launcher's output reaches each node byte for byte by the rank its frames
+// carry, however the reads of its pipe split or merge them, with lines over 64 KiB.
+TEST_F(StepTest, UnlabelledFramesSurviveReadsSplitOrMergedAnywhere) {
+    test::TwoNodesRelayed relayed = test::two_nodes_relayed({"", ""});
+    const std::string& output = relayed.output;
+    for (std::size_t chunk : test::read_sizes(output.size())) {
+        SCOPED_TRACE(chunk);
+        m_processes.clear();
+        m_outputs.clear();
+        start();
+        go();
+        starts(0);
+        starts(1);
+        for (std::size_t at = 0; at < output.size(); at += chunk) {
+            m_launcher->output->write(Stream::out, std::string_view(output).substr(at, chunk));
+        }
+        ends(0, 0);
+        ends(1, 0);
+        m_launcher->end(Outcome::exited(0));
+        EXPECT_EQ(result(0), Outcome::exited(0));
+        EXPECT_EQ(result(1), Outcome::exited(0));
+        EXPECT_TRUE(m_outputs[0].out == relayed.bytes[0]) << m_outputs[0].out.size();
+        EXPECT_TRUE(m_outputs[1].out == relayed.bytes[1]) << m_outputs[1].out.size();
+        EXPECT_EQ(m_notices, "");
+    }
 }
 
 // A preflight failure is the node's: it could not run, and says which check failed.
