@@ -81,9 +81,6 @@ int execute(const run::Plan& plan) {
     output::Multiplexer output(output_options);
     SignalSource source{signals.fd(), [&signals] { return signals.take(); }};
     // After `output`, which its nodes write to until it ends.
-    // The nodes as the loop sees them: the names of an allocation srun makes are learnt as its
-    // tasks start, for the summary and the notices.
-    std::vector<run::NodeCommand> nodes = plan.nodes;
     // The transports of the plan's launch intent: local children and SSH, or one srun.
     std::optional<job::LocalTransport> local;
     std::optional<ssh::SshTransport> ssh;
@@ -105,9 +102,8 @@ int execute(const run::Plan& plan) {
             }
         }
     } else if (srun_launch != nullptr) {
-        srun.emplace(
-            plan, *srun_launch, [&output](std::string_view text) { output.write_notice(text); },
-            [&nodes](std::size_t rank, const std::string& host) { nodes[rank].host = host; });
+        srun.emplace(plan, *srun_launch,
+                     [&output](std::string_view text) { output.write_notice(text); });
     }
     auto transport_for = [&](const job::NodeCommand& node) -> job::Transport& {
         if (srun) {
@@ -119,7 +115,7 @@ int execute(const run::Plan& plan) {
         return openssh_transport ? static_cast<job::Transport&>(*openssh_transport) : *ssh;
     };
 
-    LaunchResult result = run_nodes(nodes, transport_for, output, source, settings);
+    LaunchResult result = run_nodes(plan.nodes, transport_for, output, source, settings);
     output.write_notice(render_summary(result.outcomes));
     if (plan.log_dir) {
         output.write_notice(

@@ -35,6 +35,13 @@ struct Node {
     size_t fd_end = 0;
 };
 
+// A transport the nodes use, polled once per turn for what it runs for all of them.
+struct PolledTransport {
+    job::Transport* transport;
+    size_t fd_begin = 0;
+    size_t fd_end = 0;
+};
+
 class Loop {
 public:
     Loop(const SignalSource& signals, const Settings& settings)
@@ -55,7 +62,13 @@ public:
                     [&output](std::string_view text) { output.write_notice(text); }));
                 sink = m_logs.back().get();
             }
-            node.process = transport(*node.command).start(*node.command, *sink);
+            job::Transport& its = transport(*node.command);
+            if (std::none_of(
+                    m_transports.begin(), m_transports.end(),
+                    [&its](const PolledTransport& polled) { return polled.transport == &its; })) {
+                m_transports.push_back(PolledTransport{&its});
+            }
+            node.process = its.start(*node.command, *sink);
         }
         m_progress.emplace(output, output.terminal(output::Stream::err) && !all_settled(),
                            m_nodes.size());
@@ -69,7 +82,7 @@ public:
         LaunchResult result;
         for (Node& node : m_nodes) {
             result.outcomes.push_back(
-                NodeOutcome{node.command->host, *node.exit, node.delivered, node.left_after});
+                NodeOutcome{host_of(node), *node.exit, node.delivered, node.left_after});
         }
         result.first_failure = m_first_failure;
         result.launcher_signal = m_launcher_signal;
@@ -103,7 +116,7 @@ private:
             m_first_failure = m_failed;
             if (running) {
                 Node& failed = m_nodes[*m_failed];
-                notice("{} failed ({}); {}", failed.command->host, job::describe(*failed.exit),
+                notice("{} failed ({}); {}", host_of(failed), job::describe(*failed.exit),
                        m_started ? "stopping the other nodes" : "starting no job");
                 stop_all(SIGTERM);
                 arm_grace(SIGTERM);
@@ -125,9 +138,14 @@ private:
         }
         node.left_after =
             std::chrono::duration_cast<std::chrono::milliseconds>(m_settings.now() - m_started_at);
-        notice("{} left the job ({}); it goes on with {} node{} (at least {})", node.command->host,
+        notice("{} left the job ({}); it goes on with {} node{} (at least {})", host_of(node),
                job::describe(*node.exit), running, running == 1 ? "" : "s", *m_settings.min_nodes);
         return true;
+    }
+
+    // The node's name: the plan's, or the one its transport learnt as the job started.
+    static std::string host_of(const Node& node) {
+        return node.process->host().value_or(node.command->host);
     }
 
     // True when no node is still connecting.
@@ -176,6 +194,13 @@ private:
         bool work = false;
         std::optional<Clock::time_point> wake = earliest(m_kill_deadline, m_abandon_deadline);
         wake = earliest(wake, m_output->deadline());
+        for (PolledTransport& polled : m_transports) {
+            polled.fd_begin = m_fds.size();
+            polled.transport->collect_fds(m_fds);
+            polled.fd_end = m_fds.size();
+            work = work || polled.transport->has_work();
+            wake = earliest(wake, polled.transport->deadline());
+        }
         for (Node& node : m_nodes) {
             if (node.exit) {
                 continue;
@@ -206,6 +231,10 @@ private:
         }
         // Before the nodes: what the outputs took lets the nodes be read again.
         m_output->process_events(std::span<const pollfd>(m_fds).subspan(1, output_end - 1));
+        for (PolledTransport& polled : m_transports) {
+            polled.transport->process_events(std::span<const pollfd>(m_fds).subspan(
+                polled.fd_begin, polled.fd_end - polled.fd_begin));
+        }
         for (Node& node : m_nodes) {
             if (!node.exit) {
                 node.process->process_events(std::span<const pollfd>(m_fds).subspan(
@@ -261,7 +290,7 @@ private:
         if (m_abandon_deadline && now >= *m_abandon_deadline) {
             for (Node& node : m_nodes) {
                 if (!node.exit && !node.process->result()) {
-                    notice("{} did not end after SIGKILL; giving up on it", node.command->host);
+                    notice("{} did not end after SIGKILL; giving up on it", host_of(node));
                     node.process->abandon();
                 }
             }
@@ -337,6 +366,7 @@ private:
     std::vector<std::unique_ptr<output::NodeLog>> m_logs;
     output::Multiplexer* m_output = nullptr;
     std::vector<Node> m_nodes;
+    std::vector<PolledTransport> m_transports;
     std::vector<pollfd> m_fds;
     std::optional<size_t> m_failed;        // the first node that failed
     std::optional<size_t> m_first_failure; // that node, once fail-fast acted on it

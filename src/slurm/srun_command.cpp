@@ -1,10 +1,9 @@
 #include "colossalai/slurm/srun_command.hpp"
 
-#include "relay.hpp"
-#include "task_lines.hpp"
-
 #include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/job/preflight.hpp"
+#include "colossalai/step/relay.hpp"
+#include "colossalai/step/task_lines.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/strings.hpp"
@@ -66,20 +65,13 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
                   "run's hosts\" >&2; exit 127 ;;\nesac\n";
     }
     // The step, for the launcher's scancel: SLURM_JOBID and SLURM_STEPID are the older names.
-    script += "cai_s=${SLURM_JOB_ID-${SLURM_JOBID-}}.${SLURM_STEP_ID-${SLURM_STEPID-}}\n"
-              "printf '\\036colossalai-task-start %s %s %s\\n' \"$r\" \"$cai_s\" "
-              "\"${SLURMD_NODENAME-}\"\n"
-              "printf '\\036colossalai-task-start %s %s %s\\n' \"$r\" \"$cai_s\" "
-              "\"${SLURMD_NODENAME-}\" >&2\n";
+    script += "cai_s=${SLURM_JOB_ID-${SLURM_JOBID-}}.${SLURM_STEP_ID-${SLURM_STEPID-}}\n";
+    script += step::start_marker_shell("\"$r\"", "\"$cai_s\"", "\"${SLURMD_NODENAME-}\"");
     // The preflight, as in ssh's node wrapper: a failed check is named on stdout, then the task
     // ends with the preflight's status, its command not started.
     const NodeCommand& first = nodes.front();
     std::string interfaces = fmt::format("{}", fmt::join(first.preflight.interfaces, ","));
-    // (The markers' first byte, RS, written as printf's \036.)
-    script += fmt::format("cai_f() {{ printf '\\036colossalai-failed %s\\n' \"$1\"; printf "
-                          "'\\036colossalai-task-exit {0}\\n'; printf "
-                          "'\\036colossalai-task-exit {0}\\n' >&2; exit {0}; }}\n",
-                          job::preflight_exit_status);
+    script += step::failed_check_shell("\"$r\"");
     // Node 0's GPU need is every task's: the nodes run one command (check_same_commands), so the
     // same process count, and GPU indices are refused with srun (run/planner.cpp).
     script += fmt::format("cai_d={} cai_c={} cai_i={} cai_u={}\n",
@@ -96,7 +88,7 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     script += "command -v perl >/dev/null 2>&1 || cai_f 'helper perl'\n";
     script += fmt::format("trap : {}\n", exec::signal_policy::short_names(
                                              exec::signal_policy::delivered_to_slurm_steps, " "));
-    script += "perl -e " + util::shell_quote(relay_program()) + " ";
+    script += "perl -e " + util::shell_quote(step::relay_program()) + " \"$r\" ";
     for (size_t i = 0; i < argv.size(); ++i) {
         if (i > 0) {
             script += ' ';
@@ -109,10 +101,7 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
             script += i == 0 ? util::shell_join({argv[i]}) : util::shell_quote(argv[i]);
         }
     }
-    script += "\ns=$?\n"
-              "printf '\\036colossalai-task-exit %s\\n' \"$s\"\n"
-              "printf '\\036colossalai-task-exit %s\\n' \"$s\" >&2\n"
-              "exit \"$s\"\n";
+    script += "\ns=$?\n" + step::exit_marker_shell("\"$r\"", "\"$s\"") + "exit \"$s\"\n";
     return script;
 }
 

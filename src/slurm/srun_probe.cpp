@@ -1,11 +1,11 @@
 #include "colossalai/slurm/srun_probe.hpp"
 
-#include "relay.hpp"
 #include "task_lines.hpp"
 
+#include "colossalai/step/task_lines.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <map>
+#include <type_traits>
 #include <variant>
 
 namespace colossalai::slurm {
@@ -30,7 +30,6 @@ ProbeOutput read_probe_output(std::string_view srun_output,
                               const std::vector<job::NodeCommand>& nodes) {
     ProbeOutput output;
     output.answers.resize(nodes.size());
-    std::map<int, std::size_t> node_of_task; // srun's task id -> index in `nodes`
     std::size_t begin = 0;
     while (begin < srun_output.size()) {
         // Whole lines, their \r kept (a frame's bytes are the program's); a last line without a
@@ -39,42 +38,44 @@ ProbeOutput read_probe_output(std::string_view srun_output,
         if (end == std::string_view::npos) {
             end = srun_output.size();
         }
-        SrunLine line = read_srun_line(srun_output.substr(begin, end - begin));
+        std::string_view line = srun_output.substr(begin, end - begin);
         begin = end + 1;
-        if (const auto* message = std::get_if<SrunMessage>(&line)) {
-            std::string_view text = message->text;
-            if (!text.empty() && text.back() == '\r') {
-                text.remove_suffix(1);
+        std::optional<LabelledLine> labelled = parse_labelled_line(line);
+        if (!labelled) {
+            if (!line.empty() && line.back() == '\r') {
+                line.remove_suffix(1);
             }
-            if (!util::trim(text).empty()) {
-                output.srun_lines.push_back(util::escape_control_bytes(text));
+            if (!util::trim(line).empty()) {
+                output.srun_lines.push_back(util::escape_control_bytes(line));
             }
-        } else if (const auto* started = std::get_if<TaskStarted>(&line)) {
-            // Each task names its node on both streams: the second time changes nothing.
-            if (started->start.rank >= 0 &&
-                static_cast<std::size_t>(started->start.rank) < nodes.size()) {
-                auto index = static_cast<std::size_t>(started->start.rank);
-                node_of_task[started->task] = index;
-                output.answers[index].started = true;
-            }
-        } else if (const auto* text = std::get_if<TaskText>(&line)) {
-            auto found = node_of_task.find(text->task);
-            if (found == node_of_task.end()) {
-                continue;
-            }
-            ProbeAnswer& answer = output.answers[found->second];
-            if (std::optional<std::string> bytes = decode_frame(text->text)) {
-                answer.output += *bytes;
-                continue;
-            }
-            TaskLine read = read_task_line(text->text, nodes[found->second]);
-            if (read.failure) {
-                answer.failure = std::move(read.failure);
-            }
-            if (read.exit_status) {
-                answer.exit_status = read.exit_status;
-            }
+            continue;
         }
+        // Each line of a task's says its node's rank; a node counts from its start marker on.
+        std::visit(
+            [&](const auto& said) {
+                using Said = std::decay_t<decltype(said)>;
+                if constexpr (!std::is_same_v<Said, step::Foreign>) {
+                    if (said.rank >= nodes.size()) {
+                        return;
+                    }
+                    ProbeAnswer& answer = output.answers[said.rank];
+                    if constexpr (std::is_same_v<Said, step::Started>) {
+                        answer.started = true;
+                    } else if (!answer.started) {
+                        return;
+                    } else if constexpr (std::is_same_v<Said, step::Frame>) {
+                        answer.output += said.bytes;
+                    } else if constexpr (std::is_same_v<Said, step::Failed>) {
+                        if (std::optional<job::PreflightFailure> failure =
+                                job::parse_failed_check(said.what, nodes[said.rank])) {
+                            answer.failure = std::move(failure);
+                        }
+                    } else {
+                        answer.exit_status = said.status;
+                    }
+                }
+            },
+            step::read_task_line(labelled->text));
     }
     return output;
 }

@@ -25,7 +25,7 @@ inline constexpr std::array<int, 3> stop{SIGINT, SIGTERM, SIGHUP};
 inline constexpr std::array<int, 4> relayed_to_nodes{SIGINT, SIGTERM, SIGHUP, SIGKILL};
 
 // What a Slurm task's wrapper traps and its relay ignores (slurm/srun_command.cpp,
-// slurm/relay.cpp), while the job, which the relay starts with every signal at its default, gets
+// step/relay.cpp), while the job, which the relay starts with every signal at its default, gets
 // them. Wider than relayed_to_nodes: over SSH the launcher chooses what reaches a node (a control
 // line per relayed signal, read by the wrapper's watcher), but Slurm delivers a step's signals
 // (`scancel --signal`, the ones srun forwards) to every process of every task itself, wrapper

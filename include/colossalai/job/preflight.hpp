@@ -54,7 +54,7 @@ struct Preflight {
 };
 
 // The checks, in the order a node runs them; then what a transport itself needs on the node
-// (`helper`: the relay of --launcher slurm, slurm/relay.hpp).
+// (`helper`: the relay of --launcher slurm, step/relay.hpp).
 enum class PreflightCheck {
     working_directory,
     command,

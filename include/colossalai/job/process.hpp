@@ -67,6 +67,11 @@ public:
     virtual bool ready() const { return true; }
     virtual void go() {}
 
+    // The node's name when the transport learnt it only as the job started (srun allocating the
+    // nodes: the plan's hosts are placeholders); nullopt: the plan's host. The loop's notices and
+    // the summary name the node by it.
+    virtual std::optional<std::string> host() const { return std::nullopt; }
+
     // The launcher is about to stop itself (Ctrl-Z): for as long as it is stopped it runs no
     // loop, so a remote job must not take the silence that follows for a dead launcher.
     virtual void launcher_stopping() {}
@@ -82,6 +87,14 @@ public:
     virtual ~Transport() = default;
     virtual std::unique_ptr<Process> start(const NodeCommand& command,
                                            output::NodeOutput& output) = 0;
+
+    // What a transport runs for all its nodes at once (the step family's one launcher process,
+    // step/step.hpp), polled by the loop once per turn, before the nodes, while any node runs:
+    // as Process's. A transport of one process per node has none.
+    virtual void collect_fds(std::vector<pollfd>&) {}
+    virtual void process_events(std::span<const pollfd>) {}
+    virtual bool has_work() const { return false; }
+    virtual std::optional<Clock::time_point> deadline() const { return std::nullopt; }
 };
 
 } // namespace colossalai::job

@@ -52,7 +52,8 @@ struct LaunchResult {
 using TransportFor = std::function<job::Transport&(const job::NodeCommand&)>;
 
 // Runs every node to its end in one poll() loop on the calling thread:
-// - starts all nodes (each transport's start() returns at once);
+// - starts all nodes (each transport's start() returns at once), and polls each transport that
+//   the nodes use once per turn for what it runs for all of them (one srun), then each node;
 // - streams their output into `output` (one NodeOutput per node, prefixed `host: ` there),
 //   whose writes the loop drives too: it never blocks on the launcher's own stdout or stderr;
 // - fail-fast: the first node that fails stops the others (SIGTERM, SIGKILL after the grace);

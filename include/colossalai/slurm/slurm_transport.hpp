@@ -1,8 +1,7 @@
 #pragma once
 
-#include "colossalai/exec/spawn.hpp"
-#include "colossalai/job/process.hpp"
 #include "colossalai/run/plan.hpp"
+#include "colossalai/step/step.hpp"
 
 #include <functional>
 #include <memory>
@@ -12,20 +11,19 @@
 // `--launcher slurm`: every node's job is one task of a single srun step.
 namespace colossalai::slurm {
 
-class Step;
-
 // How the Slurm transport starts its local programs, srun and scancel: as a local job
 // (job::start_local_job: own process group, a guardian, PR_SET_PDEATHSIG) by default; a unit
-// test's fake otherwise. Each is a Process that the launcher's loop polls, so nothing blocks.
-using Spawn = std::function<std::unique_ptr<job::Process>(const exec::SpawnRequest& request,
-                                                          output::NodeOutput& output)>;
+// test's fake otherwise.
+using Spawn = step::Spawn;
 
-// One more transport of the launch seam. It builds srun's command from the plan
-// (srun_command.hpp); the nodes' processes share that one srun, which the first go() starts once
-// every node is ready. srun's `--label`ed output is split by task: each task's wrapper names its
-// node rank and its step first and its exit status last, and passes the job's output through the
-// relay (relay.hpp), so each node's NodeOutput gets the job's exact bytes and each node its own
-// result. srun's own lines go to `notice`.
+// One more transport of the launch seam, a member of the step family (step/step.hpp): srun is
+// the launcher process, and this module supplies its command (srun_command.hpp), the reading of
+// its `--label` and its own lines, and the stop delivery through scancel. The nodes' processes
+// share that one srun, which the first go() starts once every node is ready. srun's output is split
+// by node: every line a task writes carries its node rank (step/task_lines.hpp): its wrapper names
+// its step first and its exit status last, and passes the job's output through the relay
+// (step/relay.hpp), so each node's NodeOutput gets the job's exact bytes and each node its own
+// result. srun's own lines (those without its task label) go to `notice`.
 //
 // The stop sequence (Process::stop, kill, abandon), for the whole step at once:
 // - stop(N) once a task has named the step: `scancel --signal=N JOB.STEP` (a child the loop
@@ -40,26 +38,16 @@ using Spawn = std::function<std::unique_ptr<job::Process>(const exec::SpawnReque
 // A stop whose scancel finds the step gone (`Invalid job id specified`: it ended meanwhile)
 // leaves srun to end by itself; a kill's does not.
 // A task without an exit status when srun ends was stopped, or failed with srun's status.
-class SlurmTransport : public job::Transport {
+class SlurmTransport : public step::StepTransport {
 public:
     // `plan`'s nodes run as tasks of one srun (`launch` says how), in `plan`'s working
     // directory, with the launcher's environment as the plan read it (srun passes it to every
     // task: the variables of -x, --env-file and --network-interface go into it, those of
     // --env-exclude stay out). With `launch.allocates` (the plan's hosts are placeholders), each
     // node's name comes from its task's start marker: its output's prefix becomes `name: ` and
-    // `named(rank, name)` is called, once per node. scancel is found on srun's PATH.
+    // its process's host() (job::Process) says it. scancel is found on srun's PATH.
     SlurmTransport(const run::Plan& plan, const run::SrunLaunch& launch,
-                   std::function<void(std::string_view)> notice,
-                   std::function<void(std::size_t, const std::string&)> named = {},
-                   Spawn spawn = {});
-    ~SlurmTransport() override;
-
-    // Called once per node, in rank order.
-    std::unique_ptr<job::Process> start(const job::NodeCommand& command,
-                                        output::NodeOutput& output) override;
-
-private:
-    std::shared_ptr<Step> m_step;
+                   std::function<void(std::string_view)> notice, Spawn spawn = {});
 };
 
 } // namespace colossalai::slurm

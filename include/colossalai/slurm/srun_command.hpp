@@ -16,11 +16,12 @@ namespace colossalai::slurm {
 // sequence signals through scancel) and its node on both streams, runs the preflight (the SSH
 // node wrapper's checks, then that perl is there for the relay), and runs that node's command —
 // the plan's argv of node 0 with the node-rank word made from the rank, every other word quoted
-// as planned — under the relay (relay.hpp), while it ignores the stop signals itself (trapped,
-// so that the job still gets them at their default), then prints the exit marker with the job's
-// status on both streams. The per-node words are where the plan's NodeCommand::words says
-// (nothing searches the words); throws a runtime error if the nodes' argvs differ anywhere else
-// (they never do as planned).
+// as planned — under the relay (step/relay.hpp, the rank its first argument), while it ignores
+// the stop signals itself (trapped, so that the job still gets them at their default), then
+// prints the exit marker with the job's status on both streams. Every line the task writes
+// carries its node rank (step/task_lines.hpp). The per-node words are where the plan's
+// NodeCommand::words says (nothing searches the words); throws a runtime error if the nodes' argvs
+// differ anywhere else (they never do as planned).
 //
 // With `allocated` (srun allocates, the plan's hosts are placeholders) the rank is Slurm's node
 // id (SLURM_NODEID: the step's node list is sorted, node 0 first), and an implicit master address

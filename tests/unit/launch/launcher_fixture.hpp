@@ -57,6 +57,7 @@ struct Script {
     int raise_in_launcher = 0;       // sends this signal to the launcher at its first step
     size_t connect_steps = 0;        // process_events() calls before it is ready (a slow host)
     std::optional<std::string> connect_error; // fails when it would be ready (host unreachable)
+    std::optional<std::string> host;          // the name its transport learns once its job started
 };
 
 struct Shared {
@@ -68,6 +69,7 @@ struct Shared {
     std::vector<size_t> steps; // process_events() calls each node got
     std::vector<bool> went;    // go() was called
     size_t went_while_others_connecting = 0;
+    size_t transport_steps = 0; // the transport's own process_events() calls
 };
 
 inline Script exits(int code, std::string output = "") {
@@ -169,6 +171,9 @@ public:
         }
     }
     std::optional<job::Outcome> result() const override { return m_result; }
+    std::optional<std::string> host() const override {
+        return m_started ? m_script.host : std::nullopt;
+    }
 
 private:
     void finish(job::Outcome info) {
@@ -204,6 +209,8 @@ public:
         auto index = static_cast<size_t>(command.rank);
         return std::make_unique<FakeProcess>(m_scripts.at(index), output, m_shared, index);
     }
+    // What the transport runs for all its nodes: counted.
+    void process_events(std::span<const pollfd>) override { ++m_shared.transport_steps; }
 
 private:
     std::vector<Script> m_scripts;

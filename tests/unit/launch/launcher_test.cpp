@@ -29,6 +29,27 @@ TEST_F(LauncherTest, FailFastStopsTheOthersWithSigterm) {
               "colossalai: node1 failed (exit code 3); stopping the other nodes\n");
 }
 
+// A node whose name its transport learnt as its job started (srun allocating the nodes) is named
+// by it in the notices and the summary.
+TEST_F(LauncherTest, ANodeIsNamedAsItsTransportLearntIt) {
+    Script failing = exits(3);
+    failing.host = "gpu7";
+    LaunchResult result = launch({runs(), failing});
+    EXPECT_EQ(result.outcomes[0].host, "node0");
+    EXPECT_EQ(result.outcomes[1].host, "gpu7");
+    EXPECT_EQ(read_all(m_err), "colossalai: gpu7 failed (exit code 3); stopping the other nodes\n");
+}
+
+// A transport that runs something for all its nodes (one srun) is polled once per turn, while
+// its nodes run: not once per node.
+TEST_F(LauncherTest, ATransportIsPolledOncePerTurnForAllItsNodes) {
+    launch({exits_after(std::chrono::milliseconds(50), 0),
+            exits_after(std::chrono::milliseconds(50), 0)});
+    EXPECT_GT(m_shared.transport_steps, 0u);
+    EXPECT_EQ(m_shared.transport_steps, m_shared.steps[0]);
+    EXPECT_EQ(m_shared.transport_steps, m_shared.steps[1]);
+}
+
 TEST_F(LauncherTest, SigkillAfterTheGracePeriod) {
     Settings settings;
     settings.kill_grace = std::chrono::milliseconds(30);

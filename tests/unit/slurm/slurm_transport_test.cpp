@@ -3,8 +3,10 @@
 // it ends, what it was sent), so every step of the stop sequence is checked without Slurm. The
 // real srun and scancel: tests/e2e/run_slurm/.
 
+#include "../fake_child.hpp"
 #include "../recording_output.hpp"
-#include "task_markers.hpp"
+#include "../relayed.hpp"
+#include "../task_markers.hpp"
 
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/slurm/srun_command.hpp"
@@ -12,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,74 +24,34 @@ namespace {
 
 using job::Outcome;
 using output::Stream;
+using test::Child;
+using test::FakeChild;
 using test::RecordingOutput;
 using Words = std::vector<std::string>;
 
-// One child the transport started (srun or scancel), as the test sees it.
-struct Child {
-    exec::SpawnRequest request;
-    output::NodeOutput* output = nullptr;
-    std::vector<int> stopped; // stop(N) and kill() (SIGKILL), in order
-    bool abandoned = false;
-    std::optional<Outcome> result;
-    bool alive = true; // the transport still holds it
-    // Destroyed while it runs, it abandons itself, as a real process (LocalProcess) does: its
-    // output must still live then.
-    bool abandoned_when_destroyed = false;
-
-    // What the child prints: a whole line on `stream`.
-    void say(const std::string& line, Stream stream = Stream::out) const {
-        output->write(stream, line + "\n");
-    }
-    void end(Outcome outcome) {
-        output->close(Stream::out);
-        output->close(Stream::err);
-        result = std::move(outcome);
-    }
-};
-
-class FakeChild : public job::Process {
-public:
-    explicit FakeChild(std::shared_ptr<Child> child) : m_child(std::move(child)) {}
-    ~FakeChild() override {
-        if (m_child->abandoned_when_destroyed) {
-            abandon();
-        }
-        m_child->alive = false;
-    }
-    void collect_fds(std::vector<pollfd>&) override {}
-    void process_events(std::span<const pollfd>) override {}
-    void stop(int signo) override { m_child->stopped.push_back(signo); }
-    void kill() override { m_child->stopped.push_back(SIGKILL); }
-    void abandon() override {
-        m_child->abandoned = true;
-        if (!m_child->result) {
-            m_child->end(Outcome::killed(SIGKILL));
-        }
-    }
-    std::optional<Outcome> result() const override { return m_child->result; }
-
-private:
-    std::shared_ptr<Child> m_child;
-};
-
-using test::rs;
-
-std::string start_marker(int task, int rank, const std::string& step = "7.0",
-                         const std::string& node = "") {
-    return std::to_string(task) + ": " + rs + "colossalai-task-start " + std::to_string(rank) +
-           " " + step + " " + (node.empty() ? "node" + std::to_string(rank + 1) : node);
-}
-std::string exit_marker(int task, int status) {
-    return std::to_string(task) + ": " + rs + "colossalai-task-exit " + std::to_string(status);
-}
-// A frame of the relay's: `text` and how it ended (`n` newline, `p` none).
-std::string frame(int task, const std::string& text, char end = 'n') {
-    return std::to_string(task) + ": " + text + rs + end;
-}
-
 class SlurmTransportTest : public ::testing::Test {
 protected:
+    // srun's labelled lines of its tasks, as the wrappers write them (step/task_lines.hpp): each
+    // carries its node's rank, which a task's start marker gives it (Slurm's task order is not
+    // the plan's).
+    std::string start_marker(int task, int rank, const std::string& step = "7.0",
+                             const std::string& node = "") {
+        m_rank_of[task] = rank;
+        return std::to_string(task) + ": " +
+               test::task_line(
+                   rank,
+                   test::start_marker(step + " " +
+                                      (node.empty() ? "node" + std::to_string(rank + 1) : node)));
+    }
+    std::string exit_marker(int task, int status) {
+        return std::to_string(task) + ": " +
+               test::task_line(m_rank_of.at(task), test::exit_marker(std::to_string(status)));
+    }
+    // A frame of the relay's: `text` and how it ended (`n` newline, `p` none).
+    std::string frame(int task, const std::string& text, char end = 'n') {
+        return std::to_string(task) + ": " + test::frame(m_rank_of.at(task), text, end);
+    }
+
     // A plan of `count` nodes node1..; srun allocates them when `allocates`.
     void start(std::size_t count = 2, bool allocates = false) {
         m_plan.nodes.clear();
@@ -109,9 +72,6 @@ protected:
         m_transport = std::make_unique<SlurmTransport>(
             m_plan, std::get<run::SrunLaunch>(m_plan.launch),
             [this](std::string_view text) { m_notices += text; },
-            [this](std::size_t rank, const std::string& host) {
-                m_named.push_back(std::to_string(rank) + "=" + host);
-            },
             [this](const exec::SpawnRequest& request, output::NodeOutput& output) {
                 auto child = std::make_shared<Child>();
                 child->request = request;
@@ -130,8 +90,12 @@ protected:
         }
     }
 
-    // One turn of the launcher's loop over every node without a result.
+    // One turn of the launcher's loop: the transport (srun and a scancel), then every node
+    // without a result.
     void turn() {
+        std::vector<pollfd> fds;
+        m_transport->collect_fds(fds);
+        m_transport->process_events(fds);
         for (auto& process : m_processes) {
             if (!process->result()) {
                 std::vector<pollfd> fds;
@@ -165,13 +129,13 @@ protected:
         srun().say(exit_marker(task, status), Stream::err);
     }
 
+    std::map<int, int> m_rank_of; // srun's task -> the node rank its start marker said
     run::Plan m_plan;
     std::vector<RecordingOutput> m_outputs;
     std::unique_ptr<SlurmTransport> m_transport;
     std::vector<std::unique_ptr<job::Process>> m_processes;
     std::vector<std::shared_ptr<Child>> m_children;
     std::string m_notices;
-    std::vector<std::string> m_named;
 };
 
 // --- start ---
@@ -246,6 +210,36 @@ TEST_F(SlurmTransportTest, EachTasksFramesReachItsNodeAsTheJobWroteThem) {
     }
 }
 
+// Each node's frames carry its rank: srun's output, both tasks' frames interleaved line by line,
+// reaches each node byte for byte however the reads of srun's pipe split or merge it (one byte at
+// a time, across frames, in reads of more than 64 KiB), with lines of the job's over 64 KiB.
+TEST_F(SlurmTransportTest, FramesSurviveReadsSplitOrMergedAnywhere) {
+    // Rank 0 is srun's task 1, rank 1 its task 0 (tasks_start()).
+    test::TwoNodesRelayed relayed = test::two_nodes_relayed({"1: ", "0: "});
+    const std::string& output = relayed.output;
+    for (std::size_t chunk : test::read_sizes(output.size())) {
+        SCOPED_TRACE(chunk);
+        m_processes.clear();
+        m_children.clear();
+        m_outputs.clear();
+        m_transport.reset();
+        start();
+        go();
+        tasks_start();
+        for (std::size_t at = 0; at < output.size(); at += chunk) {
+            srun().output->write(Stream::out, std::string_view(output).substr(at, chunk));
+        }
+        task_ends(0, 0);
+        task_ends(1, 0);
+        srun().end(Outcome::exited(0));
+        EXPECT_EQ(result(0), Outcome::exited(0));
+        EXPECT_EQ(result(1), Outcome::exited(0));
+        EXPECT_TRUE(m_outputs[0].out == relayed.bytes[0]) << m_outputs[0].out.size();
+        EXPECT_TRUE(m_outputs[1].out == relayed.bytes[1]) << m_outputs[1].out.size();
+        EXPECT_EQ(m_notices, "");
+    }
+}
+
 TEST_F(SlurmTransportTest, ALineOfATaskThatHasNotStartedIsANotice) {
     start(1);
     go();
@@ -264,7 +258,11 @@ TEST_F(SlurmTransportTest, TheTasksOfAnAllocationSrunMadeNameTheirNodes) {
     srun().say(start_marker(0, 0, "7.0", "gpu7"));
     srun().say(start_marker(0, 0, "7.0", "gpu7"), Stream::err);
     EXPECT_EQ(m_outputs[0].prefix, "gpu7: ");
-    EXPECT_EQ(m_named, Words{"0=gpu7"}); // once
+    EXPECT_EQ(m_processes[0]->host(), "gpu7");
+    EXPECT_EQ(m_processes[1]->host(), std::nullopt); // not yet
+    srun().say(start_marker(1, 1, "7.0", "gpu\x1b[2J9"));
+    EXPECT_EQ(m_processes[1]->host(), "gpu\\x1b[2J9"); // no control bytes in a summary line
+    EXPECT_EQ(m_outputs[1].prefix, "gpu\\x1b[2J9: ");
 }
 
 // --- stop, kill, lost ---

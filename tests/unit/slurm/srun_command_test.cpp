@@ -1,9 +1,8 @@
 // The srun command and each task's script, run by a real /bin/sh (and perl, for the relay).
 
+#include "../task_markers.hpp"
 #include "fake_gpus.hpp"
 #include "files.hpp"
-#include "relay.hpp"
-#include "task_lines.hpp"
 
 #include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/slurm/srun_command.hpp"
@@ -117,10 +116,16 @@ std::string run_script(const std::string& script, const std::string& variables,
     size_t begin = 0;
     for (size_t end; (end = out.find('\n', begin)) != std::string::npos; begin = end + 1) {
         std::string line = out.substr(begin, end - begin);
-        std::optional<std::string> bytes = decode_frame(line);
-        read += bytes ? *bytes : line + "\n";
+        step::TaskLine said = step::read_task_line(line);
+        const auto* frame = std::get_if<step::Frame>(&said);
+        read += frame != nullptr ? frame->bytes : line + "\n";
     }
     return read + out.substr(begin);
+}
+
+// A line the task of node `rank` writes itself (a marker), as run_script() returns it.
+std::string said(int rank, std::string_view marker, const std::string& rest) {
+    return test::task_line(static_cast<std::size_t>(rank), std::string(marker) + rest) + "\n";
 }
 
 // As the task on `node`, of step 7.0.
@@ -138,16 +143,17 @@ TEST(SrunTaskScript, RunsItsNodesCommandBetweenTheMarkers) {
         node.argv.erase(node.argv.begin() + 2); // torchrun
         node.words = job::NodeWords{3, 4};
     }
-    std::string start = std::string(task_start_marker);
-    std::string exit = std::string(task_exit_marker);
+    std::string start = said(1, step::task_start_marker, "7.0 node-a");
+    std::string exit = said(1, step::task_exit_marker, "0");
     EXPECT_EQ(run_task(nodes, "node-a"),
-              start + "1 7.0 node-a\n" + start + "1 7.0 node-a\n" +
+              start + start +
                   "[--nnodes=2][--node_rank=1][--master_addr=node-b]['$(id)'][a b][`x`]" + exit +
-                  "0\n" + exit + "0\n");
+                  exit);
     nodes[0].argv[0] = "false";
     nodes[1].argv[0] = "false";
-    EXPECT_EQ(run_task(nodes, "node-b"),
-              start + "0 7.0 node-b\n" + start + "0 7.0 node-b\n" + exit + "1\n" + exit + "1\n");
+    start = said(0, step::task_start_marker, "7.0 node-b");
+    exit = said(0, step::task_exit_marker, "1");
+    EXPECT_EQ(run_task(nodes, "node-b"), start + start + exit + exit);
     EXPECT_NE(run_task(nodes, "node-c").find("the Slurm node 'node-c' is not one of the run's"),
               std::string::npos);
 }
@@ -159,22 +165,21 @@ TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
         node.working_directory = "/";
         node.preflight.master_address = "10.0.0.1"; // numeric: no lookup
     }
-    std::string start = std::string(task_start_marker) + "0 7.0 node-b\n";
-    std::string exit = std::string(task_exit_marker) + "254\n";
+    std::string start = said(0, step::task_start_marker, "7.0 node-b");
+    std::string exit = said(0, step::task_exit_marker, "254");
+    auto failed = [](const std::string& what) { return said(0, job::failed_check_marker, what); };
     std::vector<NodeCommand> missing_directory = nodes;
     missing_directory[0].working_directory = "/nonexistent-dir";
-    EXPECT_EQ(run_task(missing_directory, "node-b"),
-              start + start + "\036colossalai-failed cwd\n" + exit + exit);
+    EXPECT_EQ(run_task(missing_directory, "node-b"), start + start + failed("cwd") + exit + exit);
     std::vector<NodeCommand> missing_command = nodes;
     for (NodeCommand& node : missing_command) {
         node.argv[0] = "colossalai-no-such-torchrun";
     }
-    EXPECT_EQ(run_task(missing_command, "node-b"),
-              start + start + "\036colossalai-failed command\n" + exit + exit);
+    EXPECT_EQ(run_task(missing_command, "node-b"), start + start + failed("command") + exit + exit);
     std::vector<NodeCommand> missing_interface = nodes;
     missing_interface[0].preflight.interfaces = {"lo", "cai-nosuch0"};
     EXPECT_EQ(run_task(missing_interface, "node-b"),
-              start + start + "\036colossalai-failed interface cai-nosuch0\n" + exit + exit);
+              start + start + failed("interface cai-nosuch0") + exit + exit);
     // Fewer GPUs than processes (the fake nvidia-smi, tests/fixtures/fake_nvidia_smi.sh, on the
     // task's PATH): every task's node counts its own.
     test::TempDir bin("colossalai-gpus");
@@ -185,14 +190,14 @@ TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
     }
     const std::string gpu_path = bin.path().string() + ":/usr/bin:/bin";
     EXPECT_EQ(run_task(few_gpus, "node-b", gpu_path),
-              start + start + "\036colossalai-failed gpus 1 smi\n" + exit + exit);
+              start + start + failed("gpus 1 smi") + exit + exit);
     test::set_fake_gpus(bin.path(), "all", 2);
     EXPECT_NE(
         run_task(few_gpus, "node-b", gpu_path).find("--node_rank=0 --master_addr=node-b x.py\n"),
         std::string::npos);
     // Without perl for the relay: its own check, after the others.
     EXPECT_EQ(run_task(nodes, "node-b", "/nonexistent"),
-              start + start + "\036colossalai-failed helper perl\n" + exit + exit);
+              start + start + failed("helper perl") + exit + exit);
     // Passing checks: the command runs.
     EXPECT_NE(run_task(nodes, "node-b").find("--node_rank=0 --master_addr=node-b x.py\n"),
               std::string::npos);
@@ -213,8 +218,8 @@ TEST(SrunTaskScript, TheJobHandlesAStopSignalAndItsStatusIsReported) {
     // In a session of its own: `kill 0` reaches the wrapper, the relay and the job.
     std::string out = run_script(srun_task_script(nodes),
                                  "SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURMD_NODENAME=node-a setsid");
-    std::string exit = std::string(task_exit_marker);
-    EXPECT_NE(out.find("checkpoint\n" + exit + "0\n" + exit + "0\n"), std::string::npos) << out;
+    std::string exit = said(1, step::task_exit_marker, "0");
+    EXPECT_NE(out.find("checkpoint\n" + exit + exit), std::string::npos) << out;
 }
 
 // The wrapper traps exactly the signals that Slurm delivers to a step, as the policy lists them
@@ -250,8 +255,8 @@ TEST(SrunTaskScript, EverySignalOfTheStepReachesTheJobAndItsStatusIsReported) {
         std::string out =
             run_script(srun_task_script(nodes),
                        "SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURMD_NODENAME=node-a setsid");
-        std::string exit = std::string(task_exit_marker);
-        EXPECT_NE(out.find("handled\n" + exit + "3\n" + exit + "3\n"), std::string::npos) << out;
+        std::string exit = said(1, step::task_exit_marker, "3");
+        EXPECT_NE(out.find("handled\n" + exit + exit), std::string::npos) << out;
     }
 }
 
@@ -270,13 +275,12 @@ TEST(SrunTaskScript, AllocatedTakesTheRankAndMasterFromSlurm) {
         node.argv.insert(node.argv.begin() + 1, "[%s]");
         node.words = job::NodeWords{3, 4};
     }
-    std::string start = std::string(task_start_marker);
-    std::string exit = std::string(task_exit_marker);
+    std::string start = said(1, step::task_start_marker, ". gpu-b7");
+    std::string exit = said(1, step::task_exit_marker, "0");
     EXPECT_EQ(run_allocated_task(nodes, "SLURM_NODEID=1 SLURMD_NODENAME=gpu-b7 "
                                         "SLURM_STEP_NODELIST='gpu-a[001-004,010],gpu-b7'"),
-              start + "1 . gpu-b7\n" + start + "1 . gpu-b7\n" +
-                  "[--nnodes=2][--node_rank=1][--master_addr=gpu-a001][x.py]" + exit + "0\n" +
-                  exit + "0\n");
+              start + start + "[--nnodes=2][--node_rank=1][--master_addr=gpu-a001][x.py]" + exit +
+                  exit);
     EXPECT_NE(run_allocated_task(nodes, "SLURM_STEP_NODELIST='r[1-2]n[01-04]' SLURM_NODEID=0")
                   .find("[--node_rank=0][--master_addr=r1n01]"),
               std::string::npos);
@@ -296,13 +300,13 @@ TEST(SrunTaskScript, AllocatedMasterThatDoesNotResolveIsNamedAsSlurmNamesIt) {
         node.argv[0] = "echo";
         node.working_directory = "/";
     }
-    std::string start = std::string(task_start_marker) + "1 . gpu-b7\n";
-    std::string exit = std::string(task_exit_marker) + "254\n";
+    std::string start = said(1, step::task_start_marker, ". gpu-b7");
+    std::string exit = said(1, step::task_exit_marker, "254");
     EXPECT_EQ(run_allocated_task(nodes,
                                  "SLURM_NODEID=1 SLURMD_NODENAME=gpu-b7 "
                                  "SLURM_STEP_NODELIST='gpu-a[001-004],gpu-b7'",
                                  false),
-              start + start + "\036colossalai-failed master gpu-a001\n" + exit + exit);
+              start + start + said(1, job::failed_check_marker, "master gpu-a001") + exit + exit);
 }
 
 } // namespace

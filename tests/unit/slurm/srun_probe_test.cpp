@@ -1,9 +1,9 @@
 // `check --launcher slurm`'s probe: the nodes it runs on, and each node's answer read from srun's
-// output (both streams on one pipe), attributed by the node its task names, never by srun's task
-// order. The task wrapper is the Slurm transport's, run by a real /bin/sh (and perl).
+// output (both streams on one pipe), attributed by the rank each line of a task's carries, never
+// by srun's task order. The task wrapper is the Slurm transport's, run by a real /bin/sh (and
+// perl).
 
-#include "relay.hpp"
-#include "task_markers.hpp"
+#include "../task_markers.hpp"
 
 #include "colossalai/exec/capture.hpp"
 #include "colossalai/slurm/srun_command.hpp"
@@ -21,8 +21,10 @@ namespace {
 using namespace std::chrono_literals;
 using Words = std::vector<std::string>;
 
+using test::frame;
 using test::rs;
 using test::start_marker;
+using test::task_line;
 
 TEST(ProbeNodes, OneNodePerHostWithTheSameCommandAndNoPerNodeWord) {
     std::vector<job::NodeCommand> nodes =
@@ -71,7 +73,7 @@ TEST(ReadProbeOutput, EachNodeGetsItsOwnTasksBytesAndStatus) {
     };
     std::string a = run_task("node-a", "0: ");
     std::string b = run_task("node-b", " 1: ");
-    ASSERT_NE(a.find(start_marker("1 7.0 node-a")), std::string::npos) << a;
+    ASSERT_NE(a.find(task_line(1, start_marker("7.0 node-a"))), std::string::npos) << a;
     std::string output = "srun: job 7 queued and waiting for resources\r\n" + a +
                          "srun: error: node-a: task 0: Exited with exit code 3\n" + b;
 
@@ -93,17 +95,18 @@ TEST(ReadProbeOutput, EachNodeGetsItsOwnTasksBytesAndStatus) {
 // nothing; a failed preflight is the node's; srun's control bytes are escaped.
 TEST(ReadProbeOutput, OnlyAStartedTasksFramesMarkersAndFailureCount) {
     std::vector<job::NodeCommand> nodes = probe_nodes({"n0", "n1", "n2"}, {"/bin/sh"}, "/");
-    std::string output = "2: early" + rs + "n\n" +                 // before its start marker
-                         "2: " + start_marker("0 7.0 n0") + "\n" + //
-                         "2: @@ sys" + rs + "n\n" +                //
-                         "2: slurmstepd: error: *** STEP 7.0 ON n0 CANCELLED ***\n" + "2: 3.11" +
-                         rs + "p\n" +                                 //
-                         "5: " + start_marker("9 7.0 other") + "\n" + // no such rank
-                         "5: stray" + rs + "n\n" +                    //
-                         "0: " + start_marker("1 7.0 n1") + "\n" +    //
-                         "0: " + std::string(job::failed_check_marker) + "helper perl\n" +
-                         "0: " + std::string(task_exit_marker) + "254\n" +
-                         "srun: error: \x1b[2Jnode2: Communication connection failure";
+    std::string output =
+        "2: " + frame(0, "early") + "\n" +                           // before its start marker
+        "2: " + task_line(0, start_marker("7.0 n0")) + "\n" +        //
+        "2: " + frame(0, "@@ sys") + "\n" +                          //
+        "2: slurmstepd: error: *** STEP 7.0 ON n0 CANCELLED ***\n" + //
+        "2: " + frame(0, "3.11", 'p') + "\n" +                       //
+        "5: " + task_line(9, start_marker("7.0 other")) + "\n" +     // no such rank
+        "5: " + frame(9, "stray") + "\n" +                           //
+        "0: " + task_line(1, start_marker("7.0 n1")) + "\n" +        //
+        "0: " + task_line(1, std::string(job::failed_check_marker) + "helper perl") + "\n" +
+        "0: " + task_line(1, test::exit_marker("254")) + "\n" +
+        "srun: error: \x1b[2Jnode2: Communication connection failure";
     ProbeOutput read = read_probe_output(output, nodes);
     ASSERT_EQ(read.answers.size(), 3u);
     EXPECT_TRUE(read.answers[0].started);

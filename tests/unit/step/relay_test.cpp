@@ -1,13 +1,15 @@
-// The relay that carries a task's output through srun: its frames decoded, and the program run
-// by a real perl over every kind of byte a job writes (issue #24: `\r\n`, `\r` bars, NUL,
-// invalid UTF-8, long lines, no final newline).
+// The relay that carries a task's output through a step's launcher process (srun, mpirun): its
+// frames decoded, and the program run by a real perl over every kind of byte a job writes (issue
+// #24: `\r\n`, `\r` bars, NUL, invalid UTF-8, long lines, no final newline), every frame with
+// its node's rank.
 
+#include "../task_markers.hpp"
 #include "files.hpp"
 #include "process.hpp"
-#include "relay.hpp"
-#include "task_markers.hpp"
 
 #include "colossalai/exec/signal_policy.hpp"
+#include "colossalai/step/relay.hpp"
+#include "colossalai/step/task_lines.hpp"
 #include "colossalai/util/signal_name.hpp"
 
 #include <gtest/gtest.h>
@@ -15,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace colossalai::slurm {
+namespace colossalai::step {
 namespace {
 
 using test::rs;
@@ -42,26 +44,34 @@ TEST(DecodeFrame, AnythingElseIsNoFrame) {
 }
 
 // What the relay writes on one stream, as the launcher reads it line by line (read_task_line):
-// the job's bytes, or a foreign line with its newline.
+// the job's bytes; every line a frame of `rank`'s.
 struct Relayed {
     std::string bytes;
     std::size_t longest_line = 0; // with its newline
 };
 
-Relayed decode_lines(const std::string& stream) {
+Relayed decode_lines(const std::string& stream, std::size_t rank = 0) {
     Relayed relayed;
-    job::NodeCommand command;
     std::size_t begin = 0;
     for (std::size_t end; (end = stream.find('\n', begin)) != std::string::npos; begin = end + 1) {
         relayed.longest_line = std::max(relayed.longest_line, end + 1 - begin);
-        relayed.bytes += read_task_line(stream.substr(begin, end - begin), command).bytes;
+        TaskLine line = read_task_line(stream.substr(begin, end - begin));
+        const auto* frame = std::get_if<Frame>(&line);
+        if (frame == nullptr) {
+            ADD_FAILURE() << "not a frame: " << stream.substr(begin, end - begin);
+            continue;
+        }
+        EXPECT_EQ(frame->rank, rank);
+        relayed.bytes += frame->bytes;
     }
     EXPECT_EQ(begin, stream.size()) << "the relay's output ends in a partial line";
     return relayed;
 }
 
-test::RunResult relay(const std::vector<std::string>& job, const test::RunOptions& options = {}) {
-    std::vector<std::string> argv = {"perl", "-e", std::string(relay_program())};
+test::RunResult relay(const std::vector<std::string>& job, const test::RunOptions& options = {},
+                      std::size_t rank = 0) {
+    std::vector<std::string> argv = {"perl", "-e", std::string(relay_program()),
+                                     std::to_string(rank)};
     argv.insert(argv.end(), job.begin(), job.end());
     return test::run(argv, options);
 }
@@ -77,6 +87,7 @@ std::string tricky_bytes() {
     for (int i = 0; i < 256; ++i) {
         bytes += static_cast<char>(i);
     }
+    bytes.append(600, '\x1e').append("\n"); // a frame of RS bytes only, each doubled
     return bytes + "no final newline";
 }
 
@@ -87,14 +98,15 @@ TEST(Relay, EveryByteOfBothStreamsArrivesInFramesThatSlurmPassesWhole) {
     dir.write("err", bytes + "\r");
     test::RunOptions options;
     options.cwd = dir.path();
-    test::RunResult result = relay({"sh", "-c", "cat out; cat err >&2; exit 3"}, options);
+    test::RunResult result =
+        relay({"sh", "-c", "cat out; cat err >&2; exit 3"}, options, 123456789);
     EXPECT_EQ(result.exit_code, 3) << test::describe(result);
-    Relayed out = decode_lines(result.out);
-    Relayed err = decode_lines(result.err);
+    Relayed out = decode_lines(result.out, 123456789);
+    Relayed err = decode_lines(result.err, 123456789);
     EXPECT_EQ(out.bytes, bytes);
     EXPECT_EQ(err.bytes, bytes + "\r");
     // slurmstepd cuts a line of more than 1023 bytes (its newline included) and ends each piece
-    // with a newline of its own.
+    // with a newline of its own: 500 RS bytes doubled, with a rank of 9 digits, stay under it.
     EXPECT_LE(out.longest_line, 1023u);
     EXPECT_LE(err.longest_line, 1023u);
 }
@@ -138,4 +150,4 @@ TEST(Relay, IgnoresWhatSlurmDeliversToTheStep) {
 }
 
 } // namespace
-} // namespace colossalai::slurm
+} // namespace colossalai::step

@@ -1,23 +1,23 @@
-#include "relay.hpp"
+#include "colossalai/step/relay.hpp"
 
 #include "colossalai/exec/signal_policy.hpp"
 
 #include <string>
 
-namespace colossalai::slurm {
+namespace colossalai::step {
 
 namespace {
-
-constexpr char record_separator = '\x1e';
 
 // The relay up to its list of the signals it ignores (`my @stop = qw(...)`, the signals of
 // exec::signal_policy::delivered_to_slurm_steps), and from there on.
 constexpr std::string_view relay_head = "use POSIX;\nmy @stop = qw(";
-// Every write is whole (put); a frame holds at most 500 bytes of the job's (frame_payload).
+// Every write is whole (put); a frame holds at most 500 bytes of the job's (frame_payload) and
+// begins with the rank, the relay's first argument.
 // Once the job has ended, select() no longer waits: what is already there is read, then the
 // relay ends even if something the job started still holds its pipes.
 constexpr std::string_view relay_tail = R"PERL();
 $SIG{$_} = "IGNORE" for @stop;
+my $rank = shift @ARGV;
 pipe(my $or, my $ow) and pipe(my $er, my $ew) or die "colossalai: pipe: $!\n";
 my $pid = fork;
 defined $pid or die "colossalai: fork: $!\n";
@@ -42,7 +42,7 @@ sub frame {
         my $piece = substr($in, $at, $n);
         $at += $n + ($end eq "n" ? 1 : 0);
         $piece =~ s/\x1e/\x1e\x1e/g;
-        $out .= "$piece\x1e$end\n";
+        $out .= "$rank\x1e$piece\x1e$end\n";
     }
     return $out;
 }
@@ -84,22 +84,22 @@ std::string_view relay_program() {
     return program;
 }
 
-std::optional<std::string> decode_frame(std::string_view line) {
+std::optional<std::string> decode_frame(std::string_view body) {
     std::string bytes;
-    bytes.reserve(line.size());
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        if (line[i] != record_separator) {
-            bytes += line[i];
+    bytes.reserve(body.size());
+    for (std::size_t i = 0; i < body.size(); ++i) {
+        if (body[i] != record_separator) {
+            bytes += body[i];
             continue;
         }
-        if (i + 1 == line.size()) {
+        if (i + 1 == body.size()) {
             return std::nullopt;
         }
-        char next = line[i + 1];
+        char next = body[i + 1];
         if (next == record_separator) {
             bytes += record_separator;
             ++i;
-        } else if ((next == 'n' || next == 'p') && i + 2 == line.size()) {
+        } else if ((next == 'n' || next == 'p') && i + 2 == body.size()) {
             if (next == 'n') {
                 bytes += '\n';
             }
@@ -111,4 +111,4 @@ std::optional<std::string> decode_frame(std::string_view line) {
     return std::nullopt; // no end: not the relay's
 }
 
-} // namespace colossalai::slurm
+} // namespace colossalai::step

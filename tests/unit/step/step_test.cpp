@@ -1,0 +1,293 @@
+// The step family's own part, with an engine as small as an mpirun engine would be: no label on
+// the launcher's lines, a stop delivered as a signal to the launcher, which forwards it. The
+// launcher is a fake child the test drives (what it prints, when it ends); the delivery is
+// recorded. srun's member of the family: tests/unit/slurm/slurm_transport_test.cpp.
+
+#include "../fake_child.hpp"
+#include "../recording_output.hpp"
+#include "../relayed.hpp"
+#include "../task_markers.hpp"
+
+#include "colossalai/step/step.hpp"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace colossalai::step {
+namespace {
+
+using job::Outcome;
+using output::Stream;
+using test::Child;
+using test::RecordingOutput;
+
+// What the engine was asked to do, in order: `deliver N` (the handle it saw), `check`.
+struct Delivered {
+    std::vector<std::string> calls;
+};
+
+// A launcher without labels (mpirun's shape): every line is read by the rank it carries; a stop
+// is SIGUSR1 to the launcher (forwarded to the tasks), a kill is the launcher ending them.
+class UnlabelledEngine : public Engine {
+public:
+    explicit UnlabelledEngine(std::shared_ptr<Delivered> delivered)
+        : m_delivered(std::move(delivered)) {}
+    std::optional<LabelledLine> read_label(std::string_view line) const override {
+        return LabelledLine{std::nullopt, line};
+    }
+    std::string notice(std::string_view line) const override {
+        return "colossalai: mpirun: " + std::string(line) + "\n";
+    }
+    std::string step_handle(std::string_view handle) const override { return std::string(handle); }
+    void deliver(Step& step, int signo) override {
+        m_delivered->calls.push_back("deliver " + std::to_string(signo) + " " + step.handle());
+        if (signo == SIGKILL) {
+            step.end_by_launcher(SIGKILL);
+        } else {
+            step.signal_launcher(SIGUSR1);
+        }
+    }
+
+private:
+    std::shared_ptr<Delivered> m_delivered;
+};
+
+class StepTest : public ::testing::Test {
+protected:
+    void start(std::size_t count = 2) {
+        Step::Settings settings;
+        settings.launcher.argv = {"mpirun", "task"};
+        settings.launcher_name = "mpirun";
+        settings.tasks = count;
+        settings.notice = [this](std::string_view text) { m_notices += text; };
+        settings.spawn = [this](const exec::SpawnRequest& request, output::NodeOutput& output) {
+            m_launcher = std::make_shared<Child>();
+            m_launcher->request = request;
+            m_launcher->output = &output;
+            return std::make_unique<test::FakeChild>(m_launcher);
+        };
+        m_transport = std::make_unique<StepTransport>(
+            std::move(settings), std::make_unique<UnlabelledEngine>(m_delivered));
+        m_outputs.resize(count);
+        for (std::size_t rank = 0; rank < count; ++rank) {
+            job::NodeCommand command;
+            command.host = "node" + std::to_string(rank);
+            command.rank = static_cast<int>(rank);
+            command.argv = {"torchrun"};
+            m_processes.push_back(m_transport->start(command, m_outputs[rank]));
+        }
+    }
+    void go() {
+        for (auto& process : m_processes) {
+            process->go();
+        }
+    }
+    std::optional<Outcome> result(std::size_t rank) {
+        std::vector<pollfd> fds;
+        m_transport->collect_fds(fds);
+        m_transport->process_events(fds);
+        for (auto& process : m_processes) {
+            if (!process->result()) {
+                std::vector<pollfd> fds;
+                process->collect_fds(fds);
+                process->process_events(fds);
+            }
+        }
+        return m_processes[rank]->result();
+    }
+    void say(std::size_t rank, const std::string& body) const {
+        m_launcher->say(test::task_line(rank, body));
+        m_launcher->say(test::task_line(rank, body), Stream::err);
+    }
+    void starts(std::size_t rank) const {
+        say(rank, test::start_marker("- node" + std::to_string(rank)));
+    }
+    void ends(std::size_t rank, int status) const {
+        say(rank, test::exit_marker(std::to_string(status)));
+    }
+
+    std::shared_ptr<Delivered> m_delivered = std::make_shared<Delivered>();
+    std::shared_ptr<Child> m_launcher;
+    std::vector<RecordingOutput> m_outputs;
+    std::unique_ptr<StepTransport> m_transport;
+    std::vector<std::unique_ptr<job::Process>> m_processes;
+    std::string m_notices;
+};
+
+TEST_F(StepTest, OneLauncherForEveryNodeStartedOnceAllGo) {
+    start();
+    EXPECT_EQ(m_launcher, nullptr);
+    go();
+    ASSERT_NE(m_launcher, nullptr);
+    EXPECT_EQ(m_launcher->request.argv, (std::vector<std::string>{"mpirun", "task"}));
+    // The loop polls the launcher through the transport, once for every node: its descriptors
+    // and its deadline; the nodes' processes have none.
+    m_launcher->fd = 7;
+    m_launcher->deadline = job::Clock::time_point(std::chrono::seconds(5));
+    std::vector<pollfd> fds;
+    m_transport->collect_fds(fds);
+    ASSERT_EQ(fds.size(), 1u);
+    EXPECT_EQ(fds[0].fd, 7);
+    EXPECT_EQ(m_transport->deadline(), m_launcher->deadline);
+    fds[0].revents = POLLIN;
+    m_transport->process_events(fds);
+    EXPECT_EQ(m_launcher->events, std::vector<std::size_t>{1});
+    for (auto& process : m_processes) {
+        std::vector<pollfd> none;
+        process->collect_fds(none);
+        EXPECT_TRUE(none.empty());
+        EXPECT_FALSE(process->deadline());
+        EXPECT_FALSE(process->has_work());
+    }
+}
+
+// Without a label, each line goes by the rank it carries; a line that is no task's is the
+// launcher's own notice.
+TEST_F(StepTest, LinesWithoutALabelGoByTheirRank) {
+    start();
+    go();
+    starts(1);
+    starts(0);
+    m_launcher->say(test::frame(1, "one\r", 'p'));
+    m_launcher->say("[host:123] mpirun noticed something");
+    m_launcher->say(test::frame(0, "zero"));
+    m_launcher->say(test::frame(1, ""), Stream::err);
+    m_launcher->say(test::frame(7, "no such node"));
+    ends(0, 0);
+    ends(1, 3);
+    m_launcher->end(Outcome::exited(1));
+    EXPECT_EQ(result(0), Outcome::exited(0));
+    EXPECT_EQ(result(1), Outcome::exited(3));
+    EXPECT_EQ(m_outputs[0].out, "zero\n");
+    EXPECT_EQ(m_outputs[1].out, "one\r");
+    EXPECT_EQ(m_outputs[1].err, "\n");
+    EXPECT_EQ(m_notices, "colossalai: mpirun: [host:123] mpirun noticed something\n"
+                         "colossalai: mpirun: " +
+                             test::frame(7, "no such node") + "\n");
+}
+
+// Without a label, the launcher's output reaches each node byte for byte by the rank its frames
+// carry, however the reads of its pipe split or merge them, with lines over 64 KiB.
+TEST_F(StepTest, UnlabelledFramesSurviveReadsSplitOrMergedAnywhere) {
+    test::TwoNodesRelayed relayed = test::two_nodes_relayed({"", ""});
+    const std::string& output = relayed.output;
+    for (std::size_t chunk : test::read_sizes(output.size())) {
+        SCOPED_TRACE(chunk);
+        m_processes.clear();
+        m_outputs.clear();
+        start();
+        go();
+        starts(0);
+        starts(1);
+        for (std::size_t at = 0; at < output.size(); at += chunk) {
+            m_launcher->output->write(Stream::out, std::string_view(output).substr(at, chunk));
+        }
+        ends(0, 0);
+        ends(1, 0);
+        m_launcher->end(Outcome::exited(0));
+        EXPECT_EQ(result(0), Outcome::exited(0));
+        EXPECT_EQ(result(1), Outcome::exited(0));
+        EXPECT_TRUE(m_outputs[0].out == relayed.bytes[0]) << m_outputs[0].out.size();
+        EXPECT_TRUE(m_outputs[1].out == relayed.bytes[1]) << m_outputs[1].out.size();
+        EXPECT_EQ(m_notices, "");
+    }
+}
+
+// A preflight failure is the node's: it could not run, and says which check failed.
+TEST_F(StepTest, APreflightFailureIsItsNodesOutcome) {
+    start(1);
+    go();
+    starts(0);
+    m_launcher->say(test::task_line(0, std::string(job::failed_check_marker) + "command"));
+    ends(0, job::preflight_exit_status);
+    m_launcher->end(Outcome::exited(job::preflight_exit_status));
+    job::PreflightFailure failure{job::PreflightCheck::command, "torchrun"};
+    EXPECT_EQ(result(0), Outcome::cannot_run(job::describe(failure), job::preflight_exit_status));
+}
+
+// --- the stop sequence, with the engine's delivery recorded ---
+
+TEST_F(StepTest, StoppedBeforeGoNothingStarts) {
+    start();
+    m_processes[0]->stop(SIGTERM);
+    go();
+    EXPECT_EQ(m_launcher, nullptr);
+    EXPECT_EQ(result(0), Outcome::not_started());
+    EXPECT_EQ(result(1), Outcome::not_started());
+    EXPECT_TRUE(m_delivered->calls.empty());
+}
+
+// Each signal reaches the engine once (every node's process asks), with the step's handle once a
+// task named it; 128+N is the signal N that was delivered.
+TEST_F(StepTest, EachSignalIsDeliveredOnceAndItsStatusReadAsIt) {
+    start();
+    go();
+    starts(0);
+    starts(1);
+    m_processes[0]->stop(SIGTERM);
+    m_processes[1]->stop(SIGTERM);
+    EXPECT_EQ(m_delivered->calls, std::vector<std::string>{"deliver 15 -"});
+    EXPECT_EQ(m_launcher->stopped, std::vector<int>{SIGUSR1});
+    ends(0, 143);
+    ends(1, 0); // it handled the TERM: a clean end
+    m_launcher->end(Outcome::exited(0));
+    EXPECT_EQ(result(0), Outcome::killed(SIGTERM));
+    EXPECT_EQ(result(1), Outcome::exited(0));
+}
+
+// After the stop and a kill, a task without a status was killed; one stopped before its start
+// marker never started; nothing is delivered once the launcher ended.
+TEST_F(StepTest, WithoutAStatusAStartedTaskWasKilledAndAnotherNeverStarted) {
+    start();
+    go();
+    starts(0);
+    m_processes[0]->stop(SIGINT);
+    m_processes[0]->kill();
+    EXPECT_EQ(m_launcher->stopped, (std::vector<int>{SIGUSR1, SIGKILL}));
+    m_launcher->end(Outcome::killed(SIGKILL));
+    EXPECT_EQ(result(0), Outcome::killed(SIGKILL));
+    EXPECT_EQ(result(1), Outcome::not_started());
+    m_processes[1]->stop(SIGHUP);
+    EXPECT_EQ(m_delivered->calls, (std::vector<std::string>{"deliver 2 -", "deliver 9 -"}));
+}
+
+// Stopped, but no task said its status and the launcher did not end them: the stop signal.
+TEST_F(StepTest, AStoppedTaskWithoutStatusWasKilledByTheStopSignal) {
+    start(1);
+    go();
+    starts(0);
+    m_processes[0]->stop(SIGINT);
+    m_launcher->end(Outcome::exited(0));
+    EXPECT_EQ(result(0), Outcome::killed(SIGINT));
+}
+
+// Not stopped: a task without its status lost it with the launcher, which is named.
+TEST_F(StepTest, ALauncherThatEndsWithoutATasksStatusIsNamed) {
+    start(1);
+    go();
+    starts(0);
+    m_launcher->end(Outcome::exited(0));
+    EXPECT_EQ(result(0),
+              Outcome::connection_lost("no exit status from the task (mpirun exit code 0)", 255));
+    start(1);
+    go();
+    m_launcher->end(Outcome::killed(SIGSEGV));
+    EXPECT_EQ(result(1), Outcome::connection_lost("mpirun was killed by signal 11"));
+}
+
+// Abandoned: the launcher is killed, and ends its tasks.
+TEST_F(StepTest, AbandonKillsTheLauncher) {
+    start(1);
+    go();
+    starts(0);
+    m_processes[0]->abandon();
+    EXPECT_TRUE(m_launcher->abandoned);
+    EXPECT_EQ(result(0), Outcome::killed(SIGKILL));
+}
+
+} // namespace
+} // namespace colossalai::step

@@ -1,0 +1,119 @@
+// The lines a task writes through a step's launcher process: each says its node's rank itself
+// (src/step/task_lines.hpp), and its markers, as the wrapper's shell writes them, read back.
+
+#include "../task_markers.hpp"
+#include "process.hpp"
+
+#include "colossalai/step/task_lines.hpp"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <set>
+#include <string>
+
+namespace colossalai::step {
+namespace {
+
+using job::Outcome;
+using test::exit_marker;
+using test::rs;
+using test::start_marker;
+using test::task_line;
+
+std::string failed_check(const std::string& what) {
+    return std::string(job::failed_check_marker) + what;
+}
+
+TEST(ReadTaskLine, AFrameIsItsRanksBytes) {
+    TaskLine line = read_task_line(test::frame(3, "loss 0.25\r"));
+    const auto* frame = std::get_if<Frame>(&line);
+    ASSERT_NE(frame, nullptr);
+    EXPECT_EQ(frame->rank, 3u);
+    EXPECT_EQ(frame->bytes, "loss 0.25\r\n");
+    EXPECT_EQ(std::get<Frame>(read_task_line(test::frame(0, "50%\r", 'p'))).bytes, "50%\r");
+    EXPECT_EQ(std::get<Frame>(read_task_line(test::frame(0, "", 'p'))).bytes, "");
+    EXPECT_EQ(std::get<Frame>(read_task_line(test::frame(123456789, "x"))).rank, 123456789u);
+    // A job's own RS (doubled by the relay) and a job's own marker are its bytes.
+    EXPECT_EQ(
+        std::get<Frame>(read_task_line(test::frame(1, rs + rs + "colossalai-task-exit 0"))).bytes,
+        rs + "colossalai-task-exit 0\n");
+}
+
+TEST(ReadTaskLine, TheMarkersSayTheirRank) {
+    TaskLine line = read_task_line(task_line(2, start_marker("12.0 node7")));
+    const auto* started = std::get_if<Started>(&line);
+    ASSERT_NE(started, nullptr);
+    EXPECT_EQ(started->rank, 2u);
+    EXPECT_EQ(started->handle, "12.0");
+    EXPECT_EQ(started->node, "node7");
+    line = read_task_line(task_line(0, start_marker(". ")));
+    ASSERT_TRUE(std::holds_alternative<Started>(line));
+    EXPECT_EQ(std::get<Started>(line).handle, ".");
+    EXPECT_EQ(std::get<Started>(line).node, "");
+    line = read_task_line(task_line(1, exit_marker("143")));
+    ASSERT_TRUE(std::holds_alternative<Exited>(line));
+    EXPECT_EQ(std::get<Exited>(line).rank, 1u);
+    EXPECT_EQ(std::get<Exited>(line).status, 143);
+    line = read_task_line(task_line(4, failed_check("helper perl")));
+    ASSERT_TRUE(std::holds_alternative<Failed>(line));
+    EXPECT_EQ(std::get<Failed>(line).rank, 4u);
+    EXPECT_EQ(std::get<Failed>(line).what, "helper perl");
+}
+
+// slurmstepd's lines, a wrapper's own error before it knew its rank, srun's and mpirun's
+// messages, and a marker that does not parse: no task's line, passed on whole.
+TEST(ReadTaskLine, AnyOtherLineIsForeignAndWhole) {
+    for (const std::string& text :
+         {std::string("slurmstepd: error: *** STEP 9.0 ON node1 CANCELLED AT 2026-12-04 ***"),
+          std::string(), std::string("12: x"), "x" + rs + "loss" + rs + "n",
+          "1234567890" + rs + "x" + rs + "n", rs + "x" + rs + "n", "-1" + rs + "x" + rs + "n",
+          task_line(0, exit_marker("x")), task_line(0, exit_marker("")),
+          task_line(0, exit_marker("3 more")), task_line(0, start_marker("7.0")),
+          task_line(0, "x" + rs + "q"), task_line(0, rs + "colossalai-other 1"),
+          exit_marker("3")}) {
+        TaskLine line = read_task_line(text);
+        const auto* foreign = std::get_if<Foreign>(&line);
+        ASSERT_NE(foreign, nullptr) << text;
+        EXPECT_EQ(foreign->text, text);
+    }
+}
+
+// The wrapper's shell writes what read_task_line reads: run by a real /bin/sh.
+TEST(MarkerShell, WritesTheMarkersWithTheirRankOnBothStreams) {
+    std::string script = "r=5\n" + start_marker_shell("\"$r\"", "7.0", "node9") +
+                         exit_marker_shell("\"$r\"", "3") + failed_check_shell("\"$r\"") +
+                         "cai_f 'helper perl'\necho not reached\n";
+    test::RunResult result = test::run({"/bin/sh", "-c", script});
+    EXPECT_EQ(result.exit_code, job::preflight_exit_status) << test::describe(result);
+    std::string start = task_line(5, start_marker("7.0 node9")) + "\n";
+    std::string exit = task_line(5, exit_marker("3")) + "\n";
+    std::string preflight_exit =
+        task_line(5, exit_marker(std::to_string(job::preflight_exit_status))) + "\n";
+    EXPECT_EQ(result.out,
+              start + exit + task_line(5, failed_check("helper perl")) + "\n" + preflight_exit);
+    EXPECT_EQ(result.err, start + exit + preflight_exit);
+    EXPECT_TRUE(std::holds_alternative<Started>(read_task_line(start.substr(0, start.size() - 1))));
+}
+
+// As over SSH: 128+N is the signal N only when the launcher delivered N to the step.
+TEST(TaskOutcome, AStatusAbove128IsASignalOnlyWhenTheLauncherSentIt) {
+    const std::set<int> term_then_kill = {SIGTERM, SIGKILL};
+    EXPECT_EQ(task_outcome(std::nullopt, 137, term_then_kill), Outcome::killed(9));
+    EXPECT_EQ(task_outcome(std::nullopt, 143, term_then_kill), Outcome::killed(15));
+    EXPECT_EQ(task_outcome(std::nullopt, 130, term_then_kill), Outcome::exited(130));
+    EXPECT_EQ(task_outcome(std::nullopt, 143, {}), Outcome::exited(143));
+    EXPECT_EQ(task_outcome(std::nullopt, 192, {64}), Outcome::killed(64));
+    EXPECT_EQ(task_outcome(std::nullopt, 193, {65}), Outcome::exited(193));
+    EXPECT_EQ(task_outcome(std::nullopt, 128, {0}), Outcome::exited(128));
+    EXPECT_EQ(task_outcome(std::nullopt, 0, term_then_kill), Outcome::exited(0));
+}
+
+TEST(TaskOutcome, AFailedPreflightMeansTheJobCouldNotRun) {
+    job::PreflightFailure failure{job::PreflightCheck::command, "torchrun"};
+    EXPECT_EQ(task_outcome(failure, job::preflight_exit_status, {}),
+              Outcome::cannot_run(job::describe(failure), job::preflight_exit_status));
+}
+
+} // namespace
+} // namespace colossalai::step
