@@ -80,7 +80,8 @@ const FeatureRow& row_of(TorchFeature feature) {
 
 // The broken pair: torch's Std.from_str loops `for s in Std` from 1.9 (torchelastic's
 // multiprocessing API) through 1.13 (read in Debian's 1.13
-// torch/distributed/elastic/multiprocessing/api.py, to_std); the current source builds
+// torch/distributed/elastic/multiprocessing/api.py, to_std); it was fixed for 2.0, the first
+// release for Python 3.11 (pytorch/pytorch#92319, January 2023), and the current source builds
 // `Std(int(v))` instead. Python 3.11 changed Flag iteration to skip zero-valued members and
 // aliases (Python 3.11 "What's New", enum), so NONE (0) and ALL (3) are never found.
 constexpr Version broken_torch_from = v1_9;

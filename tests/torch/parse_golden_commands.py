@@ -8,7 +8,7 @@ torch installed here (Debian's python3-torch: PyTorch 1.13), then checks the val
 arguments asked for: nnodes, node_rank, nproc_per_node, the master address and port, the
 rendezvous options and max_restarts, --extra_launch_args, the module flag, the script and its
 arguments. Exit 0: all parsed with the values asked; 1: a difference (each printed); 77: no torch
-here (ctest counts it as skipped).
+here (the gtest that runs it skips).
 
 Usage: parse_golden_commands.py GOLDEN_DIR
 """
