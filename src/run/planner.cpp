@@ -49,8 +49,13 @@ void require(const LaunchSpec& spec, TorchFeature feature, std::string_view what
 
 // The one-line notice of a PyTorch and Python pairing whose torchrun stops before any worker
 // starts (torch_forms.hpp), with the least change that avoids it; nothing is changed for the
-// user.
+// user. The versions are this machine's: the notice goes with a node that runs here (a remote
+// node's own versions are its own; srun's tasks are never local).
 void add_broken_pair_notice(const Context& context, const LaunchSpec& spec, Plan& plan) {
+    if (std::none_of(plan.nodes.begin(), plan.nodes.end(),
+                     [](const NodeCommand& node) { return node.local; })) {
+        return;
+    }
     std::optional<util::Version> python;
     if (context.python_version) {
         python = util::parse_version(*context.python_version);
@@ -385,11 +390,11 @@ Plan make_plan(const Options& options, const Context& context) {
     Master master = plan_master(options, context, source, placement);
     placement.addresses = std::vector<std::string>(); // the master is chosen: no longer needed
     plan_launch_words(options, context, source, master, spec, plan);
-    add_broken_pair_notice(context, spec, plan);
     NodeEnvironment environment = plan_node_environment(options, context, plan);
     add_nodes(options, context, std::move(source.hosts), placement.local, nproc, master,
               environment, spec, plan);
     plan.launch = plan_launch(options, source, plan);
+    add_broken_pair_notice(context, spec, plan);
     plan.log_dir = context.log_dir;
     plan.timings = {options.kill_grace, options.ssh_timeout};
     plan.report_resources =

@@ -55,8 +55,8 @@ struct Context {
 // machine and other nodes are remote, this machine's address on the route to the first remote
 // node (a runtime error when there is none); the command form from the PyTorch version, and what
 // that form of that version accepts (run/torch_forms.hpp), with a notice for a broken pairing of
-// PyTorch and Python; the filtered environment and the working directory for every node. Throws a
-// usage error for any problem.
+// this machine's PyTorch and Python when a node runs here; the filtered environment and the working
+// directory for every node. Throws a usage error for any problem.
 Plan make_plan(const Options& options, const Context& context);
 
 // Gathers the Context with real I/O (reads the hostfile, environ, the current directory, finds

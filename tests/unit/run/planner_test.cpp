@@ -467,6 +467,18 @@ TEST(MakePlan, ABrokenPyTorchAndPythonPairEarnsANotice) {
     Options fixed = basic();
     fixed.extra_launch_args = parse_extra_launch_args("redirects=9:1,tee=9:1");
     EXPECT_TRUE(make_plan(fixed, ctx).notices.empty());
+    // This machine's versions go with a node that runs here: not with remote nodes alone, nor
+    // srun's tasks.
+    Options remote = basic();
+    remote.host = test::hosts("192.0.2.10,192.0.2.11");
+    EXPECT_TRUE(make_plan(remote, ctx).notices.empty());
+    remote.host = test::hosts("127.0.0.1,192.0.2.11");
+    remote.master_addr = MasterAddress{"192.0.2.11"};
+    EXPECT_EQ(make_plan(remote, ctx).notices.size(), 1u);
+    remote.master_addr.reset();
+    remote.launcher = Launcher::slurm;
+    remote.host = test::hosts("node1,node2");
+    EXPECT_TRUE(make_plan(remote, ctx).notices.empty());
     ctx.python_version = "3.10.12";
     EXPECT_TRUE(make_plan(basic(), ctx).notices.empty());
     ctx.python_version.reset();
