@@ -6,16 +6,6 @@
 
 namespace colossalai::run {
 
-LauncherForm launcher_form(const std::optional<util::Version>& torch) {
-    if (!torch || torch->major >= 2 || (torch->major == 1 && torch->minor >= 10)) {
-        return LauncherForm::torchrun;
-    }
-    if (torch->major == 1 && torch->minor == 9) {
-        return LauncherForm::distributed_run;
-    }
-    return LauncherForm::distributed_launch;
-}
-
 std::vector<std::string> build_launch_command(const LaunchSpec& spec) {
     return launch_command(spec).argv;
 }

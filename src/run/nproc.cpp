@@ -46,16 +46,10 @@ std::string to_string(const NprocPerNode& nproc) {
 }
 
 NprocPerNode resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
-                                    const std::vector<Host>& hosts, std::string_view source,
-                                    LauncherForm form, const std::optional<std::string>& torch) {
+                                    const std::vector<Host>& hosts, std::string_view source) {
     const Host* with_slots = first_with_slots(hosts);
     if (option && std::holds_alternative<SymbolicNproc>(*option)) {
         std::string shown = to_string(*option);
-        if (form != LauncherForm::torchrun) {
-            throw usage_error("--nproc_per_node {} needs torchrun (PyTorch 1.10 or newer; found "
-                              "{})",
-                              shown, torch.value_or("an older one"));
-        }
         if (with_slots != nullptr) {
             throw usage_error("--nproc_per_node {} and slots={} for '{}' in {}: keep one", shown,
                               *with_slots->slots, with_slots->name, source);

@@ -42,6 +42,30 @@ std::optional<util::Version> torch_version(const Context& context, Plan& plan) {
     return version;
 }
 
+// Refuses what the form of the PyTorch in `spec` does not accept (torch_forms.hpp).
+void require(const LaunchSpec& spec, TorchFeature feature, std::string_view what) {
+    require_feature(feature, what, spec.form, spec.torch);
+}
+
+// The one-line notice of a PyTorch and Python pairing whose torchrun stops before any worker
+// starts (torch_forms.hpp), with the least change that avoids it; nothing is changed for the
+// user. The versions are this machine's: the notice goes with a node that runs here (a remote
+// node's own versions are its own; srun's tasks are never local).
+void add_broken_pair_notice(const Context& context, const LaunchSpec& spec, Plan& plan) {
+    if (std::none_of(plan.nodes.begin(), plan.nodes.end(),
+                     [](const NodeCommand& node) { return node.local; })) {
+        return;
+    }
+    std::optional<util::Version> python;
+    if (context.python_version) {
+        python = util::parse_version(*context.python_version);
+    }
+    if (std::optional<std::string> notice =
+            broken_pair_notice(spec.form, spec.torch, python, spec.extra)) {
+        plan.notices.push_back(std::move(*notice));
+    }
+}
+
 // The master every node's torchrun meets at, and the option that named it.
 struct Master {
     MasterAddress address;
@@ -100,10 +124,7 @@ std::optional<ElasticPlan> plan_elastic(const ElasticOptions& given, const HostS
     if (!range.elastic() && !given.rdzv_backend && !given.rdzv_endpoint && !given.rdzv_id) {
         return std::nullopt;
     }
-    if (spec.form == LauncherForm::distributed_launch) {
-        throw usage_error("an elastic launch (--nnodes MIN:MAX, --rdzv_*) needs PyTorch 1.9 or "
-                          "newer (torch.distributed.run)");
-    }
+    require(spec, TorchFeature::elastic, "an elastic launch (--nnodes MIN:MAX, --rdzv_*)");
     ElasticPlan plan;
     plan.nodes = range;
     plan.backend = given.rdzv_backend.value_or(RdzvBackend::c10d);
@@ -137,21 +158,21 @@ SrunLaunch plan_srun(const Options& options, bool allocated, Plan& plan) {
     return {options.srun_args.value_or(std::vector<std::string>{}), allocated};
 }
 
-// A launch with GPU indices: torch.distributed.launch (PyTorch < 1.9) computes the world size as
-// nproc_per_node * nnodes, which is wrong when the nodes' counts differ; and the launcher's own
-// CUDA_VISIBLE_DEVICES gives way to each node's selection (DeepSpeed ignores it alike).
-void check_gpu_selection(const std::vector<Host>& hosts, LauncherForm form, Plan& plan,
+// A launch with GPU indices: torch.distributed.launch before 1.9 computes the world size as
+// nproc_per_node * nnodes, which is wrong when the nodes' counts differ (torch_forms.hpp); and
+// the launcher's own CUDA_VISIBLE_DEVICES gives way to each node's selection (DeepSpeed ignores
+// it alike).
+void check_gpu_selection(const std::vector<Host>& hosts, const LaunchSpec& spec, Plan& plan,
                          const Context& context) {
-    if (form == LauncherForm::distributed_launch) {
-        auto differs = std::find_if(hosts.begin(), hosts.end(), [&](const Host& host) {
-            return host.gpus->size() != hosts.front().gpus->size();
-        });
-        if (differs != hosts.end()) {
-            throw usage_error("'{}' runs {} processes and '{}' {}: nodes with different GPU "
-                              "counts need PyTorch 1.9 or newer (found {})",
-                              hosts.front().name, hosts.front().gpus->size(), differs->name,
-                              differs->gpus->size(), plan.torch_version.value_or("an older one"));
-        }
+    auto differs = std::find_if(hosts.begin(), hosts.end(), [&](const Host& host) {
+        return host.gpus->size() != hosts.front().gpus->size();
+    });
+    if (differs != hosts.end()) {
+        require(spec, TorchFeature::uneven_nproc,
+                fmt::format("a launch whose nodes run different numbers of processes ('{}' {}, "
+                            "'{}' {})",
+                            hosts.front().name, hosts.front().gpus->size(), differs->name,
+                            differs->gpus->size()));
     }
     if (std::optional<std::string> own =
             find_variable(context.environment, job::cuda_visible_devices)) {
@@ -175,14 +196,12 @@ void add_source_notices(const Options& options, const Context& context, const Ho
 }
 
 // How the nodes start torch: the form the PyTorch version allows, and the interpreter of the
-// two `-m torch...` forms (--python forces one of them).
+// two `-m torch...` forms (--python forces one of them). The form's gates come after, each from
+// the table (torch_forms.hpp).
 LaunchSpec torch_launcher(const Options& options, const Context& context, Plan& plan) {
-    std::optional<util::Version> torch = torch_version(context, plan);
-    if (options.module && torch && torch->major < 2) {
-        throw usage_error("-m needs PyTorch 2.0 or newer (found {})", *plan.torch_version);
-    }
     LaunchSpec spec;
-    spec.form = launcher_form(torch);
+    spec.torch = torch_version(context, plan);
+    spec.form = launcher_form(spec.torch);
     spec.python = context.python.value_or("python3");
     if (options.python) {
         // The interpreter the nodes run: `-m torch.distributed.run` works where no torchrun
@@ -192,6 +211,9 @@ LaunchSpec torch_launcher(const Options& options, const Context& context, Plan& 
             spec.form = LauncherForm::distributed_run;
         }
     }
+    if (options.module) {
+        require(spec, TorchFeature::module, "-m");
+    }
     return spec;
 }
 
@@ -199,14 +221,18 @@ LaunchSpec torch_launcher(const Options& options, const Context& context, Plan& 
 // runs one process per GPU it selects (select_hosts gave every host its GPUs), so the counts
 // may differ from node to node.
 std::optional<NprocPerNode> plan_nproc(const Options& options, const Context& context,
-                                       const HostSource& source, LauncherForm form, Plan& plan) {
+                                       const HostSource& source, const LaunchSpec& spec,
+                                       Plan& plan) {
     const std::vector<Host>& hosts = source.hosts;
     if (!hosts.empty() && hosts.front().gpus.has_value()) {
-        check_gpu_selection(hosts, form, plan, context);
+        check_gpu_selection(hosts, spec, plan, context);
         return std::nullopt;
     }
-    return resolve_nproc_per_node(options.nproc_per_node, hosts, source.source, form,
-                                  plan.torch_version);
+    if (options.nproc_per_node && std::holds_alternative<SymbolicNproc>(*options.nproc_per_node)) {
+        require(spec, TorchFeature::symbolic_nproc,
+                "--nproc_per_node " + to_string(*options.nproc_per_node));
+    }
+    return resolve_nproc_per_node(options.nproc_per_node, hosts, source.source);
 }
 
 // The words of torchrun that every node shares: the extra launch args (without those folded
@@ -223,9 +249,10 @@ void plan_launch_words(const Options& options, const Context& context, const Hos
     spec.elastic = plan_elastic(elastic, source, spec, context);
     plan.elastic = spec.elastic;
     spec.max_restarts = elastic.max_restarts;
-    if (spec.max_restarts && spec.form == LauncherForm::distributed_launch) {
-        throw usage_error("--max_restarts needs PyTorch 1.9 or newer (torch.distributed.run)");
+    if (spec.max_restarts) {
+        require(spec, TorchFeature::max_restarts, "--max_restarts");
     }
+    require_extra_args(spec.extra, spec.form, spec.torch);
     spec.module = options.module;
     spec.script = options.script;
     spec.script_args = options.script_args;
@@ -358,7 +385,7 @@ Plan make_plan(const Options& options, const Context& context) {
     plan.warnings = context.warnings;
     add_source_notices(options, context, source, plan);
     LaunchSpec spec = torch_launcher(options, context, plan);
-    std::optional<NprocPerNode> nproc = plan_nproc(options, context, source, spec.form, plan);
+    std::optional<NprocPerNode> nproc = plan_nproc(options, context, source, spec, plan);
     Placement placement = place_hosts(options, context, source);
     Master master = plan_master(options, context, source, placement);
     placement.addresses = std::vector<std::string>(); // the master is chosen: no longer needed
@@ -367,6 +394,7 @@ Plan make_plan(const Options& options, const Context& context) {
     add_nodes(options, context, std::move(source.hosts), placement.local, nproc, master,
               environment, spec, plan);
     plan.launch = plan_launch(options, source, plan);
+    add_broken_pair_notice(context, spec, plan);
     plan.log_dir = context.log_dir;
     plan.timings = {options.kill_grace, options.ssh_timeout};
     plan.report_resources =

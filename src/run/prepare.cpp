@@ -53,6 +53,7 @@ void find_given_python(const std::string& interpreter, Context& context) {
         if (std::optional<std::filesystem::path> torch =
                 python::find_package(*discovery.environment, "torch")) {
             context.torch_version = python::read_torch_info(*torch).version;
+            context.python_version = discovery.environment->version;
         }
     }
 }
@@ -76,6 +77,7 @@ void find_python(Context& context) {
         environment.executable.empty() ? environment.interpreter.string() : environment.executable;
     if (std::optional<std::filesystem::path> torch = python::find_package(environment, "torch")) {
         context.torch_version = python::read_torch_info(*torch).version;
+        context.python_version = environment.version;
     }
 }
 

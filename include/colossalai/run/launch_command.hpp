@@ -4,7 +4,7 @@
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/master.hpp"
 #include "colossalai/run/nproc_value.hpp"
-#include "colossalai/util/version.hpp"
+#include "colossalai/run/torch_forms.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -13,19 +13,12 @@
 
 namespace colossalai::run {
 
-// How torch starts a node, by PyTorch version.
-enum class LauncherForm {
-    distributed_launch, // torch < 1.9: <python> -m torch.distributed.launch
-    distributed_run,    // torch 1.9:  <python> -m torch.distributed.run
-    torchrun,           // torch >= 1.10, or unknown (assumed current)
-};
-
-// The form for a PyTorch version; nullopt (not found, unparsable) means a current PyTorch.
-LauncherForm launcher_form(const std::optional<util::Version>& torch);
-
 // Everything one node's command is made of, typed; launch_command renders each value once.
 struct LaunchSpec {
     LauncherForm form = LauncherForm::torchrun;
+    // The PyTorch whose launcher reads the command (what it accepts: torch_forms.hpp); nullopt:
+    // not found or unreadable, a current one.
+    std::optional<util::Version> torch;
     std::string python; // the interpreter (sys.executable) for the two `-m torch...` forms
     NprocPerNode nproc_per_node = 1;
     int nnodes = 1;

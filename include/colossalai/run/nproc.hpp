@@ -2,7 +2,6 @@
 
 #include "colossalai/job/preflight.hpp"
 #include "colossalai/run/hosts.hpp"
-#include "colossalai/run/launch_command.hpp"
 #include "colossalai/run/nproc_value.hpp"
 
 #include <optional>
@@ -14,13 +13,12 @@ namespace colossalai::run {
 
 // The --nproc_per_node every node gets: the option when given, else the slots all the hosts agree
 // on. torchrun runs the same number of processes on every node, so hosts must agree. `source` names
-// where the hosts came from in messages ("the hostfile hosts", "PBS_NODEFILE"); `torch` is the
-// PyTorch version for messages. Throws a usage error when neither the option nor slots say, when
-// some hosts have slots and others not, when slots differ between hosts or from the option, or for
-// a symbolic value with a launcher form older than torchrun (PyTorch < 1.10).
+// where the hosts came from in messages ("the hostfile hosts", "PBS_NODEFILE"). Throws a usage
+// error when neither the option nor slots say, when some hosts have slots and others not, when
+// slots differ between hosts or from the option, or for a symbolic value with slots. (Whether the
+// PyTorch accepts a symbolic value is the planner's gate, from torch_forms.hpp.)
 NprocPerNode resolve_nproc_per_node(const std::optional<NprocPerNode>& option,
-                                    const std::vector<Host>& hosts, std::string_view source,
-                                    LauncherForm form, const std::optional<std::string>& torch);
+                                    const std::vector<Host>& hosts, std::string_view source);
 
 // The GPUs a node's preflight asks for (job::GpusNeeded): its selected GPU indices when the launch
 // names some (`selected`, Host::gpus), else from the node's resolved --nproc_per_node: a number

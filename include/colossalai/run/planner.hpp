@@ -19,6 +19,9 @@ struct Context {
     std::string working_directory;            // absolute
     std::optional<std::string> python;        // the interpreter's sys.executable, if found
     std::optional<std::string> torch_version; // raw torch.__version__; nullopt: not found
+    // The version of the interpreter whose PyTorch that is ("3.11.2"), as the Python lookup
+    // read it (no process of its own); nullopt: unknown.
+    std::optional<std::string> python_version;
     std::optional<std::string> hostfile_text; // the contents of options.hostfile
     // The contents of the scheduler's node file (PBS_NODEFILE) when the hosts come from it.
     std::optional<std::string> nodefile_text;
@@ -50,9 +53,10 @@ struct Context {
 // lie in --nnodes' range); with several nodes and no explicit master address, the
 // master is the first host's HostName (ssh config) or, when that is a loopback name of this
 // machine and other nodes are remote, this machine's address on the route to the first remote
-// node (a runtime error when there is none); the command form from the PyTorch version (-m refused
-// below 2.0); the filtered environment and the working directory for every node. Throws a usage
-// error for any problem.
+// node (a runtime error when there is none); the command form from the PyTorch version, and what
+// that form of that version accepts (run/torch_forms.hpp), with a notice for a broken pairing of
+// this machine's PyTorch and Python when a node runs here; the filtered environment and the working
+// directory for every node. Throws a usage error for any problem.
 Plan make_plan(const Options& options, const Context& context);
 
 // Gathers the Context with real I/O (reads the hostfile, environ, the current directory, finds

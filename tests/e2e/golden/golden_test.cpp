@@ -144,6 +144,27 @@ INSTANTIATE_TEST_SUITE_P(Completions, GoldenInstalled, testing::ValuesIn(install
                              return name.front() == '_' ? name.substr(1) : name;
                          });
 
+// Every node command of every golden dry run, parsed by torch's own parser
+// (torch.distributed.run.get_args_parser() of this machine's PyTorch) with the values each case
+// asked for: nnodes, node_rank, nproc_per_node, the master, the rendezvous, max_restarts, the
+// extra launch args, the module flag, the script and its arguments
+// (tests/torch/parse_golden_commands.py). The golden files are what the binary prints (above).
+TEST(TorchParser, ReadsEveryGoldenDryRunCommandAsAsked) {
+    if (!fs::exists(COLOSSALAI_TORCH_PYTHON)) {
+        GTEST_SKIP() << COLOSSALAI_TORCH_PYTHON << " is not installed";
+    }
+    RunOptions options;
+    options.timeout = std::chrono::milliseconds(60000);
+    RunResult result =
+        run({COLOSSALAI_TORCH_PYTHON, "-I", COLOSSALAI_TORCH_PARSER, golden_dir.string()}, options);
+    ASSERT_FALSE(result.timed_out) << describe(result);
+    if (result.exit_code == 77) {
+        GTEST_SKIP() << result.out; // that Python has no torch
+    }
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_NE(result.out.find(" node commands of "), std::string::npos) << result.out;
+}
+
 TEST(GoldenTable, IsReadWhole) {
     EXPECT_EQ(table().error, "");
     EXPECT_FALSE(table().cases.empty());

@@ -58,6 +58,21 @@ protected:
         }
     }
 
+    // The launcher's notice of the broken pair (run/torch_forms.hpp) for PyTorch `torch`
+    // (MAJOR.MINOR, 1.9 to 1.13) started by `form`, as stderr shows it, when the venv's Python
+    // (its lib/pythonX.Y) is 3.11 or newer; else "".
+    static std::string broken_pair_line(const std::string& torch, const std::string& form) {
+        std::string python = s_site_packages.parent_path().filename().string().substr(6);
+        if (std::stoi(python.substr(python.find('.') + 1)) < 11) {
+            return "";
+        }
+        return "colossalai: PyTorch " + torch + " on Python " + python + ": " + form +
+               " stops before any worker starts (torch's to_std loses --redirects/--tee 0 and 3 "
+               "on Python 3.11+, fixed in PyTorch 2.0); --extra_launch_args "
+               "redirects=9:1,tee=9:1 avoids it, leaving the streams untouched, for up to 9 "
+               "processes per node\n";
+    }
+
     // sys.executable of the venv: the `<python>` of the two `-m torch.distributed` forms.
     static std::string venv_python() { return (s_venv / "bin/python3").string(); }
     static std::filesystem::path venv_bin() { return s_venv / "bin"; }

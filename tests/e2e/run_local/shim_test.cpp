@@ -32,7 +32,8 @@ protected:
     std::string plan(const Env& env) const {
         RunResult result = run_colossalai_run({"--dry-run", "--nproc_per_node", "1", "x.py"}, env);
         EXPECT_EQ(result.exit_code, 0) << result.err;
-        EXPECT_EQ(result.err, "");
+        // The Python version is the one the shim would run (the venv's), read with the path.
+        EXPECT_EQ(result.err, broken_pair_line("1.9", "python -m torch.distributed.run"));
         return result.out;
     }
     std::string expected(const fs::path& python) const {

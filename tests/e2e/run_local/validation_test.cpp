@@ -228,10 +228,23 @@ TEST_F(RunValidation, BadGpuSelectionsAreRefusedBeforeAnythingStarts) {
     }
 }
 
-TEST_F(RunValidation, ModuleNeedsPyTorch2) {
-    set_torch("1.13.1+cu117");
+// Every gate names the first PyTorch that accepts the option and the form found
+// (run/torch_forms.hpp); PyTorch 1.13 takes -m and gpu (the golden dry runs show it).
+TEST_F(RunValidation, GatesNameTheFirstPyTorchThatTakesTheOption) {
+    set_torch("1.2.0");
     expect_usage_error({"--nproc_per_node", "2", "-m", "pkg.train"},
-                       "-m needs PyTorch 2.0 or newer (found 1.13.1)");
+                       "-m needs PyTorch 1.3 or newer (found 1.2.0: python -m "
+                       "torch.distributed.launch)");
+    set_torch("1.8.1+cu111");
+    expect_usage_error({"--nproc_per_node", "gpu", "t.py"},
+                       "--nproc_per_node gpu needs PyTorch 1.9 or newer (found 1.8.1: python -m "
+                       "torch.distributed.launch)");
+    expect_usage_error({"--nproc_per_node", "1", "--max_restarts", "1", "t.py"},
+                       "--max_restarts needs PyTorch 1.9 or newer (found 1.8.1: python -m "
+                       "torch.distributed.launch)");
+    expect_usage_error({"--nproc_per_node", "1", "--extra_launch_args", "tee=1", "t.py"},
+                       "--extra_launch_args tee needs PyTorch 1.9 or newer (found 1.8.1: python -m "
+                       "torch.distributed.launch)");
 }
 
 // The hostile inputs of docs/reliability.md that the tests above do not cover: each is one line,

@@ -276,7 +276,7 @@ TEST(ElasticPlan, NeedsTorchDistributedRun) {
     old.torch_version = "1.8.1";
     EXPECT_EQ(test::usage_message([&] { make_plan(options, old); }),
               "an elastic launch (--nnodes MIN:MAX, --rdzv_*) needs PyTorch 1.9 or newer "
-              "(torch.distributed.run)");
+              "(found 1.8.1: python -m torch.distributed.launch)");
 }
 
 } // namespace

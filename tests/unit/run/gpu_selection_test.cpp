@@ -210,8 +210,8 @@ TEST(GpuSelection, OldPytorchCannotRunDifferentCountsPerNode) {
     old.torch_version = "1.8.1";
     old.python = "/usr/bin/python3";
     EXPECT_EQ(test::usage_message([&] { make_plan(selecting("w0:0,1@w1:0", std::nullopt), old); }),
-              "'w0' runs 2 processes and 'w1' 1: nodes with different GPU counts need PyTorch 1.9 "
-              "or newer (found 1.8.1)");
+              "a launch whose nodes run different numbers of processes ('w0' 2, 'w1' 1) needs "
+              "PyTorch 1.9 or newer (found 1.8.1: python -m torch.distributed.launch)");
     Plan same = make_plan(selecting("w0:0@w1:2", std::nullopt), old);
     EXPECT_EQ(same.nodes[1].argv[3], "--nproc_per_node=1");
 }

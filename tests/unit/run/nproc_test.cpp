@@ -70,15 +70,14 @@ std::vector<Host> with_slots(std::vector<std::optional<int>> counts) {
 
 // `option` as typed: "4", "gpu".
 std::string resolve(const std::optional<std::string>& option,
-                    std::vector<std::optional<int>> counts,
-                    LauncherForm form = LauncherForm::torchrun) {
+                    std::vector<std::optional<int>> counts) {
     std::optional<NprocPerNode> parsed;
     if (option) {
         parsed = parse_nproc_per_node(*option);
         EXPECT_TRUE(parsed.has_value()) << *option;
     }
-    return to_string(resolve_nproc_per_node(parsed, with_slots(std::move(counts)),
-                                            "the hostfile hosts", form, "1.8.1"));
+    return to_string(
+        resolve_nproc_per_node(parsed, with_slots(std::move(counts)), "the hostfile hosts"));
 }
 
 TEST(NprocPerNode, TheOptionWinsWhenSlotsAgreeOrAreAbsent) {
@@ -134,9 +133,6 @@ TEST(NprocPerNode, ConflictsAreUsageErrorsSayingWhy) {
                   resolve("gpu", {std::nullopt, 2});
               }),
               "--nproc_per_node gpu and slots=2 for 'n2' in the hostfile hosts: keep one");
-    EXPECT_EQ(
-        usage_message([] { resolve("auto", {std::nullopt}, LauncherForm::distributed_launch); }),
-        "--nproc_per_node auto needs torchrun (PyTorch 1.10 or newer; found 1.8.1)");
 }
 
 // What each node's preflight asks: the selected indices win; a count asks one GPU per process; only

@@ -410,21 +410,79 @@ TEST(MakePlan, AnUnreadableTorchVersionIsAssumedCurrentWithAWarning) {
                                        "PyTorch >= 2.0 (torchrun)"}));
 }
 
-TEST(MakePlan, ModuleNeedsPyTorch2) {
-    Options options = basic();
-    options.script.reset();
-    options.module = "pkg.train";
+// -m and --nproc_per_node gpu/auto go wherever the form of that PyTorch takes them, with and
+// without --python (torch_forms.hpp); a gate names the first PyTorch that takes it.
+TEST(MakePlan, ModuleAndSymbolicNprocFollowWhatTheFormAccepts) {
+    Options module = basic();
+    module.script.reset();
+    module.module = "pkg.train";
+    Options gpu = basic();
+    gpu.nproc_per_node = test::nproc("gpu");
     Context ctx = context();
     ctx.python = "/env/bin/python3";
+    for (bool python : {false, true}) {
+        module.python = gpu.python =
+            python ? std::optional<std::string>("/env/bin/python3") : std::nullopt;
+        for (const char* version : {"1.9.0", "1.13.0a0", "2.0.0a0+git", "2.5.1"}) {
+            ctx.torch_version = version;
+            Words argv = make_plan(module, ctx).nodes[0].argv;
+            Words tail(argv.end() - 4, argv.end());
+            EXPECT_EQ(tail, (Words{"-m", "pkg.train", "--epochs", "3"})) << version;
+            Words gpu_argv = make_plan(gpu, ctx).nodes[0].argv;
+            EXPECT_EQ(gpu_argv[gpu_argv[0] == "torchrun" ? 1 : 3], "--nproc_per_node=gpu")
+                << version;
+        }
+        ctx.torch_version = "1.8.1";
+        EXPECT_EQ(make_plan(module, ctx).nodes[0].argv[2], "torch.distributed.launch");
+        EXPECT_EQ(usage_message(gpu, ctx),
+                  "--nproc_per_node gpu needs PyTorch 1.9 or newer (found 1.8.1: python -m "
+                  "torch.distributed.launch)");
+        ctx.torch_version = "1.2.0";
+        EXPECT_EQ(
+            usage_message(module, ctx),
+            "-m needs PyTorch 1.3 or newer (found 1.2.0: python -m torch.distributed.launch)");
+    }
     ctx.torch_version = "1.13.1";
-    EXPECT_EQ(usage_message(options, ctx), "-m needs PyTorch 2.0 or newer (found 1.13.1)");
-    ctx.torch_version = "2.0.0a0+git";
-    EXPECT_EQ(make_plan(options, ctx).nodes[0].argv,
+    module.python.reset();
+    EXPECT_EQ(make_plan(module, ctx).nodes[0].argv,
               (Words{"torchrun", "--nproc_per_node=4", "--nnodes=1", "--node_rank=0",
                      "--master_addr=127.0.0.1", "--master_port=29500", "-m", "pkg.train",
                      "--epochs", "3"}));
-    ctx.torch_version.reset();
-    EXPECT_NO_THROW(make_plan(options, ctx));
+}
+
+// The launcher's own PyTorch 1.9-1.13 on Python 3.11+: one notice, with the least change; the
+// command stays as asked.
+TEST(MakePlan, ABrokenPyTorchAndPythonPairEarnsANotice) {
+    Context ctx = context();
+    ctx.torch_version = "1.13.0a0";
+    ctx.python_version = "3.11.2";
+    Plan plan = make_plan(basic(), ctx);
+    ASSERT_EQ(plan.notices.size(), 1u);
+    EXPECT_EQ(plan.notices[0],
+              "PyTorch 1.13 on Python 3.11: torchrun stops before any worker starts (torch's "
+              "to_std loses --redirects/--tee 0 and 3 on Python 3.11+, fixed in PyTorch 2.0); "
+              "--extra_launch_args redirects=9:1,tee=9:1 avoids it, leaving the streams "
+              "untouched, for up to 9 processes per node");
+    EXPECT_EQ(plan.nodes[0].argv, make_plan(basic(), context()).nodes[0].argv);
+    Options fixed = basic();
+    fixed.extra_launch_args = parse_extra_launch_args("redirects=9:1,tee=9:1");
+    EXPECT_TRUE(make_plan(fixed, ctx).notices.empty());
+    // This machine's versions go with a node that runs here: not with remote nodes alone, nor
+    // srun's tasks.
+    Options remote = basic();
+    remote.host = test::hosts("192.0.2.10,192.0.2.11");
+    EXPECT_TRUE(make_plan(remote, ctx).notices.empty());
+    remote.host = test::hosts("127.0.0.1,192.0.2.11");
+    remote.master_addr = MasterAddress{"192.0.2.11"};
+    EXPECT_EQ(make_plan(remote, ctx).notices.size(), 1u);
+    remote.master_addr.reset();
+    remote.launcher = Launcher::slurm;
+    remote.host = test::hosts("node1,node2");
+    EXPECT_TRUE(make_plan(remote, ctx).notices.empty());
+    ctx.python_version = "3.10.12";
+    EXPECT_TRUE(make_plan(basic(), ctx).notices.empty());
+    ctx.python_version.reset();
+    EXPECT_TRUE(make_plan(basic(), ctx).notices.empty());
 }
 
 TEST(MakePlan, ReportsHostfileAndSelectionProblems) {
