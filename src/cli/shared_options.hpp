@@ -7,7 +7,7 @@
 
 #include "option_table.hpp"
 
-#include "colossalai/run/srun_args.hpp"
+#include "colossalai/slurm/srun_args.hpp"
 #include "colossalai/ssh/connect.hpp"
 #include "colossalai/util/duration.hpp"
 #include "colossalai/util/error.hpp"
@@ -30,7 +30,7 @@ void set_launcher(Options& options, std::string_view name, const std::string& va
 
 template <class Options>
 void set_srun_args(Options& options, std::string_view, const std::string& value) {
-    options.srun_args = run::parse_srun_args(value);
+    options.srun_args = slurm::parse_srun_args(value);
 }
 
 template <class Options>
