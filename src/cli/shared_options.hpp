@@ -7,6 +7,8 @@
 
 #include "option_table.hpp"
 
+#include "colossalai/check/options.hpp"
+#include "colossalai/engines/engines.hpp"
 #include "colossalai/run/master.hpp"
 #include "colossalai/slurm/srun_args.hpp"
 #include "colossalai/ssh/connect.hpp"
@@ -22,14 +24,21 @@
 
 namespace colossalai::cli::shared {
 
-// --launcher ssh|slurm, into the command's own Launcher enum (run::Launcher, check::Launcher).
+// --launcher NAME: an engine of the engines' table, into the command's Launcher (run's: the row's;
+// check's own enum, until check reaches its nodes through the rows).
 template <class Options>
 void set_launcher(Options& options, std::string_view name, const std::string& value) {
-    using Launcher = decltype(options.launcher);
-    if (value != "ssh" && value != "slurm") {
-        throw usage_error("{} '{}': expected ssh or slurm", name, util::escape_for_message(value));
+    const run::EngineRow* row = engines::find(value);
+    if (row == nullptr) {
+        throw usage_error("{} '{}': expected {}", name, util::escape_for_message(value),
+                          engines::names(" or "));
     }
-    options.launcher = value == "ssh" ? Launcher::ssh : Launcher::slurm;
+    if constexpr (std::is_same_v<decltype(options.launcher), run::Launcher>) {
+        options.launcher = row->launcher;
+    } else {
+        options.launcher =
+            row->launcher == run::Launcher::slurm ? check::Launcher::slurm : check::Launcher::ssh;
+    }
 }
 
 template <class Options>
@@ -103,6 +112,7 @@ constexpr OptionEntry<Options> python_option(std::string_view help) {
             .apply = keep_text<Options, &Options::python>};
 }
 
+// Its value's name lists the engines' table (engines::names("|"), checked by the unit tests).
 template <class Options>
 constexpr OptionEntry<Options> launcher_option(std::string_view help) {
     return {.long_name = "--launcher",

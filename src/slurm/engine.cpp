@@ -2,6 +2,7 @@
 
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/slurm/srun_command.hpp"
+#include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
 
 #include <fmt/core.h>
@@ -23,7 +24,36 @@ private:
     SlurmTransport m_srun;
 };
 
+constexpr run::OwnedOption slurm_options[] = {
+    {"--srun-args", [](const run::Options& options) { return options.srun_args.has_value(); }},
+};
+
+std::string refuse_for_slurm(std::string_view option, std::string_view owner) {
+    return fmt::format("{} is for --launcher {} (srun starts the nodes' jobs)", option, owner);
+}
+
+// srun starts one command on every node: no node can have GPUs of its own.
+void validate_for_slurm(const run::Options& options) {
+    const std::optional<run::HostSelection>& selection =
+        options.include ? options.include : options.exclude;
+    if (selection && selection->names_gpus()) {
+        throw usage_error("--launcher slurm cannot use GPU indices in {}: srun starts one command "
+                          "on every node (--srun-args '--gpus-per-node=N' selects GPUs there)",
+                          options.include ? "--include" : "--exclude");
+    }
+}
+
+constexpr run::EngineRow slurm_row{.name = "slurm",
+                                   .launcher = run::Launcher::slurm,
+                                   .options = slurm_options,
+                                   .refuse = refuse_for_slurm,
+                                   .validate = validate_for_slurm};
+
 } // namespace
+
+const run::EngineRow& engine_row() {
+    return slurm_row;
+}
 
 std::unique_ptr<job::LaunchTransports>
 make_transports(const run::Plan& plan, const run::SrunLaunch& launch, job::LaunchHooks hooks) {

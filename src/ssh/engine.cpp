@@ -94,7 +94,25 @@ private:
     std::variant<std::monostate, SshTransport, OpenSshTransport> m_remote;
 };
 
+constexpr run::OwnedOption ssh_options[] = {
+    {"--ssh-port", [](const run::Options& options) { return options.ssh_port.has_value(); }},
+    {"--ssh-client", [](const run::Options& options) { return options.ssh_client.has_value(); }},
+};
+
+std::string refuse_for_ssh(std::string_view option, std::string_view owner) {
+    return fmt::format("{} needs --launcher {}", option, owner);
+}
+
+constexpr run::EngineRow ssh_row{.name = "ssh",
+                                 .launcher = run::Launcher::ssh,
+                                 .options = ssh_options,
+                                 .refuse = refuse_for_ssh};
+
 } // namespace
+
+const run::EngineRow& engine_row() {
+    return ssh_row;
+}
 
 std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
                                                        const run::SshLaunch& launch) {

@@ -3,6 +3,7 @@
 // The slurm engine's launch (`--launcher slurm`): its transport and how its dry run shows it.
 
 #include "colossalai/job/launch_transports.hpp"
+#include "colossalai/run/engine_row.hpp"
 #include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/plan.hpp"
 
@@ -10,6 +11,11 @@
 #include <string>
 
 namespace colossalai::slurm {
+
+// `--launcher slurm`: owns --srun-args; refuses another engine's option as "--ssh-port is for
+// --launcher ssh (srun starts the nodes' jobs)", and GPU indices in --include/--exclude (srun
+// starts one command on every node).
+const run::EngineRow& engine_row();
 
 // One SlurmTransport for every node of `plan` (srun's tasks); its notices and the names of
 // the nodes srun allocates go to `hooks`.

@@ -3,6 +3,7 @@
 // The ssh engine's launch (`--launcher ssh`): its transports and how its dry run names them.
 
 #include "colossalai/job/launch_transports.hpp"
+#include "colossalai/run/engine_row.hpp"
 #include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/plan.hpp"
 
@@ -10,6 +11,10 @@
 #include <string>
 
 namespace colossalai::ssh {
+
+// `--launcher ssh`: owns --ssh-port and --ssh-client; refuses another engine's option as
+// "--srun-args needs --launcher slurm".
+const run::EngineRow& engine_row();
 
 // The transports of `plan`: local nodes as the launcher's children (job::LocalTransport), the
 // others over `launch.ssh_client` (libssh's SshTransport or OpenSshTransport) with

@@ -6,6 +6,7 @@
 #include "usage_message.hpp"
 
 #include "colossalai/cli/app.hpp"
+#include "colossalai/engines/engines.hpp"
 
 #include <gtest/gtest.h>
 
@@ -110,6 +111,27 @@ TEST(CheckOptionTable, HelpShowsEveryEntryAsTheTableSays) {
             << shown << "\n"
             << out.str();
         EXPECT_NE(out.str().find(std::string(option.help)), std::string::npos) << option.help;
+    }
+}
+
+// --launcher's values are the engines' table's, for both commands, in --help and in the message.
+TEST(CheckOptionTable, LauncherValuesComeFromTheEnginesTable) {
+    for (const CheckOption& option : check_option_table()) {
+        if (option.long_name == "--launcher") {
+            EXPECT_EQ(option.value_name, engines::names("|"));
+        }
+    }
+    for (const RunOption& option : run_option_table()) {
+        if (option.long_name == "--launcher") {
+            EXPECT_EQ(option.value_name, engines::names("|"));
+        }
+    }
+    std::ostringstream out;
+    for (const Words& args :
+         std::vector<Words>{{"colossalai", "check", "-i", "--launcher", "pbs"},
+                            {"colossalai", "run", "--launcher", "pbs", "t.py"}}) {
+        EXPECT_EQ(test::usage_message([&] { parse(args, out); }),
+                  "--launcher 'pbs': expected " + engines::names(" or "));
     }
 }
 

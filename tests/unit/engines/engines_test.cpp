@@ -1,8 +1,12 @@
 // The engines as the rest of the launcher sees them: each launch intent alternative reaches its
 // engine's transports and its dry-run rendering through one std::visit (src/engines).
 
+#include "usage_message.hpp"
+
 #include "colossalai/engines/engines.hpp"
 #include "colossalai/job/local_transport.hpp"
+#include "colossalai/run/host_selection.hpp"
+#include "colossalai/run/hosts.hpp"
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/ssh/engine.hpp"
@@ -12,8 +16,91 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 namespace colossalai::engines {
 namespace {
+
+// Every row has a name of its own and a refusal; every Launcher value has one row; an option is
+// owned by one row only (the options all engines read are nobody's).
+TEST(EngineTable, RowsAreNamedOnceAndOwnTheirOptionsAlone) {
+    std::set<std::string_view> names;
+    std::set<run::Launcher> launchers;
+    std::map<std::string_view, std::string_view> owners;
+    for (const run::EngineRow* row : table()) {
+        SCOPED_TRACE(row->name);
+        EXPECT_FALSE(row->name.empty());
+        EXPECT_TRUE(names.insert(row->name).second) << "two engines named " << row->name;
+        EXPECT_TRUE(launchers.insert(row->launcher).second);
+        EXPECT_NE(row->refuse, nullptr);
+        EXPECT_EQ(find(row->name), row);
+        EXPECT_EQ(&engines::row(row->launcher), row);
+        for (const run::OwnedOption& option : row->options) {
+            EXPECT_TRUE(option.name.starts_with("--"));
+            EXPECT_NE(option.given, nullptr);
+            EXPECT_TRUE(owners.emplace(option.name, row->name).second)
+                << option.name << " owned by " << owners[option.name] << " and " << row->name;
+            EXPECT_FALSE(option.given(run::Options{}));
+        }
+    }
+    for (run::Launcher launcher : {run::Launcher::ssh, run::Launcher::slurm}) {
+        EXPECT_EQ(launchers.count(launcher), 1u);
+    }
+    EXPECT_EQ(find("pbs"), nullptr);
+    EXPECT_EQ(find(""), nullptr);
+}
+
+// The --launcher values are the table's names, in its order (the default first).
+TEST(EngineTable, LauncherValuesAreTheTablesNames) {
+    EXPECT_EQ(names("|"), "ssh|slurm");
+    EXPECT_EQ(names(" or "), "ssh or slurm");
+    EXPECT_EQ(table().front()->launcher, run::Options{}.launcher);
+}
+
+run::Options script_options() {
+    run::Options options;
+    options.script = "train.py";
+    return options;
+}
+
+// Each row refuses the options of the others in its own words, and checks its own.
+TEST(EngineValidation, AnotherEnginesOptionIsRefusedInTheChosenEnginesWords) {
+    run::Options slurm = script_options();
+    slurm.launcher = run::Launcher::slurm;
+    slurm.host = run::parse_host_list("node1", "--host");
+    validate(slurm);
+    slurm.ssh_port = run::Port{22};
+    EXPECT_EQ(test::usage_message([&] { validate(slurm); }),
+              "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
+    slurm.ssh_port.reset();
+    slurm.ssh_client = run::SshClient::openssh;
+    EXPECT_EQ(test::usage_message([&] { validate(slurm); }),
+              "--ssh-client is for --launcher ssh (srun starts the nodes' jobs)");
+    slurm.ssh_client.reset();
+    slurm.srun_args = std::vector<std::string>{"-p", "gpu"};
+    validate(slurm);
+
+    run::Options ssh = script_options();
+    ssh.ssh_port = run::Port{22};
+    ssh.ssh_client = run::SshClient::openssh;
+    validate(ssh);
+    ssh.srun_args = std::vector<std::string>{"-p", "gpu"};
+    EXPECT_EQ(test::usage_message([&] { validate(ssh); }), "--srun-args needs --launcher slurm");
+}
+
+TEST(EngineValidation, SlurmRefusesGpuIndicesAndSshTakesThem) {
+    run::Options options = script_options();
+    options.hostfile = "hosts";
+    options.exclude = run::parse_host_selection("w0:0", "--exclude");
+    validate(options);
+    options.launcher = run::Launcher::slurm;
+    EXPECT_EQ(test::usage_message([&] { validate(options); }),
+              "--launcher slurm cannot use GPU indices in --exclude: srun starts one command on "
+              "every node (--srun-args '--gpus-per-node=N' selects GPUs there)");
+    options.exclude = run::parse_host_selection("w0@w1", "--exclude");
+    validate(options);
+}
 
 job::NodeCommand node(int rank, std::string host, bool local, std::optional<int> port = {}) {
     job::NodeCommand node;

@@ -7,7 +7,6 @@
 #include "usage_message.hpp"
 
 #include "colossalai/run/planner.hpp"
-#include "colossalai/run/validate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -79,20 +78,8 @@ TEST(PlanSrun, RefusesWhatSrunCannotDo) {
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
               "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "
               "who starts srun");
-    // Checked with the other options, before any plan (the cli validates once).
-    options.host = test::hosts("node1");
-    options.ssh_port = Port{22};
-    EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
-              "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
-    options.ssh_port.reset();
-    options.ssh_client = SshClient::openssh;
-    EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
-              "--ssh-client is for --launcher ssh (srun starts the nodes' jobs)");
-    Options ssh = slurm_options();
-    ssh.launcher = Launcher::ssh;
-    ssh.srun_args = Words{"-p", "gpu"};
-    EXPECT_EQ(test::usage_message([&] { validate_options(ssh); }),
-              "--srun-args needs --launcher slurm");
+    // The options of another engine are refused by the engines' rows, before any plan
+    // (EngineValidation in tests/unit/engines).
 }
 
 } // namespace
