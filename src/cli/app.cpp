@@ -169,7 +169,8 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
 
     // `run` stops parsing at the script: CLI11 only sees the launcher options before it.
     RunArguments run_arguments;
-    std::vector<std::string> words = split_run_command_line(args, run_arguments);
+    std::vector<std::string> words =
+        respell_check_aliases(split_run_command_line(args, run_arguments));
     check::Options check_options;
     CLI::App* check_command = add_check_command(app);
     CLI::App* run_command = add_run_command(app);

@@ -3,6 +3,10 @@
 #include "register_options.hpp"
 
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <algorithm>
+#include <span>
 
 namespace colossalai::cli {
 
@@ -16,6 +20,40 @@ CLI::App* add_check_command(CLI::App& app) {
         "--hostfile, --allocation or --launcher slurm, when the nodes differ), 2 for a usage "
         "error, 255 when a node could not be checked.");
     return command;
+}
+
+std::vector<std::string> respell_check_aliases(std::vector<std::string> args) {
+    // The subcommand is the first word that is not an option (the top level has flags only).
+    auto command =
+        std::find_if(args.begin() + (args.empty() ? 0 : 1), args.end(),
+                     [](const std::string& word) { return !util::starts_with(word, "-"); });
+    if (command == args.end() || *command != "check") {
+        return args;
+    }
+    std::span<const CheckOption> table = check_option_table();
+    for (auto word = command + 1; word != args.end(); ++word) {
+        auto spelled = std::find_if(table.begin(), table.end(), [&](const CheckOption& option) {
+            return *word == option.short_name || *word == option.long_name;
+        });
+        if (spelled != table.end()) {
+            if (spelled->takes_value() && word + 1 != args.end()) {
+                ++word; // its value, whatever it looks like
+            }
+            continue;
+        }
+        for (const CheckOption& option : table) {
+            std::string_view alias = option.single_dash_alias;
+            if (!alias.empty() && util::starts_with(*word, alias) &&
+                (word->size() == alias.size() || (*word)[alias.size()] == '=')) {
+                word->replace(0, alias.size(), option.long_name);
+                if (word->size() == option.long_name.size() && word + 1 != args.end()) {
+                    ++word;
+                }
+                break;
+            }
+        }
+    }
+    return args;
 }
 
 void add_check_options(CLI::App& app, check::Options& options) {

@@ -2,29 +2,11 @@
 
 #include "shared_options.hpp"
 
-#include "colossalai/util/error.hpp"
-#include "colossalai/util/strings.hpp"
-
-#include <CLI/CLI.hpp>
-
 namespace colossalai::cli {
 
 namespace {
 
 using check::Options;
-
-// Read as CLI11 reads an int within CLI::Range(1, 65535), which check's --ssh-port always was:
-// strtoll's bases (026 is 22), and CLI11's message for a value out of range or no number.
-void set_check_ssh_port(Options& options, std::string_view name, const std::string& value) {
-    std::string input = value;
-    std::string error = CLI::Range(1, 65535)(input);
-    if (!error.empty()) {
-        throw usage_error("{}: {}", name, util::escape_for_message(error));
-    }
-    int port = 0;
-    CLI::detail::lexical_cast(input, port);
-    options.ssh_port = port;
-}
 
 constexpr CheckOption table[] = {
     help_option<Options>(),
@@ -38,12 +20,11 @@ constexpr CheckOption table[] = {
     shared::python_option<Options>(
         "Python interpreter of the environment to inspect (default: first python3, then "
         "python, on PATH)"),
-    {.short_name = "-H",
-     .long_name = "--host",
-     .value_name = "TEXT",
-     .help = "Check these nodes instead of this machine (over SSH, or --launcher): \"h1,h2\" (as "
-             "for 'colossalai run')",
-     .apply = keep_text<Options, &Options::host>},
+    shared::host_option<Options>(
+        "TEXT",
+        "Check these nodes instead of this machine (over SSH, or --launcher): \"h1,h2\" (as for "
+        "'colossalai run')",
+        keep_text<Options, &Options::host>),
     shared::hostfile_option<Options>("TEXT",
                                      "Check the nodes of this hostfile (one host per line)"),
     {.long_name = "--allocation",
@@ -55,10 +36,8 @@ constexpr CheckOption table[] = {
         "allocation: the allocation's nodes)"),
     shared::srun_args_option<Options>(
         "With --launcher slurm: more srun options, as a shell would split them"),
-    {.long_name = "--ssh-port",
-     .value_name = "INT:INT in [1 - 65535]",
-     .help = "SSH port for every node (else ~/.ssh/config, else 22)",
-     .apply = set_check_ssh_port},
+    shared::ssh_port_option<Options>("INT:INT in [1 - 65535]",
+                                     "SSH port for every node (else ~/.ssh/config, else 22)"),
     shared::ssh_timeout_option<Options>("SSH connect timeout per node"),
 };
 

@@ -18,6 +18,12 @@ namespace colossalai::cli {
 // Registers `check` on `app`, without its options (see add_check_options).
 CLI::App* add_check_command(CLI::App& app);
 
+// `args` with check's single-dash spellings (`-host node1`, `-host=node1`) written as their long
+// names (`--host`), as run's pre-scan reads them: CLI11 would read `-host` as -h (help) and
+// letters. Only the words after `check`, and none that is an option's value; `args` as they are
+// when the command is not `check`. Pure.
+std::vector<std::string> respell_check_aliases(std::vector<std::string> args);
+
 // Registers check's options on `command`; parsed values land in `options`.
 void add_check_options(CLI::App& command, check::Options& options);
 

@@ -25,7 +25,9 @@ struct OptionEntry {
     // "--host"; empty if none.
     std::string_view long_name = {};
     // A single-dash long spelling also accepted, as `-host VALUE` or `-host=VALUE` (run's
-    // pre-scan only); not shown as a name in --help (its help text may mention it).
+    // pre-scan reads it; check's words have it respelled as the long name before CLI11, which
+    // would read -h, sees them: respell_check_aliases); not shown as a name in --help (its help
+    // text may mention it).
     std::string_view single_dash_alias = {};
     // The value's name as --help shows it ("HOSTS"); empty: a flag, which takes no value.
     std::string_view value_name = {};

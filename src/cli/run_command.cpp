@@ -1,6 +1,7 @@
 #include "commands.hpp"
 #include "register_options.hpp"
 
+#include "colossalai/engines/engines.hpp"
 #include "colossalai/launch/dry_run.hpp"
 #include "colossalai/launch/execute.hpp"
 #include "colossalai/run/planner.hpp"
@@ -65,6 +66,7 @@ run::Options finish_run_command(const RunArguments& arguments) {
     options.script = words.script;
     options.script_args = words.script_args;
     run::validate_options(options);
+    engines::validate(options);
     return options;
 }
 

@@ -25,16 +25,6 @@ namespace {
 
 using run::Options;
 
-// A number outside 1..65535 is named as the number it is (run::checked_port).
-run::Port to_port(const std::string& text, std::string_view option) {
-    std::optional<int> port = util::parse_integer<int>(text);
-    if (!port) {
-        throw usage_error("{} '{}': not a port number (1..65535)", option,
-                          util::escape_for_message(text));
-    }
-    return run::checked_port(*port, option);
-}
-
 // A repeatable option: every value, in order.
 template <std::vector<std::string> Options::*field>
 void append(Options& options, std::string_view, const std::string& value) {
@@ -82,7 +72,7 @@ void set_num_nodes(Options& options, std::string_view name, const std::string& v
 }
 
 void set_master_port(Options& options, std::string_view name, const std::string& value) {
-    options.master_port = to_port(value, name);
+    options.master_port = shared::to_port(value, name);
 }
 
 void set_master_addr(Options& options, std::string_view name, const std::string& value) {
@@ -96,10 +86,6 @@ void add_export(Options& options, std::string_view, const std::string& value) {
 void add_env_exclude(Options& options, std::string_view, const std::string& value) {
     std::vector<run::EnvPattern> patterns = run::parse_env_patterns(value);
     options.env_exclude.insert(options.env_exclude.end(), patterns.begin(), patterns.end());
-}
-
-void set_ssh_port(Options& options, std::string_view name, const std::string& value) {
-    options.ssh_port = to_port(value, name);
 }
 
 void set_kill_grace(Options& options, std::string_view name, const std::string& value) {
@@ -130,12 +116,8 @@ void set_elastic(Options& options, std::string_view name, const std::string& val
 
 constexpr RunOption table[] = {
     help_option<Options>(),
-    {.short_name = "-H",
-     .long_name = "--host",
-     .single_dash_alias = "-host",
-     .value_name = "HOSTS",
-     .help = "Comma-separated hosts: h1,h2 (also -host)",
-     .apply = set_hosts<&Options::host>},
+    shared::host_option<Options>("HOSTS", "Comma-separated hosts: h1,h2 (also -host)",
+                                 set_hosts<&Options::host>),
     shared::hostfile_option<Options>("FILE", "File with one host per line (# comments)"),
     {.long_name = "--include",
      .value_name = "HOSTS",
@@ -191,10 +173,8 @@ constexpr RunOption table[] = {
      .value_name = "ARGS",
      .help = "More launcher options: a=1,b,c=2 -> --a=1 --b --c=2",
      .apply = set_extra_launch_args},
-    {.long_name = "--ssh-port",
-     .value_name = "PORT",
-     .help = "SSH port for every host (else ~/.ssh/config, else 22)",
-     .apply = set_ssh_port},
+    shared::ssh_port_option<Options>("PORT",
+                                     "SSH port for every host (else ~/.ssh/config, else 22)"),
     shared::ssh_timeout_option<Options>("SSH connect timeout per host"),
     {.long_name = "--strict-host-key-checking",
      .value_name = "MODE",

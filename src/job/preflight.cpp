@@ -182,9 +182,7 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
     return std::nullopt;
 }
 
-std::string preflight_shell(std::string_view fail, std::string_view directory,
-                            std::string_view command, std::string_view master,
-                            std::string_view interfaces, std::string_view gpus) {
+std::string preflight_shell(const PreflightShellNames& names) {
     return fmt::format(
         "cd \"${{{1}}}\" 2>/dev/null || {0} cwd\n"
         "command -v \"${{{2}}}\" >/dev/null 2>&1 || {0} command\n"
@@ -205,7 +203,7 @@ std::string preflight_shell(std::string_view fail, std::string_view directory,
         "case $cai_n in \"\"|*[!0-9]*) {0} \"gpus - $cai_o\";; esac\n"
         "case ${{{5}}} in *!) [ \"$cai_n\" -ge \"${{{5}%!}}\" ];; *) [ \"$cai_n\" = 0 ] || [ "
         "\"$cai_n\" -ge \"${{{5}}}\" ];; esac || {0} \"gpus $cai_n $cai_o\"\nfi\n",
-        fail, directory, command, master, interfaces, gpus);
+        names.fail, names.directory, names.command, names.master, names.interfaces, names.gpus);
 }
 
 } // namespace colossalai::job

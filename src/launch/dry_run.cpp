@@ -1,7 +1,7 @@
 #include "colossalai/launch/dry_run.hpp"
 
+#include "colossalai/engines/engines.hpp"
 #include "colossalai/run/host_selection.hpp"
-#include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/util/quote.hpp"
 
 #include <fmt/format.h>
@@ -90,22 +90,10 @@ void write_dry_run(const Plan& plan, std::ostream& out) {
             elastic.max_restarts ? fmt::format(", max_restarts {}", *elastic.max_restarts) : "",
             elastic.nodes.min, elastic.nodes.min == 1 ? "node remains" : "nodes remain");
     }
-    const auto* srun = std::get_if<run::SrunLaunch>(&plan.launch);
-    if (srun != nullptr) {
-        text +=
-            fmt::format("srun (one task per node; {} runs its node's command below):\n    {}\n",
-                        "/bin/sh -c SCRIPT", util::shell_join(slurm::srun_command(plan, *srun)));
-    }
+    text += engines::dry_run_header(plan);
     out << text;
-    const auto* hosts = std::get_if<run::HostsLaunch>(&plan.launch);
-    // The SSH client is named when it is not the default one (libssh: `ssh`).
-    std::string ssh =
-        hosts != nullptr && hosts->ssh_client == run::SshClient::openssh ? "openssh" : "ssh";
     for (const NodeCommand& node : plan.nodes) {
-        std::string transport = srun != nullptr ? std::string("slurm")
-                                : node.local    ? std::string("local")
-                                : node.ssh_port ? fmt::format("{} port {}", ssh, *node.ssh_port)
-                                                : ssh;
+        std::string transport = engines::dry_run_transport(plan, node);
         // One node at a time: the text of 100,000 nodes is never held whole.
         text = fmt::format("[node {}] {} ({}) cwd={}\n", node.rank, util::shell_quote(node.host),
                            transport, util::shell_quote(node.working_directory));
@@ -114,7 +102,7 @@ void write_dry_run(const Plan& plan, std::ostream& out) {
                                 node.gpus->size(), node.gpus->size() == 1 ? "" : "es");
         }
         text += fmt::format("    {}\n", util::shell_join(node.argv));
-        text += render_environment(node, node.local && srun == nullptr);
+        text += render_environment(node, node.local);
         out << text;
     }
 }

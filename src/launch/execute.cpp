@@ -1,11 +1,8 @@
 #include "colossalai/launch/execute.hpp"
 
+#include "colossalai/engines/engines.hpp"
 #include "colossalai/exec/signals.hpp"
-#include "colossalai/job/local_transport.hpp"
 #include "colossalai/launch/launcher.hpp"
-#include "colossalai/slurm/slurm_transport.hpp"
-#include "colossalai/ssh/openssh_transport.hpp"
-#include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/util/error.hpp"
 
 #include <fmt/core.h>
@@ -13,31 +10,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <optional>
+#include <memory>
 #include <string>
-#include <variant>
 
 namespace colossalai::launch {
 
 namespace {
-
-// A host connecting over libssh holds two descriptors (its socket and an eventfd), a running one
-// one; through the ssh program four (its stdin, stdout and stderr pipes, a pidfd): with the usual
-// soft limit of 1024 a job of some 500 (250) hosts would run out. Raised only as far as the hard
-// limit allows, and only when needed, since local jobs inherit it.
-void allow_descriptors_for(std::size_t remote_nodes, std::size_t per_node) {
-    rlimit limit{};
-    rlim_t wanted = static_cast<rlim_t>(remote_nodes * per_node) + 64;
-    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-        limit.rlim_cur < wanted) {
-        limit.rlim_cur =
-            limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
-        ::setrlimit(RLIMIT_NOFILE, &limit);
-    }
-}
 
 // COLOSSALAI_TIMING: where the time went (SSH hosts) and what the launcher held at its peak.
 void report_resources(output::Multiplexer& output, const std::string& ssh_timing) {
@@ -57,17 +36,6 @@ void report_resources(output::Multiplexer& output, const std::string& ssh_timing
 } // namespace
 
 int execute(const run::Plan& plan) {
-    const auto* hosts = std::get_if<run::HostsLaunch>(&plan.launch);
-    const auto* srun_launch = std::get_if<run::SrunLaunch>(&plan.launch);
-    std::size_t remote_nodes = 0;
-    if (hosts != nullptr) {
-        remote_nodes = static_cast<std::size_t>(
-            std::count_if(plan.nodes.begin(), plan.nodes.end(),
-                          [](const job::NodeCommand& node) { return !node.local; }));
-    }
-    bool openssh = hosts != nullptr && hosts->ssh_client == run::SshClient::openssh;
-    allow_descriptors_for(remote_nodes, openssh ? 4 : 2);
-
     // Blocked before any thread exists, so that every thread inherits the mask.
     exec::SignalChannel signals({.job_control = true});
     Settings settings;
@@ -81,38 +49,11 @@ int execute(const run::Plan& plan) {
     output::Multiplexer output(output_options);
     SignalSource source{signals.fd(), [&signals] { return signals.take(); }};
     // After `output`, which its nodes write to until it ends.
-    // The transports of the plan's launch intent: local children and SSH, or one srun.
-    std::optional<job::LocalTransport> local;
-    std::optional<ssh::SshTransport> ssh;
-    std::optional<ssh::OpenSshTransport> openssh_transport;
-    std::optional<slurm::SlurmTransport> srun;
-    if (hosts != nullptr) {
-        local.emplace(plan.launcher_environment, settings.kill_grace);
-        if (remote_nodes > 0) {
-            ssh::SshSettings ssh_settings =
-                ssh::ssh_settings(plan.timings.ssh_timeout, settings.kill_grace);
-            ssh_settings.connect.host_key_policy = hosts->strict_host_key_checking;
-            switch (hosts->ssh_client) {
-            case run::SshClient::libssh:
-                ssh.emplace(ssh_settings);
-                break;
-            case run::SshClient::openssh:
-                openssh_transport.emplace(ssh_settings, plan.launcher_environment);
-                break;
-            }
-        }
-    } else if (srun_launch != nullptr) {
-        srun.emplace(plan, *srun_launch,
-                     [&output](std::string_view text) { output.write_notice(text); });
-    }
-    auto transport_for = [&](const job::NodeCommand& node) -> job::Transport& {
-        if (srun) {
-            return *srun;
-        }
-        if (node.local) {
-            return *local;
-        }
-        return openssh_transport ? static_cast<job::Transport&>(*openssh_transport) : *ssh;
+    // The transports of the plan's launch intent, made by its engine.
+    std::unique_ptr<job::LaunchTransports> transports = engines::make_transports(
+        plan, {.notice = [&output](std::string_view text) { output.write_notice(text); }});
+    auto transport_for = [&transports](const job::NodeCommand& node) -> job::Transport& {
+        return transports->transport_for(node);
     };
 
     LaunchResult result = run_nodes(plan.nodes, transport_for, output, source, settings);
@@ -122,14 +63,12 @@ int execute(const run::Plan& plan) {
             fmt::format("colossalai: the nodes' output is also in {}/\n", *plan.log_dir));
     }
     if (plan.report_resources) {
-        report_resources(output, ssh                 ? ssh->timing_report()
-                                 : openssh_transport ? openssh_transport->timing_report()
-                                                     : std::string());
+        report_resources(output, transports->timing_report());
     }
     // What the outputs have not taken yet (a paused pager) is written now, the jobs being over;
     // a signal to the launcher while it waits for that ends the wait.
     output.finish(signals.fd());
-    if (ssh && ssh->busy()) {
+    if (transports->busy()) {
         // A connection given up on is still being set up on a worker thread: leave now rather
         // than wait for its timeout (closing the process closes every connection).
         std::fflush(nullptr);

@@ -369,7 +369,7 @@ void add_nodes(const Options& options, const Context& context, std::vector<Host>
 LaunchIntent plan_launch(const Options& options, const HostSource& source, Plan& plan) {
     switch (options.launcher) {
     case Launcher::ssh:
-        return HostsLaunch{options.strict_host_key_checking,
+        return SshLaunch{options.strict_host_key_checking,
                            options.ssh_client.value_or(SshClient::libssh)};
     case Launcher::slurm:
         return plan_srun(options, source.allocated, plan);

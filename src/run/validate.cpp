@@ -97,12 +97,6 @@ void check_host_options(const Options& options) {
                               "runs one process per GPU it selects)",
                               name);
         }
-        if (options.launcher == Launcher::slurm) {
-            throw usage_error("--launcher slurm cannot use GPU indices in {}: srun starts one "
-                              "command on every node (--srun-args '--gpus-per-node=N' selects "
-                              "GPUs there)",
-                              name);
-        }
     }
     if (options.num_nodes && (*options.num_nodes == 0 || *options.num_nodes < -1)) {
         throw usage_error("--num_nodes '{}': not a positive number of nodes (or -1 for all)",
@@ -161,25 +155,10 @@ std::optional<int> parse_positive_int(std::string_view text) {
     return util::parse_integer<int>(text, {.min = 1});
 }
 
-// --srun-args, --ssh-port and --ssh-client belong to one launcher each.
-void check_launcher_options(const Options& options) {
-    if (options.launcher == Launcher::slurm) {
-        if (options.ssh_port) {
-            throw usage_error("--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
-        }
-        if (options.ssh_client) {
-            throw usage_error("--ssh-client is for --launcher ssh (srun starts the nodes' jobs)");
-        }
-    } else if (options.srun_args) {
-        throw usage_error("--srun-args needs --launcher slurm");
-    }
-}
-
 void validate_options(const Options& options) {
     check_target(options);
     check_host_options(options);
     check_extra_master(options);
-    check_launcher_options(options);
     check_extra_elastic(options);
     if (options.python && options.python->empty()) {
         throw usage_error("--python '': no interpreter named");

@@ -81,7 +81,7 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     script += master < argv.size()
                   ? "cai_m=$m\n"
                   : fmt::format("cai_m={}\n", util::shell_quote(first.preflight.master_address));
-    script += job::preflight_shell("cai_f", "cai_d", "cai_c", "cai_m", "cai_i", "cai_u");
+    script += job::preflight_shell(job::preflight_shell_names("cai_c"));
     // The relay's interpreter. The stop signals that Slurm delivers to every process of the
     // step are trapped here (the wrapper must live to print the job's status) and ignored by the
     // relay; the job, started by the relay with every signal at its default, gets them.

@@ -115,8 +115,7 @@ std::string relayed_case() {
 
 const std::string& wrapper_text() {
     static const std::string text =
-        std::string(wrapper_head) +
-        job::preflight_shell("cai_f", "cai_d", "1", "cai_m", "cai_i", "cai_u") +
+        std::string(wrapper_head) + job::preflight_shell(job::preflight_shell_names("1")) +
         std::string(wrapper_tail) + relayed_case() + std::string(wrapper_control_tail);
     return text;
 }

@@ -25,7 +25,7 @@ struct Options {
     // `srun colossalai check -i` inside an allocation checks each task's own node.
     bool allocation = false;
     Launcher launcher = Launcher::ssh;
-    // --srun-args, as words (run::parse_srun_args refused the options srun's command sets).
+    // --srun-args, as words (slurm::parse_srun_args refused the options srun's command sets).
     std::vector<std::string> srun_args;
     std::optional<int> ssh_port;                  // --ssh-port
     std::chrono::milliseconds ssh_timeout{30000}; // --ssh-timeout SECONDS (connect, per host)

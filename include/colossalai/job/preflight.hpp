@@ -99,18 +99,37 @@ inline constexpr std::string_view failed_check_marker = "\036colossalai-failed "
 std::optional<PreflightFailure> parse_failed_check(std::string_view what,
                                                    const NodeCommand& command);
 
-// The checks as POSIX sh lines (no `'` in them), in PreflightCheck's order; the others are the
-// names of the shell variables (or positional parameters: `1`) that hold the directory, the
-// command, the master address, the comma-separated interfaces and the GPU check's word
-// (gpu_check_word); `fail` a command that takes the check's name (with its subject: `master
-// ADDRESS`, `interface NAME`, `gpus COUNT PROBE`) as its one argument and must not return. A
-// numeric master address (IPv4 digits and dots, or IPv6 with a `:`) starts no `getent`; without
-// getent on the node the address is not checked; without /sys/class/net, the interfaces are not.
-// An empty GPU word starts nothing; otherwise `nvidia-smi -L` runs once (its `GPU ` lines counted
-// by the shell itself), or, without nvidia-smi, /proc/driver/nvidia/gpus/ is listed by a glob.
-// Uses the variables `cai_n`, `cai_o` and `cai_v`.
-std::string preflight_shell(std::string_view fail, std::string_view directory,
-                            std::string_view command, std::string_view master,
-                            std::string_view interfaces, std::string_view gpus);
+// What the preflight's sh lines read and call, by name: the shell variables (or positional
+// parameters: `1`) that hold each value, and the command that reports a failed check.
+struct PreflightShellNames {
+    // A command that takes the check's name (with its subject: `master ADDRESS`, `interface
+    // NAME`, `gpus COUNT PROBE`) as its one argument and must not return.
+    std::string_view fail;
+    std::string_view directory;  // the working directory
+    std::string_view command;    // the command the node runs (its first word)
+    std::string_view master;     // the master address
+    std::string_view interfaces; // the comma-separated interfaces
+    std::string_view gpus;       // the GPU check's word (gpu_check_word)
+};
+
+// The names that the node wrapper and the srun task script both give the preflight's values
+// (`cai_f`, `cai_d`, `cai_m`, `cai_i`, `cai_u`), with where each holds its command: the
+// wrapper's first positional parameter (`1`), the task script's `cai_c`.
+constexpr PreflightShellNames preflight_shell_names(std::string_view command) {
+    return {.fail = "cai_f",
+            .directory = "cai_d",
+            .command = command,
+            .master = "cai_m",
+            .interfaces = "cai_i",
+            .gpus = "cai_u"};
+}
+
+// The checks as POSIX sh lines (no `'` in them), in PreflightCheck's order, reading and calling
+// what `names` names. A numeric master address (IPv4 digits and dots, or IPv6 with a `:`) starts
+// no `getent`; without getent on the node the address is not checked; without /sys/class/net,
+// the interfaces are not. An empty GPU word starts nothing; otherwise `nvidia-smi -L` runs once
+// (its `GPU ` lines counted by the shell itself), or, without nvidia-smi,
+// /proc/driver/nvidia/gpus/ is listed by a glob. Uses the variables `cai_n`, `cai_o` and `cai_v`.
+std::string preflight_shell(const PreflightShellNames& names);
 
 } // namespace colossalai::job

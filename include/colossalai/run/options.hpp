@@ -6,6 +6,7 @@
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/host_selection.hpp"
 #include "colossalai/run/hosts.hpp"
+#include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/master.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc_value.hpp"
@@ -21,11 +22,6 @@ namespace colossalai::run {
 // How the nodes' jobs are started: over SSH (or as local children), or as the tasks of one
 // Slurm srun step.
 enum class Launcher { ssh, slurm };
-
-// With --launcher ssh, how the remote nodes are reached: the libssh library linked in, or the
-// system's OpenSSH client program (`ssh`), for what libssh cannot do (host certificates, GSSAPI,
-// ControlMaster, any option of the user's ssh config).
-enum class SshClient { libssh, openssh };
 
 // `colossalai run` as the cli parsed it: every value typed where the cli read it (host lists,
 // launcher arguments, the master's address and ports, -x and --env-exclude, interfaces,
@@ -62,7 +58,7 @@ struct Options {
     bool dry_run = false;                // --dry-run
     Launcher launcher = Launcher::ssh;   // --launcher ssh|slurm
     std::optional<SshClient> ssh_client; // --ssh-client libssh|openssh; unset: libssh
-    // --srun-args "--partition gpu --time 1:00:00", split into words (parse_srun_args)
+    // --srun-args "--partition gpu --time 1:00:00", split into words (slurm::parse_srun_args)
     std::optional<std::vector<std::string>> srun_args;
     // --network-interface "eth0,eth1" (NCCL's syntax)
     std::optional<NetworkInterfaces> network_interface;

@@ -2,12 +2,12 @@
 
 #include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/job/node_command.hpp"
+#include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/options.hpp"
 
 #include <chrono>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 namespace colossalai::run {
@@ -29,34 +29,6 @@ struct Timings {
     friend bool operator==(const Timings&, const Timings&) = default;
 };
 
-// How the nodes' jobs start: the launch intent, decided once by the planner from the options it
-// validated, and the only thing that chooses a transport (launch::execute, the dry run).
-
-// --launcher ssh (the default): each node is a child process of the launcher (a node whose
-// NodeCommand is `local`) or is reached over SSH (ssh::SshTransport over libssh, or
-// ssh::OpenSshTransport through the `ssh` program; each builds the node wrapper's command from
-// the node's NodeCommand).
-struct HostsLaunch {
-    // --strict-host-key-checking: replaces the ssh config's StrictHostKeyChecking.
-    std::optional<job::HostKeyPolicy> strict_host_key_checking;
-    // --ssh-client: which SSH client reaches the remote nodes.
-    SshClient ssh_client = SshClient::libssh;
-    friend bool operator==(const HostsLaunch&, const HostsLaunch&) = default;
-};
-
-// --launcher slurm: every node is one task of a single srun step (slurm::SlurmTransport builds
-// srun's command from the plan and these values); no node is local.
-struct SrunLaunch {
-    // --srun-args, as words (run::parse_srun_args refused the options srun's command sets).
-    std::vector<std::string> srun_args;
-    // srun allocates the nodes (--num_nodes without hosts, outside an allocation): the plan's
-    // hosts are placeholders (`(node 0)`), and each task names its node when it starts.
-    bool allocates = false;
-    friend bool operator==(const SrunLaunch&, const SrunLaunch&) = default;
-};
-
-using LaunchIntent = std::variant<HostsLaunch, SrunLaunch>;
-
 // What `colossalai run` will do: the node commands in rank order, plus warnings to print
 // (one line each) before anything starts. Everything launch::execute needs: it reads neither
 // the options nor the launcher's environment again.
@@ -69,7 +41,8 @@ struct Plan {
     // The PyTorch version that chose the command form (normalised, "2.1.0"); nullopt when
     // PyTorch was not found and a current one (>= 2.0, torchrun) is assumed.
     std::optional<std::string> torch_version;
-    // Which transport starts the nodes' jobs, with its own values.
+    // Which engine starts the nodes' jobs, with its own values (launch_intent.hpp): decided
+    // once by the planner, the only thing that chooses a transport.
     LaunchIntent launch;
     // --log-dir, absolute: each node's stdout and stderr are also written to
     // `<rank>-<host>.out` / `.err` there.

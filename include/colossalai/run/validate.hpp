@@ -19,7 +19,8 @@ namespace colossalai::run {
 //   with --host (without a hostfile or a scheduler's hosts: the planner's call); --num_nodes 0 or
 //   below -1; master_addr / master_port given both in --extra_launch_args and as an option; an
 //   elastic option (max_restarts, rdzv_backend, rdzv_endpoint, rdzv_id) given both there and as
-//   an option, or with a bad value there.
+//   an option, or with a bad value there. What belongs to one engine (its options given with
+//   another, srun and GPU indices) is the engines' to check, after this (engines::validate).
 void validate_options(const Options& options);
 
 // The elastic options given: the cli's (options.elastic), with those that --extra_launch_args

@@ -6,6 +6,7 @@
 #include "usage_message.hpp"
 
 #include "colossalai/cli/app.hpp"
+#include "colossalai/engines/engines.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,8 +33,11 @@ TEST(CheckOptionTable, IsWellFormed) {
             EXPECT_TRUE(name.empty() || names.insert(name).second)
                 << "two options spelled " << name;
         }
-        // CLI11 parses check's words: it knows no single-dash long names.
-        EXPECT_TRUE(option.single_dash_alias.empty());
+        // CLI11 knows no single-dash long names: check's words have them respelled
+        // (respell_check_aliases), which only knows aliases of the form -NAME for --NAME.
+        if (!option.single_dash_alias.empty()) {
+            EXPECT_EQ(std::string("-") + std::string(option.single_dash_alias), option.long_name);
+        }
         EXPECT_FALSE(option.help.empty());
         EXPECT_NE(option.role, OptionRole::module);
         EXPECT_EQ(option.apply != nullptr, option.role == OptionRole::option);
@@ -110,23 +114,72 @@ TEST(CheckOptionTable, HelpShowsEveryEntryAsTheTableSays) {
     }
 }
 
-// --ssh-port reads as CLI11 reads an int in [1, 65535], as check's always has: strtoll's
-// bases, CLI11's words for a bad value.
-TEST(CheckOptionTable, SshPortReadsAsCli11ReadsAnIntInRange) {
+// --launcher's values are the engines' table's, for both commands, in --help and in the message.
+TEST(CheckOptionTable, LauncherValuesComeFromTheEnginesTable) {
+    for (const CheckOption& option : check_option_table()) {
+        if (option.long_name == "--launcher") {
+            EXPECT_EQ(option.value_name, engines::names("|"));
+        }
+    }
+    for (const RunOption& option : run_option_table()) {
+        if (option.long_name == "--launcher") {
+            EXPECT_EQ(option.value_name, engines::names("|"));
+        }
+    }
+    std::ostringstream out;
+    for (const Words& args :
+         std::vector<Words>{{"colossalai", "check", "-i", "--launcher", "pbs"},
+                            {"colossalai", "run", "--launcher", "pbs", "t.py"}}) {
+        EXPECT_EQ(test::usage_message([&] { parse(args, out); }),
+                  "--launcher 'pbs': expected " + engines::names(" or "));
+    }
+}
+
+// --ssh-port reads as run's does (#37): in decimal (026 is 26, not CLI11's octal 22), with
+// run's message for a bad value.
+TEST(CheckOptionTable, SshPortReadsAsRunsInDecimal) {
     EXPECT_EQ(parsed_check_words({"--ssh-port", "65535"}).ssh_port, 65535);
-    EXPECT_EQ(parsed_check_words({"--ssh-port", "026"}).ssh_port, 22);
-    EXPECT_EQ(parsed_check_words({"--ssh-port=0x16"}).ssh_port, 22);
+    EXPECT_EQ(parsed_check_words({"--ssh-port", "026"}).ssh_port, 26);
     for (const auto& [value, message] : std::vector<std::pair<std::string, std::string>>{
-             {"0", "--ssh-port: Value 0 not in range 1 to 65535"},
-             {"65536", "--ssh-port: Value 65536 not in range 1 to 65535"},
-             {"22x", "--ssh-port: Value 22x not in range 1 to 65535"},
-             {"\n", "--ssh-port: Value \\x0a not in range 1 to 65535"}}) {
+             {"0", "--ssh-port '0': not a port number (1..65535)"},
+             {"065536", "--ssh-port '65536': not a port number (1..65535)"},
+             {"0x16", "--ssh-port '0x16': not a port number (1..65535)"},
+             {"22x", "--ssh-port '22x': not a port number (1..65535)"},
+             {"\n", "--ssh-port '\\x0a': not a port number (1..65535)"}}) {
         std::ostringstream out;
         EXPECT_EQ(test::usage_message([&, &value = value] {
                       parse({"colossalai", "check", "-i", "--host", "n", "--ssh-port", value}, out);
                   }),
                   message);
+        EXPECT_EQ(test::usage_message([&, &value = value] {
+                      parse({"colossalai", "run", "--host", "n", "--ssh-port", value, "t.py"}, out);
+                  }),
+                  message);
     }
+}
+
+// `-host` is --host under check as under run (#37): CLI11 alone reads -h, help.
+TEST(CheckOptionTable, SingleDashHostIsHost) {
+    std::ostringstream out;
+    for (const Words& words : std::vector<Words>{{"-host", "node1"}, {"-host=node1"}}) {
+        Words args = {"colossalai", "check", "-i"};
+        args.insert(args.end(), words.begin(), words.end());
+        Command command = parse(args, out);
+        ASSERT_TRUE(std::holds_alternative<check::Options>(command));
+        EXPECT_EQ(std::get<check::Options>(command).host, "node1");
+    }
+    EXPECT_EQ(out.str(), "");
+}
+
+TEST(CheckOptionTable, RespellsOnlyCheckAliasesThatAreNotValues) {
+    EXPECT_EQ(respell_check_aliases({"colossalai", "check", "-i", "-host", "-host"}),
+              (Words{"colossalai", "check", "-i", "--host", "-host"}));
+    EXPECT_EQ(respell_check_aliases({"colossalai", "check", "--python", "-host", "-host=a"}),
+              (Words{"colossalai", "check", "--python", "-host", "--host=a"}));
+    EXPECT_EQ(respell_check_aliases({"colossalai", "check", "-hostfile", "-hosts"}),
+              (Words{"colossalai", "check", "-hostfile", "-hosts"}));
+    EXPECT_EQ(respell_check_aliases({"colossalai", "-host", "run", "-host"}),
+              (Words{"colossalai", "-host", "run", "-host"}));
 }
 
 TEST(CheckOptionTable, ABadValueIsAUsageErrorNamingTheOption) {

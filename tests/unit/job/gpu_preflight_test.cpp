@@ -123,7 +123,13 @@ protected:
     test::RunResult run_shell(const std::string& word) const {
         std::string script = "fail() { printf '%s\\n' \"$1\"; exit 3; }\n"
                              "d=/ c=sh m= i= u=$1\n" +
-                             preflight_shell("fail", "d", "c", "m", "i", "u") + "echo ready\n";
+                             preflight_shell({.fail = "fail",
+                                              .directory = "d",
+                                              .command = "c",
+                                              .master = "m",
+                                              .interfaces = "i",
+                                              .gpus = "u"}) +
+                             "echo ready\n";
         test::RunOptions options;
         options.env = {{"PATH", path()}};
         return test::run({"/bin/sh", "-c", script, "sh", word}, options);

@@ -62,7 +62,7 @@ TEST(RenderDryRun, ShowsTheElasticRendezvous) {
 TEST(RenderDryRun, NamesTheOpensshClient) {
     Plan plan;
     plan.torch_version = "2.1.0";
-    plan.launch = run::HostsLaunch{std::nullopt, run::SshClient::openssh};
+    plan.launch = run::SshLaunch{std::nullopt, run::SshClient::openssh};
     plan.nodes = {node(0, "localhost", true, std::nullopt), node(1, "node2", false, std::nullopt),
                   node(2, "node3", false, 2222)};
     for (NodeCommand& each : plan.nodes) {

@@ -129,17 +129,13 @@ TEST(GpuSelection, RefusesIndicesBeyondSlotsUnknownHostsAndEmptySelections) {
               "--exclude: no host of the hostfile is left");
 }
 
-TEST(GpuSelection, NprocPerNodeAndSlurmCannotTakeGpuIndices) {
+// (--launcher slurm refuses GPU indices too: its row's check, tests/unit/engines.)
+TEST(GpuSelection, NprocPerNodeCannotTakeGpuIndices) {
     Options nproc = selecting("w0:0", std::nullopt);
     nproc.nproc_per_node = test::nproc("2");
     EXPECT_EQ(test::usage_message([&] { validate_options(nproc); }),
               "--nproc_per_node cannot be used with GPU indices in --include (each node runs one "
               "process per GPU it selects)");
-    Options slurm = selecting(std::nullopt, "w0:0");
-    slurm.launcher = Launcher::slurm;
-    EXPECT_EQ(test::usage_message([&] { validate_options(slurm); }),
-              "--launcher slurm cannot use GPU indices in --exclude: srun starts one command on "
-              "every node (--srun-args '--gpus-per-node=N' selects GPUs there)");
     // Hosts only: both as before.
     Options hosts = selecting("w0@w1", std::nullopt);
     hosts.nproc_per_node = test::nproc("2");

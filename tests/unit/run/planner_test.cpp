@@ -637,11 +637,11 @@ TEST(MakePlan, CarriesTheTimingsAndTheHostKeyPolicy) {
     Plan plan = make_plan(options, context());
     EXPECT_EQ(plan.timings,
               (Timings{std::chrono::milliseconds(2500), std::chrono::milliseconds(7000)}));
-    EXPECT_EQ(plan.launch, LaunchIntent(HostsLaunch{job::HostKeyPolicy::accept_new}));
+    EXPECT_EQ(plan.launch, LaunchIntent(SshLaunch{job::HostKeyPolicy::accept_new}));
     options.ssh_client = SshClient::openssh; // --ssh-client: the client, a value of the intent
     EXPECT_EQ(make_plan(options, context()).launch,
-              LaunchIntent(HostsLaunch{job::HostKeyPolicy::accept_new, SshClient::openssh}));
-    EXPECT_EQ(std::get<HostsLaunch>(make_plan(basic(), context()).launch).ssh_client,
+              LaunchIntent(SshLaunch{job::HostKeyPolicy::accept_new, SshClient::openssh}));
+    EXPECT_EQ(std::get<SshLaunch>(make_plan(basic(), context()).launch).ssh_client,
               SshClient::libssh);
     EXPECT_FALSE(plan.report_resources);
     EXPECT_EQ(make_plan(basic(), context()).timings, Timings{});

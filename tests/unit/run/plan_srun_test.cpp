@@ -1,14 +1,12 @@
-// --srun-args, parsed once where the option is read, and the plan of a Slurm launch: its launch
-// intent carries the words and whether srun allocates; the Slurm transport builds srun's command
-// from them (tests/unit/slurm/srun_command_test.cpp).
+// The plan of a Slurm launch: its launch intent carries --srun-args' words
+// (tests/unit/slurm/srun_args_test.cpp) and whether srun allocates; the Slurm transport builds
+// srun's command from them (tests/unit/slurm/srun_command_test.cpp).
 
 #include "find_local.hpp"
 #include "typed_options.hpp"
 #include "usage_message.hpp"
 
 #include "colossalai/run/planner.hpp"
-#include "colossalai/run/srun_args.hpp"
-#include "colossalai/run/validate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,26 +17,6 @@ namespace colossalai::run {
 namespace {
 
 using Words = std::vector<std::string>;
-
-TEST(ParseSrunArgs, SplitsLikeAShellWithoutExpanding) {
-    EXPECT_EQ(parse_srun_args("  --partition gpu\t--time=1:00:00 "),
-              (Words{"--partition", "gpu", "--time=1:00:00"}));
-    EXPECT_EQ(parse_srun_args(R"(--job-name 'a b' --comment "x \"y\" $HOME" -A\ z)"),
-              (Words{"--job-name", "a b", "--comment", "x \"y\" $HOME", "-A z"}));
-    EXPECT_EQ(parse_srun_args(""), Words{});
-}
-
-TEST(ParseSrunArgs, RefusesUnterminatedQuotesAndTheLaunchersOwnOptions) {
-    EXPECT_EQ(test::usage_message([] { parse_srun_args("--comment 'x"); }),
-              "--srun-args: unterminated ' quote");
-    EXPECT_EQ(test::usage_message([] { parse_srun_args("--comment \"x"); }),
-              "--srun-args: unterminated \" quote");
-    for (const char* word : {"--nodes=3", "-N", "--ntasks", "-n4", "--nodelist=x", "-w", "--label",
-                             "-u", "--kill-on-bad-exit", "--output=f", "--pty"}) {
-        EXPECT_EQ(test::usage_message([&] { parse_srun_args(word); }),
-                  std::string("--srun-args: '") + word + "' is set by the launcher itself");
-    }
-}
 
 Options slurm_options() {
     Options options;
@@ -59,7 +37,7 @@ Context slurm_context() {
 TEST(PlanSrun, EveryNodeIsATaskOfOneSrun) {
     Options options = slurm_options();
     options.host = test::hosts("node[1-2]");
-    options.srun_args = parse_srun_args("-p gpu");
+    options.srun_args = Words{"-p", "gpu"};
     Plan plan = make_plan(options, slurm_context());
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_FALSE(plan.nodes[0].local); // even a host that is this machine
@@ -100,20 +78,8 @@ TEST(PlanSrun, RefusesWhatSrunCannotDo) {
     EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
               "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "
               "who starts srun");
-    // Checked with the other options, before any plan (the cli validates once).
-    options.host = test::hosts("node1");
-    options.ssh_port = Port{22};
-    EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
-              "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
-    options.ssh_port.reset();
-    options.ssh_client = SshClient::openssh;
-    EXPECT_EQ(test::usage_message([&] { validate_options(options); }),
-              "--ssh-client is for --launcher ssh (srun starts the nodes' jobs)");
-    Options ssh = slurm_options();
-    ssh.launcher = Launcher::ssh;
-    ssh.srun_args = parse_srun_args("-p gpu");
-    EXPECT_EQ(test::usage_message([&] { validate_options(ssh); }),
-              "--srun-args needs --launcher slurm");
+    // The options of another engine are refused by the engines' rows, before any plan
+    // (EngineValidation in tests/unit/engines).
 }
 
 } // namespace

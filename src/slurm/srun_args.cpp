@@ -1,4 +1,4 @@
-#include "colossalai/run/srun_args.hpp"
+#include "colossalai/slurm/srun_args.hpp"
 
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <iterator>
 
-namespace colossalai::run {
+namespace colossalai::slurm {
 
 namespace {
 
@@ -93,4 +93,4 @@ std::vector<std::string> parse_srun_args(std::string_view text) {
     return words;
 }
 
-} // namespace colossalai::run
+} // namespace colossalai::slurm

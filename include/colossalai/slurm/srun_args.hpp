@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-namespace colossalai::run {
+namespace colossalai::slurm {
 
 // `--srun-args` text as words, parsed once where the option is read: split as a POSIX shell
 // would (blanks separate words; '...' keeps everything; "..." keeps everything but \\ \" \$ \`; a
@@ -16,4 +16,4 @@ namespace colossalai::run {
 // how their output is read.
 std::vector<std::string> parse_srun_args(std::string_view text);
 
-} // namespace colossalai::run
+} // namespace colossalai::slurm

@@ -1,0 +1,46 @@
+#pragma once
+
+// The engines: how the nodes' jobs start, one per --launcher value, each in its own module
+// (ssh/engine.hpp, slurm/engine.hpp). This module is the one place that lists them: each
+// function below dispatches the plan's launch intent with one std::visit, so an intent
+// alternative without its engine does not compile.
+
+#include "colossalai/job/launch_transports.hpp"
+#include "colossalai/run/engine_row.hpp"
+#include "colossalai/run/plan.hpp"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace colossalai::engines {
+
+// The engines' table: one row per --launcher value, each defined in its engine's module.
+std::span<const run::EngineRow* const> table();
+
+// The row named `name` (a --launcher value); nullptr when no engine has that name.
+const run::EngineRow* find(std::string_view name);
+
+// The row of `launcher`.
+const run::EngineRow& row(run::Launcher launcher);
+
+// The --launcher values in table order, joined by `separator`: "ssh|slurm", "ssh or slurm".
+std::string names(std::string_view separator);
+
+// The checks of `options` that belong to the engines, after run::validate_options (throws the
+// usage error): an option that another engine owns, in the chosen engine's words
+// (`--srun-args needs --launcher slurm`), then the chosen engine's own checks.
+void validate(const run::Options& options);
+
+// The transports that start `plan`'s nodes, made by the engine of `plan.launch`.
+std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
+                                                       job::LaunchHooks hooks);
+
+// --dry-run: what the engine shows before the nodes (srun's command); empty: nothing. Pure.
+std::string dry_run_header(const run::Plan& plan);
+
+// --dry-run: how the engine reaches `node` ("local", "ssh port 2222", "slurm"). Pure.
+std::string dry_run_transport(const run::Plan& plan, const job::NodeCommand& node);
+
+} // namespace colossalai::engines

@@ -1,0 +1,48 @@
+#pragma once
+
+// The launch intent: how the nodes' jobs start, one alternative per engine (src/engines lists
+// the engines). Plain data, decided once by the planner and read by that engine's transports
+// and dry run (engines::make_transports, engines::dry_run_header): run/ holds each engine's
+// values here without knowing any engine's code. Adding an engine adds its alternative to
+// LaunchIntent; every std::visit over it then fails to compile until the engine is handled.
+
+#include "colossalai/job/host_key_policy.hpp"
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace colossalai::run {
+
+// With --launcher ssh, how the remote nodes are reached: the libssh library linked in, or the
+// system's OpenSSH client program (`ssh`), for what libssh cannot do (host certificates, GSSAPI,
+// ControlMaster, any option of the user's ssh config).
+enum class SshClient { libssh, openssh };
+
+// --launcher ssh (the default): each node is a child process of the launcher (a node whose
+// NodeCommand is `local`) or is reached over SSH (ssh::SshTransport over libssh, or
+// ssh::OpenSshTransport through the `ssh` program; each builds the node wrapper's command from
+// the node's NodeCommand).
+struct SshLaunch {
+    // --strict-host-key-checking: replaces the ssh config's StrictHostKeyChecking.
+    std::optional<job::HostKeyPolicy> strict_host_key_checking;
+    // --ssh-client: which SSH client reaches the remote nodes.
+    SshClient ssh_client = SshClient::libssh;
+    friend bool operator==(const SshLaunch&, const SshLaunch&) = default;
+};
+
+// --launcher slurm: every node is one task of a single srun step (slurm::SlurmTransport builds
+// srun's command from the plan and these values); no node is local.
+struct SrunLaunch {
+    // --srun-args, as words (slurm::parse_srun_args refused the options srun's command sets).
+    std::vector<std::string> srun_args;
+    // srun allocates the nodes (--num_nodes without hosts, outside an allocation): the plan's
+    // hosts are placeholders (`(node 0)`), and each task names its node when it starts.
+    bool allocates = false;
+    friend bool operator==(const SrunLaunch&, const SrunLaunch&) = default;
+};
+
+using LaunchIntent = std::variant<SshLaunch, SrunLaunch>;
+
+} // namespace colossalai::run

@@ -1,0 +1,130 @@
+#include "colossalai/ssh/engine.hpp"
+
+#include "colossalai/job/local_transport.hpp"
+#include "colossalai/ssh/openssh_transport.hpp"
+#include "colossalai/ssh/ssh_transport.hpp"
+
+#include <fmt/core.h>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <optional>
+#include <variant>
+
+namespace colossalai::ssh {
+
+namespace {
+
+// A host connecting over libssh holds two descriptors (its socket and an eventfd), a running one
+// one; through the ssh program four (its stdin, stdout and stderr pipes, a pidfd): with the usual
+// soft limit of 1024 a job of some 500 (250) hosts would run out. Raised only as far as the hard
+// limit allows, and only when needed, since local jobs inherit it.
+void allow_descriptors_for(std::size_t remote_nodes, std::size_t per_node) {
+    rlimit limit{};
+    rlim_t wanted = static_cast<rlim_t>(remote_nodes * per_node) + 64;
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        limit.rlim_cur < wanted) {
+        limit.rlim_cur =
+            limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
+        ::setrlimit(RLIMIT_NOFILE, &limit);
+    }
+}
+
+// Local nodes as children, the remote ones over the client the launch names (none without
+// remote nodes).
+class SshLaunchTransports : public job::LaunchTransports {
+public:
+    SshLaunchTransports(const run::Plan& plan, const run::SshLaunch& launch)
+        : m_local(plan.launcher_environment, plan.timings.kill_grace) {
+        std::size_t remote_nodes = static_cast<std::size_t>(
+            std::count_if(plan.nodes.begin(), plan.nodes.end(),
+                          [](const job::NodeCommand& node) { return !node.local; }));
+        allow_descriptors_for(remote_nodes, launch.ssh_client == run::SshClient::openssh ? 4 : 2);
+        if (remote_nodes == 0) {
+            return;
+        }
+        SshSettings settings = ssh_settings(plan.timings.ssh_timeout, plan.timings.kill_grace);
+        settings.connect.host_key_policy = launch.strict_host_key_checking;
+        switch (launch.ssh_client) {
+        case run::SshClient::libssh:
+            m_remote.emplace<SshTransport>(settings);
+            break;
+        case run::SshClient::openssh:
+            m_remote.emplace<OpenSshTransport>(settings, plan.launcher_environment);
+            break;
+        }
+    }
+
+    job::Transport& transport_for(const job::NodeCommand& node) override {
+        if (node.local) {
+            return m_local;
+        }
+        return std::visit(
+            [](auto& remote) -> job::Transport& {
+                if constexpr (std::is_same_v<std::decay_t<decltype(remote)>, std::monostate>) {
+                    throw std::logic_error("a remote node in a plan without remote nodes");
+                } else {
+                    return remote;
+                }
+            },
+            m_remote);
+    }
+
+    std::string timing_report() const override {
+        return std::visit(
+            [](const auto& remote) -> std::string {
+                if constexpr (std::is_same_v<std::decay_t<decltype(remote)>, std::monostate>) {
+                    return {};
+                } else {
+                    return remote.timing_report();
+                }
+            },
+            m_remote);
+    }
+
+    bool busy() const override {
+        const auto* libssh = std::get_if<SshTransport>(&m_remote);
+        return libssh != nullptr && libssh->busy();
+    }
+
+private:
+    job::LocalTransport m_local;
+    // The remote nodes' client; monostate when every node is local.
+    std::variant<std::monostate, SshTransport, OpenSshTransport> m_remote;
+};
+
+constexpr run::OwnedOption ssh_options[] = {
+    {"--ssh-port", [](const run::Options& options) { return options.ssh_port.has_value(); }},
+    {"--ssh-client", [](const run::Options& options) { return options.ssh_client.has_value(); }},
+};
+
+std::string refuse_for_ssh(std::string_view option, std::string_view owner) {
+    return fmt::format("{} needs --launcher {}", option, owner);
+}
+
+constexpr run::EngineRow ssh_row{.name = "ssh",
+                                 .launcher = run::Launcher::ssh,
+                                 .options = ssh_options,
+                                 .refuse = refuse_for_ssh};
+
+} // namespace
+
+const run::EngineRow& engine_row() {
+    return ssh_row;
+}
+
+std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
+                                                       const run::SshLaunch& launch) {
+    return std::make_unique<SshLaunchTransports>(plan, launch);
+}
+
+std::string dry_run_transport(const run::SshLaunch& launch, const job::NodeCommand& node) {
+    if (node.local) {
+        return "local";
+    }
+    std::string client = launch.ssh_client == run::SshClient::openssh ? "openssh" : "ssh";
+    return node.ssh_port ? fmt::format("{} port {}", client, *node.ssh_port) : client;
+}
+
+} // namespace colossalai::ssh
