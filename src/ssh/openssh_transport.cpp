@@ -1,7 +1,7 @@
 #include "colossalai/ssh/openssh_transport.hpp"
 
 #include "preflight_answer.hpp"
-#include "signal_relay.hpp"
+#include "wrapper_control.hpp"
 
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/exec/wait.hpp"
@@ -47,13 +47,11 @@ public:
                    output::NodeOutput& output, const SshSettings& settings, std::string input,
                    std::vector<HostTiming>& timings)
         : m_timings(timings), m_ssh(std::move(ssh)),
-          m_user(command.user.value_or(local_user().name)), m_output(output),
-          m_heartbeat(settings.heartbeat), m_silence_limit(settings.silence_limit),
-          m_now(settings.now),
+          m_user(command.user.value_or(local_user().name)), m_output(output), m_now(settings.now),
           // ssh connects and logs in before the wrapper can answer: the answer is due after
           // the connect timeout and then the answer's own (the libssh path's two waits).
           m_answer(command, settings.connect.timeout * 2, settings.now()),
-          m_outbox(std::move(input)) {
+          m_control(settings.heartbeat, settings.silence_limit, std::move(input)) {
         m_pidfd = exec::open_pidfd(m_ssh.pid);
         // No worker pool: ssh starts at once.
         m_timing.mark(Mark::queued);
@@ -71,8 +69,7 @@ public:
         }
         m_phase = Phase::running;
         m_timing.mark(Mark::go);
-        m_next_heartbeat = m_now() + m_heartbeat;
-        m_outbox += go_line;
+        m_control.go(m_now());
         flush_outbox();
         if (!m_held_err.empty()) {
             m_output.write(Stream::err, std::exchange(m_held_err, {}));
@@ -98,7 +95,7 @@ public:
         if (m_ssh.err_fd && reading(Stream::err)) {
             fds.push_back({m_ssh.err_fd.get(), POLLIN, 0});
         }
-        if (m_ssh.in_fd && !m_outbox.empty()) {
+        if (m_ssh.in_fd && !m_control.outbox().empty()) {
             fds.push_back({m_ssh.in_fd.get(), POLLOUT, 0});
         }
         if (!m_status && m_pidfd) {
@@ -114,7 +111,7 @@ public:
             return m_answer.deadline();
         }
         if (m_phase == Phase::running && m_ssh.in_fd) {
-            return m_next_heartbeat;
+            return m_control.next_heartbeat();
         }
         if (!m_pidfd && !m_status) {
             return m_now() + std::chrono::milliseconds(50); // no pidfd (old kernel): poll
@@ -154,7 +151,7 @@ public:
 
     void launcher_stopping() override {
         if (m_phase == Phase::running && !m_result) {
-            m_outbox += pause_line;
+            m_control.pause();
             flush_outbox();
         }
     }
@@ -181,7 +178,7 @@ private:
             finish(Outcome::not_started());
             return;
         }
-        if (m_relay.relay(signo, m_outbox)) {
+        if (m_control.relay(signo)) {
             flush_outbox();
         }
     }
@@ -278,20 +275,15 @@ private:
     }
 
     void heartbeat() {
-        job::Clock::time_point now = m_now();
-        if (now < m_next_heartbeat) {
-            return;
-        }
-        if (m_outbox.empty()) {
-            m_outbox = "\n";
+        if (m_control.heartbeat(m_now())) {
             flush_outbox();
         }
-        m_next_heartbeat = now + m_heartbeat;
     }
 
     void flush_outbox() {
-        while (m_ssh.in_fd && !m_outbox.empty()) {
-            ssize_t n = ::write(m_ssh.in_fd.get(), m_outbox.data(), m_outbox.size());
+        while (m_ssh.in_fd && !m_control.outbox().empty()) {
+            std::string_view outbox = m_control.outbox();
+            ssize_t n = ::write(m_ssh.in_fd.get(), outbox.data(), outbox.size());
             if (n < 0 && errno == EINTR) {
                 continue;
             }
@@ -302,10 +294,10 @@ private:
                 m_ssh.in_fd.reset();
                 break;
             }
-            m_outbox.erase(0, static_cast<std::size_t>(n));
+            m_control.written(static_cast<std::size_t>(n));
         }
         if (!m_ssh.in_fd) {
-            m_outbox.clear();
+            m_control.drop();
         }
     }
 
@@ -387,13 +379,7 @@ private:
                                : fmt::format("ssh ended (exit status {}) before the node's job did",
                                              WEXITSTATUS(status))));
         }
-        if (!m_exit->status) {
-            return stopped_by_silence(m_silence_limit); // not the job's own end
-        }
-        if (std::optional<int> signo = m_relay.relayed_signal(*m_exit->status)) {
-            return Outcome::killed(*signo);
-        }
-        return Outcome::exited(*m_exit->status);
+        return m_control.job_end(m_exit->status);
     }
 
     // Over OpenSSH the node's end is known when ssh has ended and both streams are read (the
@@ -424,8 +410,8 @@ private:
         m_result = std::move(outcome);
     }
 
-    // checking (ssh connects, the wrapper checks) -> connected (waits for go) -> running.
-    enum class Phase { checking, connected, running };
+    // No connecting phase: ssh connects while the wrapper's answer is awaited (checking).
+    using Phase = WrapperPhase;
 
     std::vector<HostTiming>& m_timings; // the transport's, one entry per host whose job ran
     HostTiming m_timing;
@@ -434,18 +420,15 @@ private:
     std::optional<int> m_status; // ssh's wait status, once it ended
     std::string m_user;          // who logs in, for a login shell's failure
     output::NodeOutput& m_output;
-    std::chrono::milliseconds m_heartbeat;
-    std::chrono::milliseconds m_silence_limit; // the wrapper's (its exit line names it)
     Now m_now;
     PreflightAnswer m_answer;
     std::string m_stderr; // ssh's stderr before the answer (the first 4 KiB)
     std::string m_held_out;
     std::string m_held_err;
     Phase m_phase = Phase::checking;
-    job::Clock::time_point m_next_heartbeat{};
-    std::string m_outbox;       // stdin not yet written: the wrapper's input, `go`, control lines
-    SignalRelay m_relay;        // signals sent to the job
-    ExitLineReader m_exit_line; // the job's stdout, its exit line held back
+    // stdin not yet written (the wrapper's input, `go`, control lines), signals sent to the job
+    WrapperControl m_control;
+    ExitLineReader m_exit_line;        // the job's stdout, its exit line held back
     std::optional<WrapperExit> m_exit; // the exit line, once stdout ended with it
     std::string m_err_tail;            // the last 4 KiB of stderr while running
     std::optional<Outcome> m_result;

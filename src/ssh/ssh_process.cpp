@@ -6,7 +6,7 @@
 #include "libssh.hpp"
 #include "preflight_answer.hpp"
 #include "session.hpp"
-#include "signal_relay.hpp"
+#include "wrapper_control.hpp"
 
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/signal_name.hpp"
@@ -37,10 +37,10 @@ public:
                std::vector<HostTiming>& timings)
         : m_attempt(std::move(attempt)), m_command(command),
           m_answer_timeout(settings.connect.timeout), m_timings(timings), m_streams(output),
-          m_heartbeat(settings.heartbeat), m_unacked_limit(settings.unacked_limit),
+          m_unacked_limit(settings.unacked_limit),
           m_keepalive_interval(settings.keepalive_interval),
-          m_keepalive_count(settings.keepalive_count), m_silence_limit(settings.silence_limit),
-          m_now(settings.now) {}
+          m_keepalive_count(settings.keepalive_count), m_now(settings.now),
+          m_control(settings.heartbeat, settings.silence_limit) {}
 
     ~SshProcess() override {
         if (m_attempt) {
@@ -58,9 +58,8 @@ public:
         m_phase = Phase::running;
         m_session->timing.mark(Mark::go);
         limit_unacknowledged_time();
-        m_next_heartbeat = m_now() + m_heartbeat;
+        m_control.go(m_now());
         start_keepalive();
-        m_outbox += go_line;
         flush_outbox();
     }
 
@@ -80,7 +79,7 @@ public:
         if (m_streams.wants_input()) {
             events |= POLLIN;
         }
-        if (write_pending() || !m_outbox.empty()) {
+        if (write_pending() || !m_control.outbox().empty()) {
             events |= POLLOUT;
         }
         fds.push_back({lib::ssh_get_fd(m_session->session), events, 0});
@@ -101,7 +100,7 @@ public:
 
     std::optional<job::Clock::time_point> deadline() const override {
         if (m_phase == Phase::running && !m_result && !m_remote_closed) {
-            return std::min(m_next_heartbeat, m_keepalive->deadline());
+            return std::min(m_control.next_heartbeat(), m_keepalive->deadline());
         }
         if (m_phase == Phase::checking && !m_result) {
             return m_answer->deadline();
@@ -148,7 +147,7 @@ public:
         if (m_phase != Phase::running || m_result || m_remote_closed) {
             return;
         }
-        m_outbox += pause_line;
+        m_control.pause();
         flush_outbox();
         // Out before the launcher stops: a line still in libssh's buffer would arrive only when
         // it resumes, after the wrapper's silence limit.
@@ -185,7 +184,7 @@ private:
             finish(Outcome::not_started());
             return;
         case Phase::running:
-            if (m_relay.relay(signo, m_outbox)) {
+            if (m_control.relay(signo)) {
                 flush_outbox();
             }
             return;
@@ -273,16 +272,12 @@ private:
         m_phase = Phase::connected;
     }
 
-    // An empty line now and then: the node wrapper stops the job when they stop coming.
+    // An empty line now and then (written next): the node wrapper stops the job when they stop
+    // coming.
     void heartbeat() {
-        job::Clock::time_point now = m_now();
-        if (m_remote_closed || now < m_next_heartbeat) {
-            return;
+        if (!m_remote_closed) {
+            m_control.heartbeat(m_now());
         }
-        if (m_outbox.empty()) {
-            m_outbox = "\n";
-        }
-        m_next_heartbeat = now + m_heartbeat;
     }
 
     void start_keepalive() {
@@ -331,23 +326,24 @@ private:
 
     void flush_outbox() {
         if (m_remote_closed) {
-            m_outbox.clear(); // its job ended: a control line has nothing left to stop
+            m_control.drop(); // its job ended: a control line has nothing left to stop
         }
-        while (!m_outbox.empty()) {
-            int n = lib::ssh_channel_write(m_session->channel, m_outbox.data(),
-                                           static_cast<uint32_t>(m_outbox.size()));
+        while (!m_control.outbox().empty()) {
+            std::string_view outbox = m_control.outbox();
+            int n = lib::ssh_channel_write(m_session->channel, outbox.data(),
+                                           static_cast<uint32_t>(outbox.size()));
             if (n == SSH_ERROR) {
                 write_failed();
                 if (m_result) {
                     return;
                 }
-                m_outbox.clear();
+                m_control.drop();
                 break;
             }
             if (n <= 0) {
                 break;
             }
-            m_outbox.erase(0, static_cast<size_t>(n));
+            m_control.written(static_cast<size_t>(n));
         }
         if (write_pending()) {
             lib::ssh_blocking_flush(m_session->session, 0);
@@ -404,13 +400,11 @@ private:
     void finish_with_status() {
         Session& s = *m_session;
         if (s.exit_signal == silence_signal) {
-            finish(stopped_by_silence(m_silence_limit)); // not the job's own end
+            finish(m_control.job_end(std::nullopt));
         } else if (s.exit_signal) {
             finish(Outcome::killed(util::signal_number(*s.exit_signal).value_or(SIGKILL)));
-        } else if (std::optional<int> signo = m_relay.relayed_signal(*s.exit_status)) {
-            finish(Outcome::killed(*signo));
         } else {
-            finish(Outcome::exited(*s.exit_status));
+            finish(m_control.job_end(*s.exit_status));
         }
     }
 
@@ -442,9 +436,7 @@ private:
         }
     }
 
-    // connecting (worker: login, wrapper) -> checking (the wrapper's preflight answer) ->
-    // connected (waits for go) -> running.
-    enum class Phase { connecting, checking, connected, running };
+    using Phase = WrapperPhase;
 
     std::shared_ptr<Attempt> m_attempt;
     job::NodeCommand m_command; // what the wrapper's failed checks name (moved to m_answer)
@@ -455,18 +447,14 @@ private:
     std::vector<HostTiming>& m_timings; // the transport's, one entry per host whose job ran
     Phase m_phase = Phase::connecting;
     ChannelStreams m_streams;
-    std::chrono::milliseconds m_heartbeat;
     std::chrono::milliseconds m_unacked_limit;
-    job::Clock::time_point m_next_heartbeat{};
     // The launcher's keepalive; the host's ssh config may replace both (KeepaliveWatch::for_host).
     std::chrono::milliseconds m_keepalive_interval;
     int m_keepalive_count;
-    std::chrono::milliseconds m_silence_limit; // the wrappers' (silence_signal names it)
     Now m_now;
     std::optional<KeepaliveWatch> m_keepalive; // from the running phase on
     SessionPtr m_session;
-    std::string m_outbox;         // control lines not yet written
-    SignalRelay m_relay;          // signals sent to the job
+    WrapperControl m_control;     // control lines not yet written, signals sent to the job
     bool m_remote_closed = false; // the node closed the channel: nothing more can be written
     std::optional<Outcome> m_result;
 };
