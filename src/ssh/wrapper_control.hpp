@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-// What both SSH transports (libssh's SshProcess, the ssh program's OpenSshProcess) say to a node
-// wrapper (remote_command.hpp) and make of its end, written once; each writes the outbox on its
-// own byte channel (a libssh channel, ssh's stdin).
+// What the node session (node_session.hpp) says to a node wrapper (remote_command.hpp) and makes
+// of its end, over either SSH client; its channel writes the outbox (a libssh channel, ssh's
+// stdin).
 namespace colossalai::ssh {
 
 // Where a node stands with its wrapper: connecting (libssh's worker: login, the wrapper sent) ->
