@@ -37,7 +37,7 @@ void Attempt::connect(const job::NodeCommand& node, const ConnectSettings& setti
             return;
         }
         start_command(*session, input);
-        // The wrapper's preflight answer is read by the launcher's loop (ssh_process.cpp): the
+        // The wrapper's preflight answer is read by the launcher's loop (node_session.cpp): the
         // worker moves on to the next host while this one runs its checks.
         post(std::move(session), "");
     } catch (const std::exception& e) {

@@ -103,7 +103,7 @@ void on_exit_signal(ssh_session, ssh_channel, const char* signal, int, const cha
 int on_data(ssh_session, ssh_channel, void*, uint32_t, int, void* userdata) {
     auto* owned = static_cast<Session*>(userdata);
     owned->activity = true;
-    owned->timing.mark_once(Mark::first_output);
+    owned->marks->mark_once(Mark::first_output);
     return 0;
 }
 

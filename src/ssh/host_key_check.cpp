@@ -79,7 +79,8 @@ std::string option(ssh_session session, ssh_options_e which) {
 struct KnownKey {
     std::string marker;
     KeyPtr key;
-    std::string where; // FILE:LINE
+    std::string where;      // FILE:LINE
+    bool skipped_by_libssh; // at or after first_line_libssh_skips() of its file
 };
 
 // Every line of the user and global known_hosts files (as libssh resolved them) for `name`.
@@ -91,6 +92,7 @@ std::vector<KnownKey> known_keys(ssh_session session, const std::string& name) {
         if (!text) {
             continue;
         }
+        std::optional<int> skipped_from = first_line_libssh_skips(*text);
         int number = 0;
         for (std::string_view line : util::split_lines(*text)) {
             ++number;
@@ -111,8 +113,9 @@ std::vector<KnownKey> known_keys(ssh_session session, const std::string& name) {
                 continue;
             }
             if (entry->publickey != nullptr) {
-                result.push_back(
-                    {marker, KeyPtr(entry->publickey), fmt::format("{}:{}", path, number)});
+                result.push_back({marker, KeyPtr(entry->publickey),
+                                  fmt::format("{}:{}", path, number),
+                                  skipped_from && number >= *skipped_from});
                 entry->publickey = nullptr; // now owned by the result
             }
             lib::ssh_knownhosts_entry_free(entry);
@@ -135,6 +138,35 @@ std::string offending_keys(const std::vector<KnownKey>& known, ssh_key server) {
     }
     same_type.insert(same_type.end(), other_type.begin(), other_type.end());
     return same_type.empty() ? "another key" : fmt::format("{}", fmt::join(same_type, ", "));
+}
+
+bool is_unknown_host(ssh_known_hosts_e state) {
+    return state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND;
+}
+
+// libssh's answer for the session's host, completed from the known_hosts lines that libssh
+// skipped (see first_line_libssh_skips()): there, a host it finds unknown may be known.
+ssh_known_hosts_e host_state(ssh_session session, const std::vector<KnownKey>& known) {
+    ssh_known_hosts_e state = lib::ssh_session_is_known_server(session);
+    if (!is_unknown_host(state)) {
+        return state;
+    }
+    std::vector<KeyMatch> skipped;
+    KeyPtr server;
+    for (const KnownKey& line : known) {
+        if (!line.marker.empty() || !line.skipped_by_libssh) {
+            continue;
+        }
+        if (!server) {
+            server = server_key(session);
+        }
+        skipped.push_back(lib::ssh_key_cmp(line.key.get(), server.get(), SSH_KEY_CMP_PUBLIC) == 0
+                              ? KeyMatch::same_key
+                          : lib::ssh_key_type(line.key.get()) == lib::ssh_key_type(server.get())
+                              ? KeyMatch::same_type
+                              : KeyMatch::other_type);
+    }
+    return skipped.empty() ? state : state_from_skipped_lines(skipped);
 }
 
 // What learn() did: wrote the key into `file`, or found the host known (or changed) by now.
@@ -161,7 +193,7 @@ Learned learn(ssh_session session, const std::string& name, ssh_key key,
     if (!file || ::flock(file.get(), LOCK_EX) != 0) {
         throw fatal_error("cannot learn the host key into {}: {}", file_name, std::strerror(errno));
     }
-    ssh_known_hosts_e now = lib::ssh_session_is_known_server(session);
+    ssh_known_hosts_e now = host_state(session, known_keys(session, name));
     if (now != SSH_KNOWN_HOSTS_UNKNOWN && now != SSH_KNOWN_HOSTS_NOT_FOUND) {
         return {std::nullopt, now}; // learned meanwhile (or changed meanwhile: the caller decides)
     }
@@ -190,10 +222,6 @@ Learned learn(ssh_session session, const std::string& name, ssh_key key,
         throw fatal_error("cannot learn the host key into {}: {}", file_name, std::strerror(errno));
     }
     return {file_name, SSH_KNOWN_HOSTS_OK};
-}
-
-bool is_unknown_host(ssh_known_hosts_e state) {
-    return state == SSH_KNOWN_HOSTS_UNKNOWN || state == SSH_KNOWN_HOSTS_NOT_FOUND;
 }
 
 // A key marked @revoked for the host is refused whatever the policy (as OpenSSH does).
@@ -297,12 +325,43 @@ HostKeyVerdict host_key_verdict(ssh_known_hosts_e state, HostKeyPolicy policy) {
     }
 }
 
+std::optional<int> first_line_libssh_skips(std::string_view text) {
+    // fgets() into 8,192 bytes holds 8,191 of them: a line and its newline must fit.
+    constexpr std::size_t readable = 8190;
+    int number = 1;
+    while (!text.empty()) {
+        std::size_t end = text.find('\n');
+        if (std::min(end, text.size()) > readable) {
+            return number;
+        }
+        if (end == std::string_view::npos) {
+            break;
+        }
+        text.remove_prefix(end + 1);
+        ++number;
+    }
+    return std::nullopt;
+}
+
+ssh_known_hosts_e state_from_skipped_lines(std::span<const KeyMatch> skipped) {
+    // As libssh decides among the lines it reads: the same key anywhere wins, then a key of the
+    // same type (changed), then keys of other types only.
+    for (KeyMatch wanted : {KeyMatch::same_key, KeyMatch::same_type, KeyMatch::other_type}) {
+        if (std::find(skipped.begin(), skipped.end(), wanted) != skipped.end()) {
+            return wanted == KeyMatch::same_key    ? SSH_KNOWN_HOSTS_OK
+                   : wanted == KeyMatch::same_type ? SSH_KNOWN_HOSTS_CHANGED
+                                                   : SSH_KNOWN_HOSTS_OTHER;
+        }
+    }
+    return SSH_KNOWN_HOSTS_UNKNOWN;
+}
+
 void verify_host_key(ssh_session session, const std::string& host, unsigned port,
                      const HostKeyCheck& check) {
     const std::string name = known_hosts_name(host, port);
     std::vector<KnownKey> known = known_keys(session, name);
     refuse_revoked_key(session, host, port, known);
-    ssh_known_hosts_e state = lib::ssh_session_is_known_server(session);
+    ssh_known_hosts_e state = host_state(session, known);
     if (is_unknown_host(state)) {
         refuse_unchecked_certificate(host, port, known, check.policy);
         if (learns_new_keys(check.policy)) {

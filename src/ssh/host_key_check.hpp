@@ -8,7 +8,10 @@
 #include <libssh/libssh.h>
 
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace colossalai::ssh {
 
@@ -34,6 +37,19 @@ enum class HostKeyVerdict {
     cannot_check,      // libssh could not tell
 };
 HostKeyVerdict host_key_verdict(ssh_known_hosts_e state, HostKeyPolicy policy);
+
+// libssh 0.10 reads a known_hosts file with fgets() into 8,192 bytes; at a longer line it stops
+// reading that file and still answers, as if the file ended there (OpenSSH reads every line).
+// The number (from 1) of the first line of `text` that libssh does not read, if any: a line of
+// 8,191 bytes or more.
+std::optional<int> first_line_libssh_skips(std::string_view text);
+
+// How a known_hosts key for the host compares with the key the server sent.
+enum class KeyMatch { same_key, same_type, other_type };
+
+// The state libssh would have found the host in, had it read the lines it skipped, when it found
+// the host unknown: `skipped` are the host's unmarked keys on those lines.
+ssh_known_hosts_e state_from_skipped_lines(std::span<const KeyMatch> skipped);
 
 // Checks the connected session's host key for `host` port `port` (as libssh resolved them):
 // - known: fine;

@@ -1,8 +1,8 @@
 #pragma once
 
 // Private to the ssh module: whether a running node's sshd still answers, judged every keepalive
-// interval from what came from it. Pure: no libssh here; SshProcess reads libssh's packet counter
-// and the socket, sends the requests and ends the connection.
+// interval from what came from it. Pure: no libssh here; the libssh channel reads its packet
+// counter and the socket, sends the requests and ends the connection.
 
 #include "colossalai/job/outcome.hpp"
 #include "colossalai/job/process.hpp"

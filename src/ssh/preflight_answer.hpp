@@ -1,8 +1,8 @@
 #pragma once
 
 // Private to the ssh module: the node wrapper's preflight answer, read from the start of its
-// stdout while the launcher's loop waits for it. Pure: no libssh here; SshProcess reads the
-// channel and hands over what it read and what happened to it.
+// stdout while the launcher's loop waits for it. Pure: no libssh here; a NodeChannel
+// (node_channel.hpp) reads the node's stdout into it, its own way.
 
 #include "colossalai/job/node_command.hpp"
 #include "colossalai/job/outcome.hpp"

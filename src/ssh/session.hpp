@@ -36,8 +36,11 @@ public:
     // ssh_channel_is_eof(), which stays false while any of that is unread.
     bool remote_closed = false;
     ssh_channel_callbacks_struct callbacks{};
-    std::string user;              // the login (the command line's, the ssh config's or ours)
-    HostTiming timing;             // filled in by whichever thread drives the session at the time
+    std::string user;  // the login (the command line's, the ssh config's or ours)
+    HostTiming timing; // the worker's marks (queued ... authenticated), handed over with it
+    // Where the marks go from then on (the callbacks' first_output): the node session's record
+    // once the launcher's loop took the session over.
+    HostTiming* marks = &timing;
     ClientConfig config;           // what the ssh config says for the host beyond libssh's part
     ssh_counter_struct received{}; // packets libssh took in (ssh_set_counters), for keepalive
 };

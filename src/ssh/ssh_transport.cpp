@@ -2,7 +2,7 @@
 
 #include "attempt.hpp"
 #include "libssh.hpp"
-#include "ssh_process.hpp"
+#include "libssh_channel.hpp"
 
 #include "colossalai/ssh/remote_command.hpp"
 
@@ -23,7 +23,7 @@ std::unique_ptr<job::Process> SshTransport::start(const job::NodeCommand& comman
          input = wrapper_input(command, m_settings.kill_grace, m_settings.silence_limit)] {
             attempt->connect(node, connect, input);
         });
-    return make_ssh_process(std::move(attempt), command, output, m_settings, m_timings);
+    return make_libssh_session(std::move(attempt), command, output, m_settings, m_timings);
 }
 
 std::string SshTransport::timing_report() const {

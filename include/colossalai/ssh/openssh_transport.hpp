@@ -29,17 +29,19 @@ std::vector<std::string> openssh_command(const std::string& program, const job::
 inline constexpr std::string_view openssh_program = "ssh";
 
 // Runs each remote node's job as a child process `ssh` of the launcher (its own process group,
-// stdin, stdout and stderr pipes). Start: ssh connects while the launcher's loop reads the
-// wrapper's preflight answer from ssh's stdout, with ssh's own messages (host key, login) from
-// its stderr; go: the `go` line on ssh's stdin. Stop and kill: the control line for the signal
-// (`TERM`, `KILL`) on stdin, which the wrapper sends to the job's process group; before go,
-// ssh is ended and the node is `not_started`. Lost: ssh is killed (the wrapper reads EOF and
-// stops the job). A heartbeat line goes every settings.heartbeat, as over libssh. The job's
-// status is the wrapper's exit line (ExitLine::printed: the job's, 128+N for a relayed signal N,
-// or its silence limit), taken off the end of its stdout; a running job's ssh that ends without
-// it lost its connection (ssh's last line on stderr is the reason). 255 before the wrapper
-// started is ssh's own failure, whose last line on stderr is the reason. SIGPIPE must be ignored
-// (the launcher's exec::SignalChannel does): ssh may end while its stdin is written.
+// stdin, stdout and stderr pipes), through the node session that libssh's transport uses too
+// (src/ssh/node_session.hpp, over ssh's pipes). Start: ssh connects while the launcher's loop
+// reads the wrapper's preflight answer from ssh's stdout (due twice the connect timeout after ssh
+// started), with ssh's own messages (host key, login) from its stderr; go: the `go` line on ssh's
+// stdin. Stop and kill: the control line for the signal (`TERM`, `KILL`) on stdin, which the
+// wrapper sends to the job's process group; before go, ssh is ended and the node is
+// `not_started`. Lost: ssh is killed (the wrapper reads EOF and stops the job). A heartbeat line
+// goes every settings.heartbeat, as over libssh. The job's status is the wrapper's exit line
+// (ExitLine::printed: the job's, 128+N for a relayed signal N, or its silence limit), taken off
+// the end of its stdout; a running job's ssh that ends without it lost its connection (ssh's last
+// line on stderr is the reason). 255 before the wrapper started is ssh's own failure, whose last
+// line on stderr is the reason. SIGPIPE must be ignored (the launcher's exec::SignalChannel
+// does): ssh may end while its stdin is written.
 class OpenSshTransport : public job::Transport {
 public:
     // `environment`: ssh's (the launcher's: HOME, SSH_AUTH_SOCK, PATH); `program`: the ssh

@@ -1,7 +1,8 @@
 // StrictHostKeyChecking as OpenSSH users know it, against real hosts: accept-new learns every
 // new host once, in OpenSSH's format (hashed with HashKnownHosts), even when many are learned at
 // once, and is silent afterwards; `no` connects to a host whose key changed, with a loud
-// warning every time; the command line wins over ~/.ssh/config; `ask` is `yes` with a hint.
+// warning every time; the command line wins over ~/.ssh/config; `ask` is `yes` with a hint; a
+// known_hosts line too long for libssh hides no host.
 
 #include "launcher.hpp"
 #include "ssh_cluster.hpp"
@@ -165,6 +166,28 @@ TEST_F(HostKeysOverSsh, TheCommandLineWinsAndAskIsYesWithAHint) {
                                              "); after checking its key, trust it with: "
                                              "ssh-keyscan node2 >> ~/.ssh/known_hosts)"}))
             << describe(result);
+    }
+}
+
+// Some sites list a thousand names sharing one key on one known_hosts line; libssh 0.10 stops
+// reading the file at a line of 8 KiB or more. The hosts on that line and after it are known
+// all the same, over either client.
+TEST_F(HostKeysOverSsh, HostsOnAndAfterALineLongerThanLibsshReadsAreKnown) {
+    ClientHomeOptions none;
+    none.known_hosts = std::vector<int>{};
+    auto home = cluster().make_home("long-line", none);
+    std::string names;
+    for (int k = 1; k <= 1200; ++k) {
+        names += "compute" + std::to_string(k) + ",";
+    }
+    std::string long_line = names + "node1 " + host_key(1) + "\n";
+    ASSERT_GT(long_line.size(), 8192u);
+    write_file(home / ".ssh/known_hosts", long_line + "node2 " + host_key(2) + "\n");
+    for (const std::string client : {"libssh", "openssh"}) {
+        RunResult result = launch(
+            "node1,node2", {"--ssh-client", client, "--strict-host-key-checking", "yes"}, home);
+        EXPECT_EQ(result.exit_code, 0) << client << "\n" << describe(result);
+        EXPECT_EQ(result.err, summary_block(successes(2))) << client << "\n" << describe(result);
     }
 }
 

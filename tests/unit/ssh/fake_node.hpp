@@ -1,12 +1,12 @@
 #pragma once
 
-// One node's SshProcess over the fake libssh, driven the way the launcher's loop drives it,
-// with a clock the test moves by hand.
+// One node's session over the fake libssh's channel (make_libssh_session), driven the way the
+// launcher's loop drives it, with a clock the test moves by hand.
 
 #include "../test_clock.hpp"
 #include "attempt.hpp"
 #include "fake_libssh.hpp"
-#include "ssh_process.hpp"
+#include "libssh_channel.hpp"
 
 #include "colossalai/job/outcome.hpp"
 #include "colossalai/job/process.hpp"
@@ -31,7 +31,7 @@ namespace colossalai::ssh::fake {
 
 using namespace std::chrono_literals;
 
-using colossalai::test::TestClock; // the time SshProcess reads
+using colossalai::test::TestClock; // the time the session reads
 
 // A node's output as the launcher's sink sees it, with backpressure switched by the test.
 class RecordingOutput : public output::NodeOutput {
@@ -203,7 +203,7 @@ private:
         m_pool.submit([attempt, node = node_command(), connect = m_settings.connect] {
             attempt->connect(node, connect, environment);
         });
-        process = make_ssh_process(attempt, node_command(), output, m_settings, m_timings);
+        process = make_libssh_session(attempt, node_command(), output, m_settings, m_timings);
     }
 
 public:

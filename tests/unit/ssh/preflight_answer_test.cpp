@@ -18,7 +18,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::string ready = "\036colossalai-ready\n";
+const std::string ready_text = "\036colossalai-ready\n";
 const job::Clock::time_point asked_at{std::chrono::seconds(1000)};
 
 job::NodeCommand command() {
@@ -57,28 +57,28 @@ Fed feed(PreflightAnswer& reader, std::initializer_list<std::string_view> packet
 
 TEST(PreflightAnswerLine, ReadyInOnePacket) {
     PreflightAnswer reader = answer();
-    Fed fed = feed(reader, {ready});
+    Fed fed = feed(reader, {ready_text});
     ASSERT_TRUE(fed.verdict);
     EXPECT_FALSE(fed.verdict->failure);
-    EXPECT_EQ(fed.consumed_of_last, ready.size());
+    EXPECT_EQ(fed.consumed_of_last, ready_text.size());
 }
 
 TEST(PreflightAnswerLine, ReadySplitAcrossPacketsAtEveryByte) {
-    for (std::size_t cut = 1; cut < ready.size(); ++cut) {
+    for (std::size_t cut = 1; cut < ready_text.size(); ++cut) {
         PreflightAnswer reader = answer();
-        std::string_view line = ready;
+        std::string_view line = ready_text;
         Fed fed = feed(reader, {line.substr(0, cut), line.substr(cut)});
         ASSERT_TRUE(fed.verdict) << cut;
         EXPECT_FALSE(fed.verdict->failure) << cut;
         EXPECT_EQ(fed.packets_fed, 2u) << cut;
-        EXPECT_EQ(fed.consumed_of_last, ready.size() - cut) << cut;
+        EXPECT_EQ(fed.consumed_of_last, ready_text.size() - cut) << cut;
     }
 }
 
 TEST(PreflightAnswerLine, ReadyOneByteAtATime) {
     PreflightAnswer reader = answer();
-    for (std::size_t i = 0; i + 1 < ready.size(); ++i) {
-        PreflightAnswer::Step step = reader.take(std::string_view(ready).substr(i, 1));
+    for (std::size_t i = 0; i + 1 < ready_text.size(); ++i) {
+        PreflightAnswer::Step step = reader.take(std::string_view(ready_text).substr(i, 1));
         EXPECT_EQ(step.consumed, 1u);
         ASSERT_FALSE(step.verdict) << "no verdict before the newline, byte " << i;
     }
@@ -89,7 +89,8 @@ TEST(PreflightAnswerLine, ReadyOneByteAtATime) {
 
 TEST(PreflightAnswerLine, NoNewlineYetGivesNoVerdict) {
     PreflightAnswer reader = answer();
-    std::string_view without_newline = std::string_view(ready).substr(0, ready.size() - 1);
+    std::string_view without_newline =
+        std::string_view(ready_text).substr(0, ready_text.size() - 1);
     PreflightAnswer::Step step = reader.take(without_newline);
     EXPECT_FALSE(step.verdict);
     EXPECT_EQ(step.consumed, without_newline.size()); // kept for the next call
@@ -99,15 +100,15 @@ TEST(PreflightAnswerLine, NoNewlineYetGivesNoVerdict) {
 TEST(PreflightAnswerLine, NothingAfterTheAnswersNewlineIsConsumed) {
     // The job's output follows the answer on the same stream.
     PreflightAnswer reader = answer();
-    PreflightAnswer::Step step = reader.take(ready + "job output\n");
+    PreflightAnswer::Step step = reader.take(ready_text + "job output\n");
     ASSERT_TRUE(step.verdict);
-    EXPECT_EQ(step.consumed, ready.size());
+    EXPECT_EQ(step.consumed, ready_text.size());
 }
 
 TEST(PreflightAnswerLine, BannerAndGarbageLinesBeforeTheAnswerAreSkipped) {
     PreflightAnswer reader = answer();
     Fed fed = feed(reader, {"Welcome to node1\n\n", "\036colossalai-failed other\nbinary \x01\x02",
-                            "\xff junk\n", ready});
+                            "\xff junk\n", ready_text});
     ASSERT_TRUE(fed.verdict);
     EXPECT_FALSE(fed.verdict->failure);
     EXPECT_EQ(fed.packets_fed, 4u);
@@ -158,7 +159,7 @@ TEST(PreflightAnswerLine, ManyShortLinesAreNoLongLine) {
         banner += "a banner line of the node's start-up file\n";
     }
     EXPECT_FALSE(reader.take(banner).verdict);
-    EXPECT_TRUE(reader.take(ready).verdict);
+    EXPECT_TRUE(reader.take(ready_text).verdict);
 }
 
 TEST(PreflightAnswerWait, DueTheTimeoutAfterTheWrapperStarted) {

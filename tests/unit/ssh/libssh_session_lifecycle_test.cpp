@@ -16,7 +16,7 @@ namespace {
 
 using output::Stream;
 
-TEST(SshProcessLifecycle, ReadyOnceTheWrapperPassedItsChecksThenWaitsForGo) {
+TEST(LibsshSessionLifecycle, ReadyOnceTheWrapperPassedItsChecksThenWaitsForGo) {
     Script script;
     script.answer.reset();
     FakeNode node(script);
@@ -32,7 +32,7 @@ TEST(SshProcessLifecycle, ReadyOnceTheWrapperPassedItsChecksThenWaitsForGo) {
     EXPECT_EQ(node.libssh.timeout_seconds(), 7);   // --ssh-timeout reaches libssh's connect
 }
 
-TEST(SshProcessLifecycle, TheWorkerIsFreeWhileTheWrapperRunsItsChecks) {
+TEST(LibsshSessionLifecycle, TheWorkerIsFreeWhileTheWrapperRunsItsChecks) {
     // The answer is awaited on the session's socket in the launcher's loop, not on the worker:
     // the worker connects the next host meanwhile (fan-out latency, bench/fanout.sh).
     Script script;
@@ -50,7 +50,7 @@ TEST(SshProcessLifecycle, TheWorkerIsFreeWhileTheWrapperRunsItsChecks) {
     EXPECT_FALSE(node.ended()) << node.said();
 }
 
-TEST(SshProcessLifecycle, AnAnswerSplitAcrossPacketsIsReadWhole) {
+TEST(LibsshSessionLifecycle, AnAnswerSplitAcrossPacketsIsReadWhole) {
     Script script;
     script.answer.reset();
     FakeNode node(script);
@@ -64,7 +64,7 @@ TEST(SshProcessLifecycle, AnAnswerSplitAcrossPacketsIsReadWhole) {
     EXPECT_FALSE(node.ended()) << node.said();
 }
 
-TEST(SshProcessLifecycle, GoSendsTheGoLineAfterTheEnvironment) {
+TEST(LibsshSessionLifecycle, GoSendsTheGoLineAfterTheEnvironment) {
     FakeNode node;
     node.start_running();
     EXPECT_EQ(node.libssh.command(), remote);
@@ -72,7 +72,7 @@ TEST(SshProcessLifecycle, GoSendsTheGoLineAfterTheEnvironment) {
     EXPECT_EQ(node.events(), POLLIN); // nothing to write: no POLLOUT
 }
 
-TEST(SshProcessLifecycle, LinesBeforeTheAnswerAreSkipped) {
+TEST(LibsshSessionLifecycle, LinesBeforeTheAnswerAreSkipped) {
     // A start-up file's banner: neither the answer nor the job's output (it has not started).
     Script script;
     script.answer = "banner\n" + ready_answer;
@@ -83,7 +83,7 @@ TEST(SshProcessLifecycle, LinesBeforeTheAnswerAreSkipped) {
     EXPECT_EQ(node.output.text(Stream::out), "");
 }
 
-TEST(SshProcessLifecycle, BothStreamsThenTheExitStatus) {
+TEST(LibsshSessionLifecycle, BothStreamsThenTheExitStatus) {
     FakeNode node;
     node.start_running();
     node.libssh.arrive({out("hello\n")});
@@ -102,7 +102,7 @@ TEST(SshProcessLifecycle, BothStreamsThenTheExitStatus) {
     EXPECT_TRUE(node.libssh.freed());
 }
 
-TEST(SshProcessLifecycle, ExitBySignal) {
+TEST(LibsshSessionLifecycle, ExitBySignal) {
     FakeNode node;
     node.start_running();
     node.libssh.arrive({out("bye\n"), exit_signal("TERM"), eof(), close()});
@@ -112,7 +112,7 @@ TEST(SshProcessLifecycle, ExitBySignal) {
     EXPECT_EQ(node.output.text(Stream::out), "bye\n");
 }
 
-TEST(SshProcessLifecycle, CloseWithoutAnExitStatusIsAnError) {
+TEST(LibsshSessionLifecycle, CloseWithoutAnExitStatusIsAnError) {
     FakeNode node;
     node.start_running();
     node.libssh.arrive({eof(), close()});
@@ -121,7 +121,7 @@ TEST(SshProcessLifecycle, CloseWithoutAnExitStatusIsAnError) {
               job::Outcome::connection_lost("connection closed without an exit status"));
 }
 
-TEST(SshProcessLifecycle, ConnectionLostMidRun) {
+TEST(LibsshSessionLifecycle, ConnectionLostMidRun) {
     FakeNode node;
     node.start_running();
     node.libssh.arrive({out("step 1\n")});
@@ -134,7 +134,7 @@ TEST(SshProcessLifecycle, ConnectionLostMidRun) {
     EXPECT_TRUE(node.output.closed(Stream::out));
 }
 
-TEST(SshProcessLifecycle, ConnectionLostAfterTheExitStatusIsTheEnd) {
+TEST(LibsshSessionLifecycle, ConnectionLostAfterTheExitStatusIsTheEnd) {
     // sshd closes right after the exit status: a failed read then is not a lost connection.
     FakeNode node;
     node.start_running();
@@ -152,21 +152,21 @@ Script connect_fails(std::string error) {
     return script;
 }
 
-TEST(SshProcessConnectFailure, RefusedConnection) {
+TEST(LibsshSessionConnectFailure, RefusedConnection) {
     FakeNode node(connect_fails("Connection refused"));
     node.await_worker();
     EXPECT_TRUE(node.process->ready()); // ended: the launcher stops waiting for it
     EXPECT_EQ(node.outcome(), job::Outcome::connect_failed("connection refused (node1 port 22)"));
 }
 
-TEST(SshProcessConnectFailure, TimedOut) {
+TEST(LibsshSessionConnectFailure, TimedOut) {
     FakeNode node(connect_fails("Timeout connecting to node1"));
     node.await_worker();
     EXPECT_EQ(node.outcome(),
               job::Outcome::connect_failed("connection timed out after 7 s (node1 port 22)"));
 }
 
-TEST(SshProcessConnectFailure, UnknownHostKey) {
+TEST(LibsshSessionConnectFailure, UnknownHostKey) {
     Script script;
     script.known = SSH_KNOWN_HOSTS_UNKNOWN;
     FakeNode node(script);
@@ -177,7 +177,7 @@ TEST(SshProcessConnectFailure, UnknownHostKey) {
     EXPECT_EQ(node.libssh.command(), "");
 }
 
-TEST(SshProcessConnectFailure, LoginRefused) {
+TEST(LibsshSessionConnectFailure, LoginRefused) {
     Script script;
     script.auth_none_rc = SSH_AUTH_DENIED;
     script.auth_auto_rc = SSH_AUTH_DENIED;
@@ -188,7 +188,7 @@ TEST(SshProcessConnectFailure, LoginRefused) {
     EXPECT_EQ(node.reason().rfind("authentication failed for tester@node1", 0), 0u) << node.said();
 }
 
-TEST(SshProcessConnectFailure, CommandRefused) {
+TEST(LibsshSessionConnectFailure, CommandRefused) {
     Script script;
     script.exec_rc = SSH_ERROR;
     FakeNode node(script);
@@ -197,7 +197,7 @@ TEST(SshProcessConnectFailure, CommandRefused) {
               job::Outcome::connect_failed("cannot start the remote command: exec refused"));
 }
 
-TEST(SshProcessConnectFailure, WrapperEndedWithoutAnAnswer) {
+TEST(LibsshSessionConnectFailure, WrapperEndedWithoutAnAnswer) {
     Script script;
     script.answer = started_answer;
     FakeNode node(script);
@@ -215,7 +215,7 @@ TEST(SshProcessConnectFailure, WrapperEndedWithoutAnAnswer) {
 // A login shell that runs no command (/usr/sbin/nologin) prints its reason and ends: the
 // wrapper never said it started. The summary names the login and what it printed, with the exit
 // status that came after the end of stdout.
-TEST(SshProcessConnectFailure, ALoginShellThatRunsNoCommandIsNamedWithWhatItPrinted) {
+TEST(LibsshSessionConnectFailure, ALoginShellThatRunsNoCommandIsNamedWithWhatItPrinted) {
     Script script;
     script.answer.reset();
     FakeNode node(script);
@@ -234,7 +234,7 @@ TEST(SshProcessConnectFailure, ALoginShellThatRunsNoCommandIsNamedWithWhatItPrin
                              "status 1; it printed: This account is currently not available.)");
 }
 
-TEST(SshProcessConnectFailure, ALoginShellThatRunsNoCommandAndSaysNothing) {
+TEST(LibsshSessionConnectFailure, ALoginShellThatRunsNoCommandAndSaysNothing) {
     Script script;
     script.answer.reset();
     FakeNode node(script); // /bin/false
@@ -250,7 +250,7 @@ TEST(SshProcessConnectFailure, ALoginShellThatRunsNoCommandAndSaysNothing) {
 
 // What it says on stderr is named too (read once the channel's end came: all of it is there),
 // with the exit status that comes later.
-TEST(SshProcessConnectFailure, ALoginShellsStderrAndALateExitStatusAreNamed) {
+TEST(LibsshSessionConnectFailure, ALoginShellsStderrAndALateExitStatusAreNamed) {
     Script script;
     script.answer.reset();
     FakeNode node(script);
@@ -267,7 +267,7 @@ TEST(SshProcessConnectFailure, ALoginShellsStderrAndALateExitStatusAreNamed) {
                              "status 127; it printed: fish: Unknown command: /bin/sh)");
 }
 
-TEST(SshProcessPreflight, NoAnswerWithinTheConnectTimeoutEndsTheNode) {
+TEST(LibsshSessionPreflight, NoAnswerWithinTheConnectTimeoutEndsTheNode) {
     Script script;
     script.answer.reset();
     FakeNode node(script);
@@ -284,7 +284,7 @@ TEST(SshProcessPreflight, NoAnswerWithinTheConnectTimeoutEndsTheNode) {
     EXPECT_EQ(node.libssh.written(), environment); // no go line
 }
 
-TEST(SshProcessPreflight, AFailedCheckEndsTheNodeAsCannotRunWithoutGo) {
+TEST(LibsshSessionPreflight, AFailedCheckEndsTheNodeAsCannotRunWithoutGo) {
     Script script;
     script.answer = "\036colossalai-failed command\n";
     FakeNode node(script);
@@ -298,7 +298,7 @@ TEST(SshProcessPreflight, AFailedCheckEndsTheNodeAsCannotRunWithoutGo) {
     EXPECT_EQ(node.libssh.written(), environment);
 }
 
-TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
+TEST(LibsshSessionStop, SignalBeforeGoStartsNothing) {
     FakeNode node;
     node.await_worker();
     node.process->stop(SIGTERM);
@@ -310,7 +310,7 @@ TEST(SshProcessStop, SignalBeforeGoStartsNothing) {
     EXPECT_TRUE(node.libssh.freed()); // the wrapper reads EOF instead of go: it starts nothing
 }
 
-TEST(SshProcessStop, SignalWhileTheConnectionWaitsForAWorkerStartsNothing) {
+TEST(LibsshSessionStop, SignalWhileTheConnectionWaitsForAWorkerStartsNothing) {
     FakeNode node{WorkerHeld{}};
     node.process->stop(SIGINT);
     EXPECT_EQ(node.outcome(), job::Outcome::not_started());
@@ -320,7 +320,7 @@ TEST(SshProcessStop, SignalWhileTheConnectionWaitsForAWorkerStartsNothing) {
     EXPECT_EQ(node.libssh.written(), "");
 }
 
-TEST(SshProcessStop, SignalWhileAwaitingThePreflightAnswerStartsNothing) {
+TEST(LibsshSessionStop, SignalWhileAwaitingThePreflightAnswerStartsNothing) {
     Script script;
     script.answer.reset();
     FakeNode node(script);
@@ -336,39 +336,14 @@ TEST(SshProcessStop, SignalWhileAwaitingThePreflightAnswerStartsNothing) {
     EXPECT_TRUE(node.libssh.freed()); // the wrapper reads EOF instead of go: it starts nothing
 }
 
-TEST(SshProcessStop, SignalWhileRunningSendsItsControlLine) {
-    FakeNode node;
-    node.start_running();
-    node.process->stop(SIGTERM);
-    EXPECT_EQ(node.written_after_go(), control_line(SIGTERM).value());
-    EXPECT_FALSE(node.ended()); // the job ends when the node says so
-}
-
-TEST(SshProcessStop, KillWhileRunningSendsTheKillLine) {
-    FakeNode node;
-    node.start_running();
-    node.process->stop(SIGTERM);
-    node.process->kill();
-    EXPECT_EQ(node.written_after_go(), "TERM\nKILL\n");
-    EXPECT_FALSE(node.ended());
-}
-
-TEST(SshProcessStop, KillBeforeGoStartsNothing) {
-    FakeNode node;
-    node.await_worker();
-    node.process->kill();
-    EXPECT_EQ(node.outcome(), job::Outcome::not_started());
-    EXPECT_EQ(node.libssh.written(), environment); // no go line
-}
-
-TEST(SshProcessStop, LauncherStoppingSendsPause) {
+TEST(LibsshSessionStop, LauncherStoppingSendsPause) {
     FakeNode node;
     node.start_running();
     node.process->launcher_stopping();
     EXPECT_EQ(node.written_after_go(), pause_line);
 }
 
-TEST(SshProcessStop, AbandonWhileRunningClosesTheConnection) {
+TEST(LibsshSessionStop, AbandonWhileRunningClosesTheConnection) {
     FakeNode node;
     node.start_running();
     node.process->abandon();
@@ -380,7 +355,7 @@ TEST(SshProcessStop, AbandonWhileRunningClosesTheConnection) {
     EXPECT_TRUE(node.wanted().empty());
 }
 
-TEST(SshProcessStop, AbandonWhileConnecting) {
+TEST(LibsshSessionStop, AbandonWhileConnecting) {
     FakeNode node;
     node.process->abandon();
     EXPECT_EQ(node.outcome(),

@@ -27,7 +27,7 @@ using namespace std::chrono_literals;
 using job::Outcome;
 using test::RecordingOutput;
 
-class OpensshProcess : public ::testing::Test {
+class OpensshSession : public ::testing::Test {
 protected:
     // As in the launcher (exec::SignalChannel): a write to an ssh that has ended fails with EPIPE.
     void SetUp() override { m_sigpipe = std::signal(SIGPIPE, SIG_IGN); }
@@ -94,7 +94,7 @@ protected:
     void (*m_sigpipe)(int) = SIG_DFL;
 };
 
-TEST_F(OpensshProcess, TheJobStartsOnlyAtGoAndEndsWithItsOutputAndExitCode) {
+TEST_F(OpensshSession, TheJobStartsOnlyAtGoAndEndsWithItsOutputAndExitCode) {
     auto process = start_job({"sh", "-c", ": > started; echo out; echo err >&2; exit 3"});
     drive(*process, [&] { return process->ready(); });
     ASSERT_FALSE(process->result()) << m_output.err;
@@ -110,7 +110,7 @@ TEST_F(OpensshProcess, TheJobStartsOnlyAtGoAndEndsWithItsOutputAndExitCode) {
 
 // COLOSSALAI_TIMING: a host whose job ran has every phase (ssh's connect, host key check and
 // login are one, the last two of 0 ms), as over libssh.
-TEST_F(OpensshProcess, TimingHasEveryPhaseOfAHostWhoseJobRan) {
+TEST_F(OpensshSession, TimingHasEveryPhaseOfAHostWhoseJobRan) {
     auto process = start_job({"sh", "-c", "echo out"});
     drive(*process, [&] { return process->ready(); });
     process->go();
@@ -121,7 +121,7 @@ TEST_F(OpensshProcess, TimingHasEveryPhaseOfAHostWhoseJobRan) {
     EXPECT_EQ(std::count(report.begin(), report.end(), '-'), 0) << report; // no phase missing
 }
 
-TEST_F(OpensshProcess, AStopBeforeGoEndsNotStartedAndStartsNothing) {
+TEST_F(OpensshSession, AStopBeforeGoEndsNotStartedAndStartsNothing) {
     auto process = start_job({"sh", "-c", ": > started"});
     drive(*process, [&] { return process->ready(); });
     ASSERT_FALSE(process->result()) << m_output.err;
@@ -134,7 +134,7 @@ TEST_F(OpensshProcess, AStopBeforeGoEndsNotStartedAndStartsNothing) {
     EXPECT_EQ(m_output.err_closed, 1);
 }
 
-TEST_F(OpensshProcess, AStopWhileRunningGivesTheJobTheSignalAndItsHandlerDecides) {
+TEST_F(OpensshSession, AStopWhileRunningGivesTheJobTheSignalAndItsHandlerDecides) {
     auto process = start_job(
         {"sh", "-c", "trap 'echo got TERM; exit 0' TERM; echo ready; while :; do sleep 0.1; done"});
     run_until_ready_line(*process);
@@ -143,14 +143,14 @@ TEST_F(OpensshProcess, AStopWhileRunningGivesTheJobTheSignalAndItsHandlerDecides
     EXPECT_EQ(m_output.out, "ready\ngot TERM\n");
 }
 
-TEST_F(OpensshProcess, AJobKilledByTheRelayedSignalIsKilledByIt) {
+TEST_F(OpensshSession, AJobKilledByTheRelayedSignalIsKilledByIt) {
     auto process = start_job({"sh", "-c", "echo ready; exec sleep 30"});
     run_until_ready_line(*process);
     process->stop(SIGTERM);
     EXPECT_EQ(finish(*process), Outcome::killed(SIGTERM));
 }
 
-TEST_F(OpensshProcess, KillEndsAJobThatIgnoresTheStop) {
+TEST_F(OpensshSession, KillEndsAJobThatIgnoresTheStop) {
     auto process = start_job({"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done"});
     run_until_ready_line(*process);
     process->stop(SIGTERM);
@@ -158,7 +158,7 @@ TEST_F(OpensshProcess, KillEndsAJobThatIgnoresTheStop) {
     EXPECT_EQ(finish(*process), Outcome::killed(SIGKILL));
 }
 
-TEST_F(OpensshProcess, AbandonKillsSshAndGivesUp) {
+TEST_F(OpensshSession, AbandonKillsSshAndGivesUp) {
     auto process = start_job({"sh", "-c", "echo ready; exec sleep 30"});
     run_until_ready_line(*process);
     process->abandon();
@@ -167,7 +167,7 @@ TEST_F(OpensshProcess, AbandonKillsSshAndGivesUp) {
 
 // The wrapper stops a job whose launcher stays silent for its silence limit: the heartbeat lines
 // keep a job that outlives that limit running to its end.
-TEST_F(OpensshProcess, HeartbeatsKeepAJobRunningPastTheSilenceLimit) {
+TEST_F(OpensshSession, HeartbeatsKeepAJobRunningPastTheSilenceLimit) {
     m_settings.silence_limit = 1s;
     m_settings.heartbeat = 100ms;
     auto process = start_job({"sh", "-c", "sleep 3; echo done"});
@@ -179,7 +179,7 @@ TEST_F(OpensshProcess, HeartbeatsKeepAJobRunningPastTheSilenceLimit) {
 
 // ssh's exit status is 255 for a job that exited 255 and for a connection lost: the wrapper's exit
 // line, taken off the job's stdout, tells them apart.
-TEST_F(OpensshProcess, AJobThatExits255IsExitCode255) {
+TEST_F(OpensshSession, AJobThatExits255IsExitCode255) {
     auto process = start_job({"sh", "-c", "echo out; printf 'no newline'; exit 255"});
     drive(*process, [&] { return process->ready(); });
     process->go();
@@ -190,7 +190,7 @@ TEST_F(OpensshProcess, AJobThatExits255IsExitCode255) {
 
 // A connection lost while the job runs: ssh ends (255) with no exit line; its last message (CR LF
 // ended, as all of ssh's) is the reason, as libssh's error is over libssh.
-TEST_F(OpensshProcess, AConnectionLostWhileTheJobRunsIsConnectionLost) {
+TEST_F(OpensshSession, AConnectionLostWhileTheJobRunsIsConnectionLost) {
     struct Case {
         std::string ssh_says;
         std::string reason;
@@ -222,7 +222,7 @@ TEST_F(OpensshProcess, AConnectionLostWhileTheJobRunsIsConnectionLost) {
 
 // The wrapper stopped the job when the launcher fell silent (its exit line says so): as over
 // libssh, the node stopped it, not the job failed.
-TEST_F(OpensshProcess, AJobStoppedByTheSilenceLimitSaysSo) {
+TEST_F(OpensshSession, AJobStoppedByTheSilenceLimitSaysSo) {
     m_settings.silence_limit = 1s;
     m_settings.heartbeat = 30s; // no heartbeat reaches the wrapper in time
     auto process = start_job({"sh", "-c", "echo ready; exec sleep 30"});
@@ -235,7 +235,7 @@ TEST_F(OpensshProcess, AJobStoppedByTheSilenceLimitSaysSo) {
 // started), or a connection that drops once the node answered ready, before go(). Its last line
 // is the reason, nothing started, and go() starts nothing; however the answer and ssh's end are
 // seen, in one pass or two.
-TEST_F(OpensshProcess, SshEndingBeforeTheJobIsAFailureWithItsLastLine) {
+TEST_F(OpensshSession, SshEndingBeforeTheJobIsAFailureWithItsLastLine) {
     struct Case {
         std::string before; // what ssh printed on stdout first
         std::string last;   // its last line on stderr
@@ -260,7 +260,7 @@ TEST_F(OpensshProcess, SshEndingBeforeTheJobIsAFailureWithItsLastLine) {
 }
 
 // A login shell that runs no command (nologin) reads as it does over libssh.
-TEST_F(OpensshProcess, ALoginShellThatRunsNothingSaysSo) {
+TEST_F(OpensshSession, ALoginShellThatRunsNothingSaysSo) {
     auto process = start("echo 'This account is currently not available.'\nexit 1\n", {"true"});
     Outcome outcome = finish(*process);
     EXPECT_EQ(outcome.kind(), Outcome::Kind::connect_failed);
