@@ -68,7 +68,7 @@ def holder(port):
                 if os.readlink("/proc/" + pid + "/fd/" + fd) in nodes:
                     with open("/proc/" + pid + "/cmdline", "rb") as c:
                         w = c.read().split(b"\0")
-                    return [pid, " ".join(x.decode("utf-8", "replace") for x in w if x)]
+                    return [pid, " ".join(b" ".join(w).decode("utf-8", "replace").split())[:200]]
         except (OSError, ValueError):
             pass
     return []

@@ -51,6 +51,10 @@ struct Preflight {
     std::string master_address;          // must resolve on the node (numeric addresses do)
     std::vector<std::string> interfaces; // must exist on the node (--network-interface)
     GpusNeeded gpus{};                   // the node counts its GPUs unless NoGpus
+    // The script torchrun will open, as given (relative to the working directory unless
+    // absolute): it must be readable on the node. nullopt with `-m MODULE` or a program run
+    // without Python (--no_python), where nothing is checked.
+    std::optional<std::string> script{};
 };
 
 // The checks, in the order a node runs them; then what a transport itself needs on the node
@@ -58,6 +62,7 @@ struct Preflight {
 enum class PreflightCheck {
     working_directory,
     command,
+    script,
     master_address,
     network_interface,
     gpus,
@@ -86,14 +91,15 @@ std::string describe(const PreflightFailure& failure);
 struct NodeCommand;
 
 // How a node's shell names a failed check (ssh's node wrapper, srun's task script): a line of
-// its own, `failed_check_marker` then `cwd`, `command`, `master ADDRESS`, `interface NAME`,
-// `gpus COUNT PROBE` (COUNT `-` when the count did not finish; PROBE: `smi`, `proc` or `none`,
-// as GpuProbe) or `helper PROGRAM`. The
-// first byte (ASCII RS) never starts a line of a login banner or a job's text output.
+// its own, `failed_check_marker` then `cwd`, `command`, `script`, `master ADDRESS`, `interface
+// NAME`, `gpus COUNT PROBE` (COUNT `-` when the count did not finish; PROBE: `smi`, `proc` or
+// `none`, as GpuProbe) or `helper PROGRAM`. The first byte (ASCII RS) never starts a line of a
+// login banner or a job's text output.
 inline constexpr std::string_view failed_check_marker = "\036colossalai-failed ";
 
 // The failure that `what` (the text after the marker) names, its subject taken from `command`
-// (an interface's name and the master address the node looked up from `what`: an srun task
+// (the script's path from `command`; an interface's name and the master address the node looked
+// up from `what`: an srun task
 // learns the master, node 0's name, only from Slurm; the GPUs found from `what`, those asked
 // from `command`); nullopt when `what` names no check.
 std::optional<PreflightFailure> parse_failed_check(std::string_view what,
@@ -102,8 +108,11 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
 // The checks as POSIX sh lines (no `'` in them), in PreflightCheck's order; the others are the
 // names of the shell variables (or positional parameters: `1`) that hold the directory, the
 // command, the master address, the comma-separated interfaces and the GPU check's word
-// (gpu_check_word); `fail` a command that takes the check's name (with its subject: `master
-// ADDRESS`, `interface NAME`, `gpus COUNT PROBE`) as its one argument and must not return. A
+// (gpu_check_word), and `script` the name of the one that holds the script's path (nullopt: no
+// script check; the line `[ -r PATH ]` runs after the `cd`, so a relative path is the working
+// directory's, as torchrun opens it); `fail` a command that takes the check's name (with its
+// subject: `master ADDRESS`, `interface NAME`, `gpus COUNT PROBE`) as its one argument and must
+// not return. A
 // numeric master address (IPv4 digits and dots, or IPv6 with a `:`) starts no `getent`; without
 // getent on the node the address is not checked; without /sys/class/net, the interfaces are not.
 // An empty GPU word starts nothing; otherwise `nvidia-smi -L` runs once (its `GPU ` lines counted
@@ -111,6 +120,7 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
 // Uses the variables `cai_n`, `cai_o` and `cai_v`.
 std::string preflight_shell(std::string_view fail, std::string_view directory,
                             std::string_view command, std::string_view master,
-                            std::string_view interfaces, std::string_view gpus);
+                            std::string_view interfaces, std::string_view gpus,
+                            std::optional<std::string_view> script = std::nullopt);
 
 } // namespace colossalai::job
