@@ -21,13 +21,17 @@
 namespace colossalai::test {
 namespace {
 
-// A port of this machine that this test process listens on (IPv4 wildcard) until it ends.
+// A port of this machine that this test process listens on (IPv4 wildcard) until it ends: `port`
+// (with SO_REUSEADDR, as torch's store binds it), or one the kernel picks.
 class ListeningSocket {
 public:
-    ListeningSocket() {
+    explicit ListeningSocket(int port = 0) {
         m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int on = 1;
+        ::setsockopt(m_fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
         sockaddr_in address{};
         address.sin_family = AF_INET;
+        address.sin_port = htons(static_cast<uint16_t>(port));
         socklen_t size = sizeof address;
         if (::bind(m_fd, reinterpret_cast<sockaddr*>(&address), size) != 0 ||
             ::listen(m_fd, 8) != 0 ||
@@ -106,8 +110,8 @@ TEST_F(RunLocalRendezvous, APassingCheckStartsEveryNodeAndLeavesNothingBehind) {
     EXPECT_EQ(result.err, summary_block({"127.0.0.1: success", "127.0.0.2: success"}));
     EXPECT_TRUE(std::filesystem::exists(recorded(1, "argv")));
     // The listener is gone: its port is free for the job's own store.
-    ListeningSocket again;
-    EXPECT_TRUE(processes_with_marker("colossalai-rdzv").empty());
+    ListeningSocket again(std::stoi(port));
+    EXPECT_EQ(again.port_text(), port);
 }
 
 TEST_F(RunLocalRendezvous, TheDryRunSaysItWillRun) {
