@@ -193,9 +193,12 @@ std::string preflight_shell(std::string_view fail, std::string_view directory,
                             std::string_view command, std::string_view master,
                             std::string_view interfaces, std::string_view gpus,
                             std::optional<std::string_view> script) {
-    // After the `cd`: a relative script is the working directory's, as torchrun opens it.
+    // After the `cd`: a relative script is the working directory's, as torchrun opens it. An
+    // empty one is none (-m, no_python): a wrapper whose text serves every launch passes ''.
     std::string script_line =
-        script ? fmt::format("[ -r \"${{{1}}}\" ] || {0} script\n", fail, *script) : std::string();
+        script ? fmt::format("[ -z \"${{{1}}}\" ] || [ -r \"${{{1}}}\" ] || {0} script\n", fail,
+                             *script)
+               : std::string();
     return fmt::format(
         "cd \"${{{1}}}\" 2>/dev/null || {0} cwd\n"
         "command -v \"${{{2}}}\" >/dev/null 2>&1 || {0} command\n"

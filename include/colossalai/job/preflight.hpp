@@ -110,14 +110,15 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
 // command, the master address, the comma-separated interfaces and the GPU check's word
 // (gpu_check_word), and `script` the name of the one that holds the script's path (nullopt: no
 // script check; the line `[ -r PATH ]` runs after the `cd`, so a relative path is the working
-// directory's, as torchrun opens it); `fail` a command that takes the check's name (with its
-// subject: `master ADDRESS`, `interface NAME`, `gpus COUNT PROBE`) as its one argument and must
-// not return. A
-// numeric master address (IPv4 digits and dots, or IPv6 with a `:`) starts no `getent`; without
-// getent on the node the address is not checked; without /sys/class/net, the interfaces are not.
-// An empty GPU word starts nothing; otherwise `nvidia-smi -L` runs once (its `GPU ` lines counted
-// by the shell itself), or, without nvidia-smi, /proc/driver/nvidia/gpus/ is listed by a glob.
-// Uses the variables `cai_n`, `cai_o` and `cai_v`.
+// directory's, as torchrun opens it; an empty value checks nothing, for a wrapper whose one
+// text serves every launch: it passes '' for a node whose Preflight::script is nullopt); `fail` a
+// command that takes the check's name (with its subject: `master ADDRESS`, `interface NAME`, `gpus
+// COUNT PROBE`) as its one argument and must not return. A numeric master address (IPv4 digits and
+// dots, or IPv6 with a `:`) starts no `getent`; without getent on the node the address is not
+// checked; without /sys/class/net, the interfaces are not. An empty GPU word starts nothing;
+// otherwise `nvidia-smi -L` runs once (its `GPU ` lines counted by the shell itself), or, without
+// nvidia-smi, /proc/driver/nvidia/gpus/ is listed by a glob. Uses the variables `cai_n`, `cai_o`
+// and `cai_v`.
 std::string preflight_shell(std::string_view fail, std::string_view directory,
                             std::string_view command, std::string_view master,
                             std::string_view interfaces, std::string_view gpus,

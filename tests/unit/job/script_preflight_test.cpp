@@ -46,6 +46,8 @@ TEST_F(ScriptOnANode, TheShellReadsTheScriptFromTheWorkingDirectory) {
     EXPECT_EQ(present.out, "ready\n");
     test::RunResult absolute = run_shell((m_dir / "job/train.py").string());
     EXPECT_EQ(absolute.out, "ready\n") << test::describe(absolute);
+    test::RunResult none = run_shell(""); // -m, no_python: the wrapper passes ''
+    EXPECT_EQ(none.out, "ready\n") << test::describe(none);
     test::RunResult missing = run_shell("trian.py");
     EXPECT_EQ(missing.exit_code, 3) << test::describe(missing);
     EXPECT_EQ(missing.out, "script\n");
