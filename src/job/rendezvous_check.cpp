@@ -231,18 +231,23 @@ std::string target(const RendezvousResult& result) {
 
 } // namespace
 
-RendezvousProbe probe_for(const RendezvousPlan& plan, std::size_t rank, bool retry) {
+RendezvousProbe probe_for(const RendezvousPlan& plan, std::size_t rank, ProbeStart start) {
     RendezvousProbe probe;
     probe.bound = plan.bound;
     if (plan.own_name) {
         probe.own_name = OwnNameCheck{plan.interface_given, std::nullopt};
     }
+    bool together = start == ProbeStart::together;
     if (plan.listener == rank) {
-        probe.role = RendezvousListen{plan.port, true, std::nullopt};
+        std::optional<int> expect;
+        if (together) {
+            expect = static_cast<int>(plan.nodes > 0 ? plan.nodes - 1 : 0);
+        }
+        probe.role = RendezvousListen{plan.port, !together, expect};
         probe.token = plan.token;
         return probe;
     }
-    probe.role = RendezvousConnect{plan.address, plan.port, retry};
+    probe.role = RendezvousConnect{plan.address, plan.port, together};
     if (plan.listener) {
         probe.token = plan.token;
     }

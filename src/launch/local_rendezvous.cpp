@@ -134,7 +134,9 @@ std::optional<int> check_rendezvous_locally(const run::Plan& plan, std::ostream&
     if (check.listener) {
         const job::NodeCommand& node = plan.nodes[*check.listener];
         exec::SpawnRequest request{
-            job::rendezvous_command(check.python, job::probe_for(check, node.rank, false)),
+            job::rendezvous_command(
+                check.python,
+                job::probe_for(check, static_cast<std::size_t>(node.rank), job::ProbeStart::told)),
             environment_of(plan, node), node.working_directory, true};
         try {
             listener.emplace(exec::spawn_job(request));
@@ -160,7 +162,8 @@ std::optional<int> check_rendezvous_locally(const run::Plan& plan, std::ostream&
         }
         const job::NodeCommand& node = plan.nodes[rank];
         exec::CaptureResult probe =
-            exec::capture(job::rendezvous_command(check.python, job::probe_for(check, rank, false)),
+            exec::capture(job::rendezvous_command(
+                              check.python, job::probe_for(check, rank, job::ProbeStart::told)),
                           check.bound + std::chrono::seconds(5), environment_of(plan, node));
         judge(rank, results_in(probe.output));
     }

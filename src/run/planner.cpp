@@ -369,6 +369,7 @@ std::optional<job::RendezvousPlan> plan_rendezvous(const Options& options, const
     check.address = spec.master_addr.host;
     check.port = spec.master_port.number;
     check.listener = 0;
+    check.nodes = plan.nodes.size();
     if (spec.elastic) {
         const RdzvEndpoint& endpoint = spec.elastic->endpoint;
         check.address = endpoint.host;

@@ -69,12 +69,20 @@ struct RendezvousPlan {
     bool own_name = false;        // more than one machine takes part
     bool interface_given = false; // --network-interface
     std::chrono::milliseconds bound{10000};
+    std::size_t nodes = 0; // how many take part (the listener's count with ProbeStart::together)
     friend bool operator==(const RendezvousPlan&, const RendezvousPlan&) = default;
 };
 
-// The probe of node `rank` in `plan`: the listener's role (stopped on stdin) or a connection
-// (with the token unless no node listens; `retry` for a transport without a go line).
-RendezvousProbe probe_for(const RendezvousPlan& plan, std::size_t rank, bool retry);
+// How the nodes' probes are started: `told`, the listener first and the others once it listens
+// (local children; SSH: a phase after the barrier), the listener stopped by a line on its stdin;
+// `together` (srun's and mpirun's tasks, which have no go line): all at once, each other node
+// retrying within the bound until the listener is up, the listener ending once every other node
+// (`nodes` - 1) was answered, or at the bound.
+enum class ProbeStart { told, together };
+
+// The probe of node `rank` in `plan`: the listener's role or a connection (with the token unless
+// no node listens), as `start` says.
+RendezvousProbe probe_for(const RendezvousPlan& plan, std::size_t rank, ProbeStart start);
 
 // 16 random hex digits (the kernel's random source): the value the listener answers.
 std::string fresh_rendezvous_token();

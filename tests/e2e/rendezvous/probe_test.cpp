@@ -213,9 +213,22 @@ TEST(RendezvousProgram, APortInTimeWaitAfterTheLastJobIsFree) {
     TempDir dir;
     int port = free_port();
     {
-        // The listener answers and closes first: its side of the connection is in TIME_WAIT.
+        // The listener answers and closes first (this client reads to the end before it closes):
+        // the listener's side of the connection, on the port, is in TIME_WAIT.
         BackgroundListener last_job(dir, port, 1);
-        ASSERT_EQ(run_probe(connector("127.0.0.1", port)).exit_code, 0);
+        int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(static_cast<uint16_t>(port));
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ASSERT_EQ(::connect(client, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+        std::string answer;
+        char buffer[64];
+        for (ssize_t got; (got = ::read(client, buffer, sizeof buffer)) > 0;) {
+            answer.append(buffer, static_cast<std::size_t>(got));
+        }
+        ::close(client);
+        EXPECT_EQ(answer, "launch-1\n");
         EXPECT_EQ(last_job.exit_code(), 0);
     }
     ASSERT_TRUE(in_time_wait(port));

@@ -19,11 +19,12 @@ RendezvousPlan two_machines() {
     plan.port = 29500;
     plan.own_name = true;
     plan.bound = 5s;
+    plan.nodes = 4;
     return plan;
 }
 
 TEST(RendezvousProbe, TheListenerServesTheTokenUntilToldToStop) {
-    RendezvousProbe probe = probe_for(two_machines(), 0, false);
+    RendezvousProbe probe = probe_for(two_machines(), 0, ProbeStart::told);
     EXPECT_EQ(rendezvous_arguments(probe),
               (std::vector<std::string>{"--listen", "29500", "--stdin", "--token",
                                         "0123456789abcdef", "--own-name", "--bound-ms", "5000"}));
@@ -32,10 +33,16 @@ TEST(RendezvousProbe, TheListenerServesTheTokenUntilToldToStop) {
 TEST(RendezvousProbe, TheOthersConnectAndCompareTheToken) {
     RendezvousPlan plan = two_machines();
     plan.interface_given = true;
-    EXPECT_EQ(rendezvous_arguments(probe_for(plan, 1, true)),
+    EXPECT_EQ(rendezvous_arguments(probe_for(plan, 1, ProbeStart::together)),
               (std::vector<std::string>{"--connect", "node0", "--port", "29500", "--retry",
                                         "--token", "0123456789abcdef", "--own-name",
                                         "--interface-given", "--bound-ms", "5000"}));
+}
+
+TEST(RendezvousProbe, WithoutAGoLineTheListenerCountsTheOthers) {
+    EXPECT_EQ(rendezvous_arguments(probe_for(two_machines(), 0, ProbeStart::together)),
+              (std::vector<std::string>{"--listen", "29500", "--expect", "3", "--token",
+                                        "0123456789abcdef", "--own-name", "--bound-ms", "5000"}));
 }
 
 TEST(RendezvousProbe, AnEndpointOutsideTheJobIsOnlyConnectedTo) {
@@ -45,7 +52,7 @@ TEST(RendezvousProbe, AnEndpointOutsideTheJobIsOnlyConnectedTo) {
     plan.address = "etcd.example";
     plan.port = 2379;
     // Node 0 too: none of the nodes serves it.
-    EXPECT_EQ(rendezvous_arguments(probe_for(plan, 0, false)),
+    EXPECT_EQ(rendezvous_arguments(probe_for(plan, 0, ProbeStart::told)),
               (std::vector<std::string>{"--connect", "etcd.example", "--port", "2379", "--bound-ms",
                                         "5000"}));
 }
@@ -64,7 +71,7 @@ TEST(RendezvousProbe, ATestMayNameTheHostNameAndTheListenerMayExpectACount) {
 
 TEST(RendezvousProbe, TheCommandIsTheNodesPythonIsolated) {
     std::vector<std::string> argv =
-        rendezvous_command("/opt/py/bin/python", probe_for(two_machines(), 1, false));
+        rendezvous_command("/opt/py/bin/python", probe_for(two_machines(), 1, ProbeStart::told));
     ASSERT_GE(argv.size(), 6u);
     EXPECT_EQ(std::vector<std::string>(argv.begin(), argv.begin() + 4),
               (std::vector<std::string>{"/opt/py/bin/python", "-I", "-S", "-c"}));

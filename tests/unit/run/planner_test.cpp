@@ -423,6 +423,7 @@ TEST(MakePlan, SeveralNodesCheckTheRendezvousFirst) {
     EXPECT_EQ(check.listener, std::optional<std::size_t>(0));
     EXPECT_EQ(check.address, "gpu1");
     EXPECT_EQ(check.port, 29500);
+    EXPECT_EQ(check.nodes, 2u);
     EXPECT_TRUE(check.own_name);
     EXPECT_FALSE(check.interface_given);
     EXPECT_EQ(check.token.size(), 16u);
