@@ -45,6 +45,7 @@ bench_ssh_hosts fanout.sh pdsh ssh sshd ip /usr/bin/time
 /usr/bin/python3 -m venv --without-pip "$tmp/venv"
 site=$(echo "$tmp"/venv/lib/python3*/site-packages)
 mkdir -p "$site/torch" "$tmp/bin" "$tmp/job"
+: >"$tmp/job/x.py" # every node reads the script before it starts
 printf "__version__ = '2.1.0'\ncuda = None\n" >"$site/torch/version.py"
 printf '#!/bin/sh\necho started\n' >"$tmp/bin/torchrun"
 chmod +x "$tmp/bin/torchrun"

@@ -4,6 +4,7 @@
 #include "colossalai/engines/engines.hpp"
 #include "colossalai/launch/dry_run.hpp"
 #include "colossalai/launch/execute.hpp"
+#include "colossalai/launch/local_rendezvous.hpp"
 #include "colossalai/run/planner.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/ssh/client_config.hpp"
@@ -83,6 +84,11 @@ int execute_run_command(const run::Options& options, std::ostream& out, std::ost
     if (options.dry_run) {
         launch::write_dry_run(plan, out);
         return 0;
+    }
+    if (launch::checks_rendezvous_locally(plan)) {
+        if (std::optional<int> refused = launch::check_rendezvous_locally(plan, err)) {
+            return *refused;
+        }
     }
     // The launcher writes to the file descriptors itself, after what the streams hold.
     out.flush();

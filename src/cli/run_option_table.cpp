@@ -201,6 +201,10 @@ constexpr RunOption table[] = {
      .help = "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "
              "GLOO_SOCKET_IFNAME; ^ and = as NCCL reads them); each node checks they exist",
      .apply = set_network_interface},
+    {.long_name = "--no-rendezvous-check",
+     .help = "Start the jobs without first checking that every node reaches the master's port "
+             "(for sites that forbid listening before the job)",
+     .apply = set_flag<Options, &Options::no_rendezvous_check>},
     shared::python_option<Options>(
         "Nodes run PATH -m torch.distributed.run instead of torchrun (a conda or venv "
         "Python)"),

@@ -8,6 +8,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -73,6 +74,12 @@ std::optional<PreflightFailure> local_preflight(const NodeCommand& command,
     }
     if (!command.argv.empty() && exec::resolve_executable(command.argv[0], environment).empty()) {
         return PreflightFailure{PreflightCheck::command, command.argv[0]};
+    }
+    if (command.preflight.script &&
+        ::access(
+            (std::filesystem::path(command.working_directory) / *command.preflight.script).c_str(),
+            R_OK) != 0) {
+        return PreflightFailure{PreflightCheck::script, *command.preflight.script};
     }
     const std::string& master = command.preflight.master_address;
     if (!master.empty() && !resolves(master)) {

@@ -116,6 +116,10 @@ std::string describe(const PreflightFailure& failure) {
         return fmt::format("cannot find '{}' (on the node's PATH; give a Python that has PyTorch "
                            "with --python PATH, or set the node's PATH with -x PATH=...)",
                            subject);
+    case PreflightCheck::script:
+        return fmt::format("cannot read the script '{}' on the node (torchrun opens it from the "
+                           "working directory: copy it to every node, or check its name)",
+                           subject);
     case PreflightCheck::master_address:
         return fmt::format("cannot resolve master address '{}' (set --master_addr to an address "
                            "every node can reach)",
@@ -143,6 +147,9 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
     if (what == "command") {
         return PreflightFailure{PreflightCheck::command,
                                 command.argv.empty() ? "" : command.argv[0]};
+    }
+    if (what == "script") {
+        return PreflightFailure{PreflightCheck::script, command.preflight.script.value_or("")};
     }
     constexpr std::string_view master = "master ";
     if (what.substr(0, master.size()) == master) {
@@ -183,9 +190,17 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
 }
 
 std::string preflight_shell(const PreflightShellNames& names) {
+    // After the `cd`: a relative script is the working directory's, as torchrun opens it. An
+    // empty one is none (-m, no_python): a wrapper whose text serves every launch passes ''.
+    std::string script_line =
+        names.script.empty()
+            ? std::string()
+            : fmt::format("[ -z \"${{{1}}}\" ] || [ -r \"${{{1}}}\" ] || {0} script\n", names.fail,
+                          names.script);
     return fmt::format(
         "cd \"${{{1}}}\" 2>/dev/null || {0} cwd\n"
         "command -v \"${{{2}}}\" >/dev/null 2>&1 || {0} command\n"
+        "{6}"
         "case ${{{3}}} in \"\"|*:*) ;; *[!0-9.]*) ! command -v getent >/dev/null 2>&1 || getent "
         "ahosts \"${{{3}}}\" >/dev/null 2>&1 || {0} \"master ${{{3}}}\";; esac\n"
         "if [ -n \"${{{4}}}\" ] && [ -d /sys/class/net ]; then IFS=,; for cai_n in ${{{4}}}; do "
@@ -203,7 +218,8 @@ std::string preflight_shell(const PreflightShellNames& names) {
         "case $cai_n in \"\"|*[!0-9]*) {0} \"gpus - $cai_o\";; esac\n"
         "case ${{{5}}} in *!) [ \"$cai_n\" -ge \"${{{5}%!}}\" ];; *) [ \"$cai_n\" = 0 ] || [ "
         "\"$cai_n\" -ge \"${{{5}}}\" ];; esac || {0} \"gpus $cai_n $cai_o\"\nfi\n",
-        names.fail, names.directory, names.command, names.master, names.interfaces, names.gpus);
+        names.fail, names.directory, names.command, names.master, names.interfaces, names.gpus,
+        script_line);
 }
 
 } // namespace colossalai::job

@@ -1,6 +1,7 @@
 #include "colossalai/launch/dry_run.hpp"
 
 #include "colossalai/engines/engines.hpp"
+#include "colossalai/launch/local_rendezvous.hpp"
 #include "colossalai/run/host_selection.hpp"
 #include "colossalai/util/quote.hpp"
 
@@ -89,6 +90,9 @@ void write_dry_run(const Plan& plan, std::ostream& out) {
             elastic.id,
             elastic.max_restarts ? fmt::format(", max_restarts {}", *elastic.max_restarts) : "",
             elastic.nodes.min, elastic.nodes.min == 1 ? "node remains" : "nodes remain");
+    }
+    if (checks_rendezvous_locally(plan)) {
+        text += describe_rendezvous_check(*plan.rendezvous) + "\n";
     }
     text += engines::dry_run_header(plan);
     out << text;

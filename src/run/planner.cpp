@@ -297,6 +297,19 @@ NodeEnvironment plan_node_environment(const Options& options, const Context& con
     return result;
 }
 
+// The script each node's preflight checks: none with -m, nor when torchrun runs it as a program
+// without Python (--extra_launch_args no_python), where it is a command found as torchrun's exec
+// finds it.
+std::optional<std::string> checked_script(const Options& options, const LaunchSpec& spec) {
+    bool no_python = std::any_of(spec.extra.begin(), spec.extra.end(), [](const LaunchArg& arg) {
+        return arg.name == "no_python" || arg.name == "no-python";
+    });
+    if (options.module || no_python) {
+        return std::nullopt;
+    }
+    return options.script;
+}
+
 // One node per host, in rank order: its command from `spec` (with its rank, and its process
 // count: `nproc`, or its GPUs' count), its environment, its preflight, where and how it runs.
 // Takes the hosts: each node first takes its host's own fields and the list is freed before the
@@ -321,7 +334,8 @@ void add_nodes(const Options& options, const Context& context, std::vector<Host>
     if (nproc) {
         spec.nproc_per_node = *nproc;
     }
-    job::Preflight preflight{master.address.host, environment.interfaces};
+    job::Preflight preflight{
+        master.address.host, environment.interfaces, {}, checked_script(options, spec)};
     std::optional<int> ssh_port;
     if (options.ssh_port) {
         ssh_port = options.ssh_port->number;
@@ -365,12 +379,58 @@ void add_nodes(const Options& options, const Context& context, std::vector<Host>
     }
 }
 
+// The rendezvous check (job/rendezvous_check.hpp). None with --no-rendezvous-check, nor for a
+// single node: its torchrun serves its own store and joins it on the same machine, so nothing
+// crosses a network, and a port in use fails at once with torch's own error rather than a hang.
+// The node that listens is the one torch's rendezvous runs on: node 0 (static, or a c10d
+// endpoint at the master address), else the node a c10d endpoint names; an endpoint outside the
+// job (etcd, or a host of its own) is only connected to.
+std::optional<job::RendezvousPlan> plan_rendezvous(const Options& options, const LaunchSpec& spec,
+                                                   const Plan& plan) {
+    if (options.no_rendezvous_check || plan.nodes.size() < 2) {
+        return std::nullopt;
+    }
+    job::RendezvousPlan check;
+    check.python = spec.python;
+    check.token = job::fresh_rendezvous_token();
+    check.address = spec.master_addr.host;
+    check.port = spec.master_port.number;
+    check.listener = 0;
+    check.nodes = plan.nodes.size();
+    if (spec.elastic) {
+        const RdzvEndpoint& endpoint = spec.elastic->endpoint;
+        check.address = endpoint.host;
+        check.port = endpoint.port;
+        check.listener = std::nullopt;
+        bool served_by_a_node = spec.elastic->backend == RdzvBackend::c10d ||
+                                spec.elastic->backend == RdzvBackend::static_tcp;
+        if (served_by_a_node && endpoint.host == spec.master_addr.host) {
+            check.listener = 0;
+        } else if (served_by_a_node) {
+            auto node = std::find_if(
+                plan.nodes.begin(), plan.nodes.end(), [&endpoint](const NodeCommand& n) {
+                    return n.host == endpoint.host || n.address == endpoint.host;
+                });
+            if (node != plan.nodes.end()) {
+                check.listener = static_cast<std::size_t>(node->rank);
+            }
+        }
+    }
+    // More than one machine: the remote nodes, and this one when it runs a node.
+    std::size_t remote = static_cast<std::size_t>(std::count_if(
+        plan.nodes.begin(), plan.nodes.end(), [](const NodeCommand& n) { return !n.local; }));
+    check.own_name = remote + (remote < plan.nodes.size() ? 1 : 0) > 1;
+    check.interface_given =
+        options.network_interface && options.network_interface->gloo.has_value();
+    return check;
+}
+
 // The launch intent: the transport the launcher chose, with what only it needs.
 LaunchIntent plan_launch(const Options& options, const HostSource& source, Plan& plan) {
     switch (options.launcher) {
     case Launcher::ssh:
         return SshLaunch{options.strict_host_key_checking,
-                           options.ssh_client.value_or(SshClient::libssh)};
+                         options.ssh_client.value_or(SshClient::libssh)};
     case Launcher::slurm:
         return plan_srun(options, source.allocated, plan);
     }
@@ -395,6 +455,7 @@ Plan make_plan(const Options& options, const Context& context) {
               environment, spec, plan);
     plan.launch = plan_launch(options, source, plan);
     add_broken_pair_notice(context, spec, plan);
+    plan.rendezvous = plan_rendezvous(options, spec, plan);
     plan.log_dir = context.log_dir;
     plan.timings = {options.kill_grace, options.ssh_timeout};
     plan.report_resources =

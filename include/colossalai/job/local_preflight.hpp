@@ -12,7 +12,8 @@ namespace colossalai::job {
 
 // The preflight checks for a node on this machine, as the node wrapper runs them on a remote
 // one, in the same order: the working directory exists, the command (argv[0]) is found in the
-// PATH of `environment` (NAME=value), the master address resolves, the named network
+// PATH of `environment` (NAME=value), the script is readable (relative to the working
+// directory), the master address resolves, the named network
 // interfaces exist, the node has the GPUs asked (preflight.gpus: `nvidia-smi -L` found in that
 // PATH, else /proc/driver/nvidia/gpus). Returns the first failed check, or nullopt. Blocks only to
 // resolve a master address that is a name (numeric addresses need no lookup) and, when GPUs are

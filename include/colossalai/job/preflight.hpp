@@ -51,6 +51,10 @@ struct Preflight {
     std::string master_address;          // must resolve on the node (numeric addresses do)
     std::vector<std::string> interfaces; // must exist on the node (--network-interface)
     GpusNeeded gpus{};                   // the node counts its GPUs unless NoGpus
+    // The script torchrun will open, as given (relative to the working directory unless
+    // absolute): it must be readable on the node. nullopt with `-m MODULE` or a program run
+    // without Python (--no_python), where nothing is checked.
+    std::optional<std::string> script{};
 };
 
 // The checks, in the order a node runs them; then what a transport itself needs on the node
@@ -58,6 +62,7 @@ struct Preflight {
 enum class PreflightCheck {
     working_directory,
     command,
+    script,
     master_address,
     network_interface,
     gpus,
@@ -86,14 +91,15 @@ std::string describe(const PreflightFailure& failure);
 struct NodeCommand;
 
 // How a node's shell names a failed check (ssh's node wrapper, srun's task script): a line of
-// its own, `failed_check_marker` then `cwd`, `command`, `master ADDRESS`, `interface NAME`,
-// `gpus COUNT PROBE` (COUNT `-` when the count did not finish; PROBE: `smi`, `proc` or `none`,
-// as GpuProbe) or `helper PROGRAM`. The
-// first byte (ASCII RS) never starts a line of a login banner or a job's text output.
+// its own, `failed_check_marker` then `cwd`, `command`, `script`, `master ADDRESS`, `interface
+// NAME`, `gpus COUNT PROBE` (COUNT `-` when the count did not finish; PROBE: `smi`, `proc` or
+// `none`, as GpuProbe) or `helper PROGRAM`. The first byte (ASCII RS) never starts a line of a
+// login banner or a job's text output.
 inline constexpr std::string_view failed_check_marker = "\036colossalai-failed ";
 
 // The failure that `what` (the text after the marker) names, its subject taken from `command`
-// (an interface's name and the master address the node looked up from `what`: an srun task
+// (the script's path from `command`; an interface's name and the master address the node looked
+// up from `what`: an srun task
 // learns the master, node 0's name, only from Slurm; the GPUs found from `what`, those asked
 // from `command`); nullopt when `what` names no check.
 std::optional<PreflightFailure> parse_failed_check(std::string_view what,
@@ -110,6 +116,11 @@ struct PreflightShellNames {
     std::string_view master;     // the master address
     std::string_view interfaces; // the comma-separated interfaces
     std::string_view gpus;       // the GPU check's word (gpu_check_word)
+    // The script's path (empty name: no script check). Its line `[ -r PATH ]` runs after the
+    // `cd`, so a relative path is the working directory's, as torchrun opens it; an empty VALUE
+    // checks nothing, for a wrapper whose one text serves every launch: it passes '' for a node
+    // whose Preflight::script is nullopt (-m, no_python).
+    std::string_view script = {};
 };
 
 // The names that the node wrapper and the srun task script both give the preflight's values

@@ -55,7 +55,10 @@ struct Options {
     std::chrono::milliseconds kill_grace{10000};  // --kill-grace SECONDS (TERM -> KILL)
     // --strict-host-key-checking MODE; nullopt: each node's ssh config decides (else yes)
     std::optional<job::HostKeyPolicy> strict_host_key_checking;
-    bool dry_run = false;                // --dry-run
+    bool dry_run = false; // --dry-run
+    // --no-rendezvous-check: start the jobs without first checking that the nodes reach the
+    // rendezvous (job/rendezvous_check.hpp), for sites that forbid listening before the job
+    bool no_rendezvous_check = false;
     Launcher launcher = Launcher::ssh;   // --launcher ssh|slurm
     std::optional<SshClient> ssh_client; // --ssh-client libssh|openssh; unset: libssh
     // --srun-args "--partition gpu --time 1:00:00", split into words (slurm::parse_srun_args)

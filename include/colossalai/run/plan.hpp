@@ -2,6 +2,7 @@
 
 #include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/job/node_command.hpp"
+#include "colossalai/job/rendezvous_check.hpp"
 #include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/options.hpp"
 
@@ -57,6 +58,9 @@ struct Plan {
     // this rendezvous, and the launcher lets nodes leave while `elastic->nodes.min` remain.
     // nullopt: a static launch, where the first node that fails stops the others.
     std::optional<ElasticPlan> elastic;
+    // The rendezvous check before any job starts (who listens, where the others connect, the
+    // launch's token); nullopt: none (--no-rendezvous-check, or a single node).
+    std::optional<job::RendezvousPlan> rendezvous;
     // COLOSSALAI_TIMING set and not empty in the launcher's environment: the end reports where
     // the time went (SSH hosts) and the launcher's peak resources.
     bool report_resources = false;

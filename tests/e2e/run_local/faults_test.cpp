@@ -177,6 +177,7 @@ TEST_F(RunLaunch, OneLaunchUnderValgrindLeaksNoDescriptorAndNoMemory) {
                   "--log-file=" + (m_dir / "valgrind/%p").string(),
                   binary().string(),
                   "run",
+                  "--no-rendezvous-check", // as two_local_nodes() launches
                   "--hostfile",
                   "hosts",
                   "--nproc_per_node",

@@ -40,6 +40,11 @@ protected:
     void SetUp() override {
         install_fake_torchrun(m_dir.path());
         std::filesystem::create_directories(job());
+        // The scripts the tests name: each node's preflight reads its script (as torchrun opens
+        // it) before anything starts.
+        for (const char* script : {"train.py", "t.py", "x.py"}) {
+            write_file(job() / script, "");
+        }
         set_torch(std::nullopt);
     }
 
@@ -101,11 +106,14 @@ protected:
         options.cwd = job();
         options.env = env ? *env : launcher_env();
         Words words = {"run"};
+        words.insert(words.end(), m_launcher_options.begin(), m_launcher_options.end());
         words.insert(words.end(), args.begin(), args.end());
         return run_colossalai(words, options);
     }
 
     TempDir m_dir{"colossalai-run"};
+    // Options run_colossalai_run (and RunLaunch::start_launcher) put before the test's own.
+    Words m_launcher_options;
 
 private:
     static inline std::unique_ptr<TempDir> s_venv_root;

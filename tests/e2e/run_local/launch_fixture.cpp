@@ -52,6 +52,7 @@ std::unique_ptr<Background> RunLaunch::start_launcher(const Words& args) const {
     options.cwd = job();
     options.env = launcher_env();
     Words argv = {binary().string(), "run"};
+    argv.insert(argv.end(), m_launcher_options.begin(), m_launcher_options.end());
     argv.insert(argv.end(), args.begin(), args.end());
     return std::make_unique<Background>(argv, options, m_dir / "launcher.out",
                                         m_dir / "launcher.err");

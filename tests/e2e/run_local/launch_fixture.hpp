@@ -30,8 +30,13 @@ protected:
     void state_file(const std::string& name, const std::string& content) const {
         write_file(m_dir / name, content);
     }
-    // job()/hosts naming this machine twice: `localhost` (rank 0), `127.0.0.1` (rank 1).
-    void two_local_nodes() const { write_file(job() / "hosts", "localhost\n127.0.0.1\n"); }
+    // job()/hosts naming this machine twice: `localhost` (rank 0), `127.0.0.1` (rank 1). The
+    // launches then go without the rendezvous check: the fake torchrun serves no rendezvous, and
+    // these tests run in parallel on the default master port (rendezvous_test.cpp checks it).
+    void two_local_nodes() {
+        write_file(job() / "hosts", "localhost\n127.0.0.1\n");
+        m_launcher_options = {"--no-rendezvous-check"};
+    }
 
     // The words of a NUL-separated record (argv, cmdline, env).
     Words recorded_words(int rank, const std::string& what) const;

@@ -91,7 +91,7 @@ TEST_F(RunLaunch, EachCommandFormReceivesTheExactWords) {
 
 TEST_F(RunLaunch, RunsInTheLaunchersDirectoryWithItsWholeEnvironment) {
     std::filesystem::path cwd = job() / "my 'job' $dir";
-    std::filesystem::create_directories(cwd);
+    write_file(cwd / "t.py", "");
     Env env = launcher_env();
     env["TRICKY"] = "it's \"q\" $HOME `id` ; a  b \xff";
     env["EMPTY"] = "";

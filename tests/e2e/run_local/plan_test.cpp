@@ -8,6 +8,12 @@
 namespace colossalai::test {
 namespace {
 
+// Several local nodes check the rendezvous first: node 0 listens, the others connect to `master`.
+std::string rendezvous_check_line(const std::string& master) {
+    return "rendezvous check: node 0 listens on port 29500, the others connect to " + master +
+           " port 29500 before the jobs start (--no-rendezvous-check: none)\n";
+}
+
 class RunDryRun : public RunLocal {
 protected:
     // Runs with --dry-run and expects success, no warning and nothing started.
@@ -46,10 +52,9 @@ TEST_F(RunDryRun, HostfileWithTwoLocalNames) {
     };
     EXPECT_EQ(
         dry_run({"--hostfile", "hosts", "--nproc_per_node", "4", "train.py", "--epochs", "1"}),
-        "dry run: 2 nodes, PyTorch 2.1.0\n"
-        "[node 0] localhost (local) cwd=" +
-            cwd() + "\n" + command(0) + "[node 1] 127.0.0.1 (local) cwd=" + cwd() + "\n" +
-            command(1));
+        "dry run: 2 nodes, PyTorch 2.1.0\n" + rendezvous_check_line("localhost") +
+            "[node 0] localhost (local) cwd=" + cwd() + "\n" + command(0) +
+            "[node 1] 127.0.0.1 (local) cwd=" + cwd() + "\n" + command(1));
 }
 
 TEST_F(RunDryRun, HostListWithRemoteHostsAndSshPort) {
@@ -159,7 +164,8 @@ TEST_F(RunDryRun, GpuSelectionShowsEachNodesDevicesAndProcesses) {
                "\n    GPUs " + gpus + ": " + processes + "\n" + text +
                "    env CUDA_VISIBLE_DEVICES=" + gpus + "  (the GPU selection)\n";
     };
-    const std::string header = "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n";
+    const std::string header = "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n" +
+                               rendezvous_check_line("localhost");
     EXPECT_EQ(dry_run({"--hostfile", "hosts", "--include", "localhost:1@127.0.0.1", "train.py"}),
               header + node(0, "localhost", "1", 1, "1 process") +
                   node(1, "127.0.0.1", "0,1,2,3", 4, "4 processes"));
@@ -287,9 +293,9 @@ TEST_F(RunDryRun, HostsFromASlurmAllocation) {
         return "    torchrun --nproc_per_node=1 --nnodes=2 --node_rank=" + std::to_string(rank) +
                " --master_addr=127.0.0.1 --master_port=29500 t.py\n";
     };
-    EXPECT_EQ(result.out, "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n"
-                          "[node 0] 127.0.0.1 (local) cwd=" +
-                              cwd() + "\n" + command(0) +
+    EXPECT_EQ(result.out, "dry run: 2 nodes, PyTorch not found (assuming >= 2.0)\n" +
+                              rendezvous_check_line("127.0.0.1") +
+                              "[node 0] 127.0.0.1 (local) cwd=" + cwd() + "\n" + command(0) +
                               "[node 1] 127.0.0.3 (local) cwd=" + cwd() + "\n" + command(1));
     EXPECT_FALSE(torchrun_called());
 }

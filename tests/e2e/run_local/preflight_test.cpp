@@ -31,6 +31,26 @@ TEST_F(RunLocalPreflight, AMissingInterfaceStartsNothing) {
     EXPECT_FALSE(torchrun_called());
 }
 
+TEST_F(RunLocalPreflight, AMissingScriptStartsNothing) {
+    // Two local nodes: each names the script it cannot read, and neither starts.
+    RunResult result = run_colossalai_run({"--host", "127.0.0.1,127.0.0.2", "--no-rendezvous-check",
+                                           "--nproc_per_node", "1", "trian.py"});
+    EXPECT_EQ(result.exit_code, 254) << result.err;
+    const std::string reason = "cannot read the script 'trian.py' on the node (torchrun opens it "
+                               "from the working directory: copy it to every node, or check its "
+                               "name)";
+    EXPECT_EQ(result.err, summary_header + "\n127.0.0.1: failure (" + reason +
+                              ")\n127.0.0.2: failure (" + reason + ")\n");
+    EXPECT_FALSE(torchrun_called());
+}
+
+TEST_F(RunLocalPreflight, AModuleIsNotLookedForAsAFile) {
+    set_torch("2.1.0");
+    RunResult result = run_colossalai_run({"--nproc_per_node", "1", "-m", "pkg.train"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_TRUE(torchrun_called());
+}
+
 TEST_F(RunLocalPreflight, InterfacesReachTheJobAsNcclAndGlooVariables) {
     Env env = launcher_env();
     env["NCCL_SOCKET_IFNAME"] = "eth9"; // the flag wins over the launcher's own value

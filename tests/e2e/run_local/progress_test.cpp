@@ -25,7 +25,8 @@ protected:
         RunOptions options;
         options.cwd = job();
         options.env = launcher_env();
-        Words argv = {binary().string(), "run"};
+        // Without the rendezvous check, as two_local_nodes() launches.
+        Words argv = {binary().string(), "run", "--no-rendezvous-check"};
         argv.insert(argv.end(), args.begin(), args.end());
         return std::make_unique<Background>(argv, options, fd, fd);
     }

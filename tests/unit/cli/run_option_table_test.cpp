@@ -294,6 +294,7 @@ const std::map<std::string, std::string, std::less<>> samples = {
     {"--launcher", "slurm"},
     {"--srun-args", "-p gpu"},
     {"--network-interface", "eth0"},
+    {"--no-rendezvous-check", ""},
     {"--python", "/usr/bin/python3"},
     {"-x", "A=1"},
     {"--env-file", "env"},

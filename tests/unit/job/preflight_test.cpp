@@ -20,6 +20,9 @@ TEST(PreflightFailure, EachCheckSaysWhatToDo) {
     EXPECT_EQ(describe({PreflightCheck::network_interface, "ib0"}),
               "no network interface 'ib0' (see 'ip -br link' on the node; --network-interface "
               "names must exist on every node)");
+    EXPECT_EQ(describe({PreflightCheck::script, "train.py"}),
+              "cannot read the script 'train.py' on the node (torchrun opens it from the working "
+              "directory: copy it to every node, or check its name)");
     // A subject is shown escaped: it is one line whatever it holds.
     EXPECT_EQ(describe({PreflightCheck::working_directory, "/a\nb"}).find('\n'), std::string::npos);
 }

@@ -397,6 +397,68 @@ TEST(MakePlan, EveryNodeChecksTheMasterAndTheInterfacesAndGetsTheirVariables) {
     EXPECT_TRUE(plain.nodes[0].flag_environment.empty());
 }
 
+TEST(MakePlan, EveryNodeChecksTheScriptUnlessItIsAModuleOrAProgram) {
+    Plan plan = make_plan(basic(), context());
+    EXPECT_EQ(plan.nodes[0].preflight.script, "train.py");
+    Options module = basic();
+    module.script = std::nullopt;
+    module.module = "pkg.train";
+    EXPECT_EQ(make_plan(module, context()).nodes[0].preflight.script, std::nullopt);
+    for (const char* spelling : {"no_python", "no-python"}) {
+        Options program = basic();
+        program.script = "train.sh";
+        program.extra_launch_args = parse_extra_launch_args(spelling);
+        EXPECT_EQ(make_plan(program, context()).nodes[0].preflight.script, std::nullopt)
+            << spelling;
+    }
+}
+
+TEST(MakePlan, SeveralNodesCheckTheRendezvousFirst) {
+    EXPECT_EQ(make_plan(basic(), context()).rendezvous, std::nullopt); // one node: no network
+    Options options = basic();
+    options.host = test::hosts("gpu1,gpu2");
+    Plan plan = make_plan(options, context());
+    ASSERT_TRUE(plan.rendezvous);
+    const job::RendezvousPlan& check = *plan.rendezvous;
+    EXPECT_EQ(check.listener, std::optional<std::size_t>(0));
+    EXPECT_EQ(check.address, "gpu1");
+    EXPECT_EQ(check.port, 29500);
+    EXPECT_EQ(check.nodes, 2u);
+    EXPECT_TRUE(check.own_name);
+    EXPECT_FALSE(check.interface_given);
+    EXPECT_EQ(check.token.size(), 16u);
+    EXPECT_NE(check.token, make_plan(options, context()).rendezvous->token); // fresh per launch
+    options.no_rendezvous_check = true;
+    EXPECT_EQ(make_plan(options, context()).rendezvous, std::nullopt);
+}
+
+TEST(MakePlan, NodesOnThisMachineAloneAreOneMachine) {
+    Options options = basic();
+    options.host = test::hosts("127.0.0.1,127.0.0.2");
+    options.network_interface = test::interfaces("lo");
+    Plan plan = make_plan(options, context());
+    ASSERT_TRUE(plan.rendezvous);
+    EXPECT_FALSE(plan.rendezvous->own_name);
+    EXPECT_TRUE(plan.rendezvous->interface_given);
+    EXPECT_EQ(plan.rendezvous->address, "127.0.0.1");
+}
+
+TEST(MakePlan, ARendezvousEndpointIsServedByItsNodeOrOnlyConnectedTo) {
+    Options options = basic();
+    options.host = test::hosts("gpu1,gpu2");
+    options.elastic.rdzv_endpoint = RdzvEndpoint{"gpu2", 29400};
+    Plan plan = make_plan(options, context());
+    ASSERT_TRUE(plan.rendezvous);
+    EXPECT_EQ(plan.rendezvous->listener, std::optional<std::size_t>(1));
+    EXPECT_EQ(plan.rendezvous->address, "gpu2");
+    EXPECT_EQ(plan.rendezvous->port, 29400);
+    options.elastic.rdzv_endpoint = RdzvEndpoint{"store.example", 29400};
+    EXPECT_EQ(make_plan(options, context()).rendezvous->listener, std::nullopt);
+    options.elastic.rdzv_endpoint = RdzvEndpoint{"gpu1", 2379};
+    options.elastic.rdzv_backend = RdzvBackend::etcd;
+    EXPECT_EQ(make_plan(options, context()).rendezvous->listener, std::nullopt);
+}
+
 TEST(MakePlan, AnUnreadableTorchVersionIsAssumedCurrentWithAWarning) {
     Context ctx = context();
     ctx.python = "/env/bin/python3";
