@@ -12,7 +12,7 @@
 
 namespace colossalai::run {
 
-HostSource final_hosts(const Options& options, const Context& context) {
+HostSource final_hosts(const Options& options, const Context& context, const EngineRow& engine) {
     if (options.host) {
         return {*options.host, "--host", std::nullopt};
     }
@@ -45,24 +45,10 @@ HostSource final_hosts(const Options& options, const Context& context) {
         std::string notice = scheduler_notice(*variable, hosts.size(), pool.size());
         return {std::move(hosts), source, notice};
     }
-    if (options.launcher == Launcher::slurm && options.num_nodes && *options.num_nodes > 0 &&
-        !options.include && !options.exclude) {
-        // srun allocates any N nodes; each task names its node when it starts.
-        if (static_cast<std::size_t>(*options.num_nodes) > max_expanded_hosts) {
-            throw usage_error("--num_nodes '{}': more than {} nodes", *options.num_nodes,
-                              max_expanded_hosts);
+    if (engine.own_hosts != nullptr) {
+        if (std::optional<EngineHosts> own = engine.own_hosts(options)) {
+            return {std::move(own->hosts), std::move(own->source), std::move(own->notice), true};
         }
-        std::vector<Host> hosts;
-        for (int rank = 0; rank < *options.num_nodes; ++rank) {
-            Host host;
-            host.name = fmt::format("(node {})", rank);
-            host.address = host.name;
-            hosts.push_back(std::move(host));
-        }
-        std::string notice =
-            fmt::format("srun allocates {} node{}; each is named by its task when it starts",
-                        hosts.size(), hosts.size() == 1 ? "" : "s");
-        return {std::move(hosts), "srun's allocation", notice, true};
     }
     for (const auto& [given, name] : {std::pair{options.include.has_value(), "--include"},
                                       {options.exclude.has_value(), "--exclude"},
@@ -71,10 +57,8 @@ HostSource final_hosts(const Options& options, const Context& context) {
             throw usage_error("{} needs --hostfile (or the hosts of a Slurm or PBS job)", name);
         }
     }
-    if (options.launcher == Launcher::slurm) {
-        throw usage_error("--launcher slurm needs the nodes: --num_nodes N (srun allocates them), "
-                          "--host or --hostfile, or run it inside a Slurm allocation (salloc, "
-                          "sbatch)");
+    if (engine.needs_hosts != nullptr) {
+        engine.needs_hosts();
     }
     return {.hosts = {parse_host("127.0.0.1", "default host")},
             .source = "the default host",
@@ -83,15 +67,16 @@ HostSource final_hosts(const Options& options, const Context& context) {
             .implicit = true};
 }
 
-Placement place_hosts(const Options& options, const Context& context, const HostSource& source) {
+Placement place_hosts(const Context& context, const HostSource& source, const EngineRow& engine) {
     const std::vector<Host>& hosts = source.hosts;
     Placement placement;
+    placement.from_here = engine.reaches_hosts;
     if (source.implicit) { // nothing to look up: no ssh config applies to a host nobody named
         placement.addresses.push_back(hosts.at(0).address);
         placement.local.push_back(true);
         return placement;
     }
-    bool via_ssh = options.launcher == Launcher::ssh;
+    bool via_ssh = engine.reaches_hosts;
     placement.addresses.reserve(hosts.size());
     for (const Host& host : hosts) {
         placement.addresses.push_back(via_ssh && context.host_name ? context.host_name(host.address)
@@ -125,8 +110,8 @@ Placement place_hosts(const Options& options, const Context& context, const Host
     return placement;
 }
 
-MasterAddress implicit_master(const Options& options, const Context& context,
-                              const std::vector<Host>& hosts, const Placement& placement) {
+MasterAddress implicit_master(const Context& context, const std::vector<Host>& hosts,
+                              const Placement& placement) {
     auto loopback = [](const std::string& address) {
         return is_loopback(address) || classify_address(address) == AddressKind::unspecified;
     };
@@ -136,7 +121,7 @@ MasterAddress implicit_master(const Options& options, const Context& context,
            (placement.local[index] || loopback(placement.addresses[index]))) {
         ++index;
     }
-    if (options.launcher != Launcher::ssh || !loopback(first) || index == hosts.size()) {
+    if (!placement.from_here || !loopback(first) || index == hosts.size()) {
         // A HostName goes into every node's command line: it must be a host as --master_addr.
         return first == hosts.front().address
                    ? MasterAddress{first}

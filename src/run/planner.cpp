@@ -12,6 +12,7 @@
 #include "colossalai/run/master.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
+#include "colossalai/run/scheduler_hosts.hpp"
 #include "colossalai/run/validate.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
@@ -89,7 +90,7 @@ Master plan_master(const Options& options, const Context& context, const HostSou
         master.address = *options.master_addr;
         master.given_by = "--master_addr";
     } else if (source.hosts.size() > 1) {
-        master.address = implicit_master(options, context, source.hosts, placement);
+        master.address = implicit_master(context, source.hosts, placement);
     }
     return master;
 }
@@ -107,7 +108,6 @@ void check_master_address(const Master& master, const std::vector<NodeCommand>& 
                                         *master.given_by, master.address.host, remote->host));
 }
 
-// --launcher slurm: every node is a task of one srun step, none is started locally or over SSH.
 // An elastic launch (--nnodes MIN:MAX, or a rendezvous option given): the rendezvous every
 // node's torchrun meets at, by default c10d on the master under a fresh id. nullopt: a static
 // launch (torchrun's own default). The hosts must number between MIN and MAX.
@@ -144,18 +144,6 @@ std::optional<ElasticPlan> plan_elastic(const ElasticOptions& given, const HostS
     plan.id = given.rdzv_id ? *given.rdzv_id : context.fresh_rdzv_id();
     plan.max_restarts = given.max_restarts;
     return plan;
-}
-
-SrunLaunch plan_srun(const Options& options, bool allocated, Plan& plan) {
-    for (NodeCommand& node : plan.nodes) {
-        if (node.user) {
-            throw usage_error("--launcher slurm: host '{}' names a user; Slurm runs every task "
-                              "as the user who starts srun",
-                              node.host);
-        }
-        node.local = false;
-    }
-    return {options.srun_args.value_or(std::vector<std::string>{}), allocated};
 }
 
 // A launch with GPU indices: torch.distributed.launch before 1.9 computes the world size as
@@ -300,14 +288,14 @@ NodeEnvironment plan_node_environment(const Options& options, const Context& con
 // The script each node's preflight checks: none with -m, nor when torchrun runs it as a program
 // without Python (--extra_launch_args no_python), where it is a command found as torchrun's exec
 // finds it.
-std::optional<std::string> checked_script(const Options& options, const LaunchSpec& spec) {
+std::optional<std::string> checked_script(const LaunchSpec& spec) {
     bool no_python = std::any_of(spec.extra.begin(), spec.extra.end(), [](const LaunchArg& arg) {
         return arg.name == "no_python" || arg.name == "no-python";
     });
-    if (options.module || no_python) {
+    if (spec.module || no_python) {
         return std::nullopt;
     }
-    return options.script;
+    return spec.script;
 }
 
 // One node per host, in rank order: its command from `spec` (with its rank, and its process
@@ -315,7 +303,7 @@ std::optional<std::string> checked_script(const Options& options, const LaunchSp
 // Takes the hosts: each node first takes its host's own fields and the list is freed before the
 // nodes' commands are made, so that the hosts (176 bytes each) and the finished nodes are never
 // held at once (100,000 hosts: 17.6 MB of the peak).
-void add_nodes(const Options& options, const Context& context, std::vector<Host> hosts,
+void add_nodes(const Context& context, const EngineRow& engine, std::vector<Host> hosts,
                const std::vector<bool>& local, const std::optional<NprocPerNode>& nproc,
                const Master& master, const NodeEnvironment& environment, LaunchSpec& spec,
                Plan& plan) {
@@ -325,7 +313,7 @@ void add_nodes(const Options& options, const Context& context, std::vector<Host>
         NodeCommand& node = plan.nodes.emplace_back();
         node.host = std::move(host.name);
         node.rank = static_cast<int>(rank);
-        node.local = local[rank]; // never with --launcher slurm
+        node.local = local[rank]; // only where the engine reaches the hosts from here
         node.gpus = std::move(host.gpus);
         node.user = std::move(host.user);
         node.address = std::move(host.address);
@@ -334,12 +322,7 @@ void add_nodes(const Options& options, const Context& context, std::vector<Host>
     if (nproc) {
         spec.nproc_per_node = *nproc;
     }
-    job::Preflight preflight{
-        master.address.host, environment.interfaces, {}, checked_script(options, spec)};
-    std::optional<int> ssh_port;
-    if (options.ssh_port) {
-        ssh_port = options.ssh_port->number;
-    }
+    job::Preflight preflight{master.address.host, environment.interfaces, {}, checked_script(spec)};
     // With one process count for all, the nodes' commands differ only in the rank word: made
     // once, each node's copy gets its own (100,000 nodes: the shared words not formatted again).
     std::optional<LaunchCommand> common;
@@ -366,16 +349,15 @@ void add_nodes(const Options& options, const Context& context, std::vector<Host>
             command.node_rank_word,
             master.given_by ? std::nullopt : std::optional<std::size_t>(command.master_addr_word)};
         node.environment = environment.environment;
-        // Only a node reached over SSH gets `environment`: a local one and srun's tasks start
-        // from the launcher's own (srun sets each task's identity itself).
-        if (!node.local && options.launcher == Launcher::ssh) {
+        // Only a node on another machine that the engine reaches itself loses the launcher's
+        // job identity: a local one starts from the launcher's own, and srun sets each task's.
+        if (!node.local && engine.withholds_job_identity) {
             node.withheld_environment = environment.withheld;
         }
         node.environment_changes = environment.changes;
         node.preflight = preflight;
         node.preflight.gpus = gpus_needed(node.gpus, nproc);
         node.working_directory = context.working_directory;
-        node.ssh_port = ssh_port;
     }
 }
 
@@ -425,35 +407,23 @@ std::optional<job::RendezvousPlan> plan_rendezvous(const Options& options, const
     return check;
 }
 
-// The launch intent: the transport the launcher chose, with what only it needs.
-LaunchIntent plan_launch(const Options& options, const HostSource& source, Plan& plan) {
-    switch (options.launcher) {
-    case Launcher::ssh:
-        return SshLaunch{options.strict_host_key_checking,
-                         options.ssh_client.value_or(SshClient::libssh)};
-    case Launcher::slurm:
-        return plan_srun(options, source.allocated, plan);
-    }
-    throw fatal_error("unknown launcher");
-}
-
 } // namespace
 
-Plan make_plan(const Options& options, const Context& context) {
-    HostSource source = final_hosts(options, context);
+Plan make_plan(const Options& options, const Context& context, const EngineRow& engine) {
+    HostSource source = final_hosts(options, context, engine);
     Plan plan;
     plan.warnings = context.warnings;
     add_source_notices(options, context, source, plan);
     LaunchSpec spec = torch_launcher(options, context, plan);
     std::optional<NprocPerNode> nproc = plan_nproc(options, context, source, spec, plan);
-    Placement placement = place_hosts(options, context, source);
+    Placement placement = place_hosts(context, source, engine);
     Master master = plan_master(options, context, source, placement);
     placement.addresses = std::vector<std::string>(); // the master is chosen: no longer needed
     plan_launch_words(options, context, source, master, spec, plan);
     NodeEnvironment environment = plan_node_environment(options, context, plan);
-    add_nodes(options, context, std::move(source.hosts), placement.local, nproc, master,
-              environment, spec, plan);
-    plan.launch = plan_launch(options, source, plan);
+    add_nodes(context, engine, std::move(source.hosts), placement.local, nproc, master, environment,
+              spec, plan);
+    plan.launch = engine.launch(options, source.allocated, plan);
     add_broken_pair_notice(context, spec, plan);
     plan.rendezvous = plan_rendezvous(options, spec, plan);
     plan.log_dir = context.log_dir;

@@ -168,7 +168,8 @@ void create_log_dir(const std::string& dir, const std::string& path) {
 
 } // namespace
 
-Plan prepare(const Options& options, std::function<std::string(const std::string&)> host_name) {
+Plan prepare(const Options& options, const EngineRow& engine,
+             std::function<std::string(const std::string&)> host_name) {
     Context context;
     if (options.hostfile) {
         context.hostfile_text = read_hostfile(*options.hostfile);
@@ -203,7 +204,7 @@ Plan prepare(const Options& options, std::function<std::string(const std::string
     context.source_towards = [detector](const std::string& address) {
         return detector->source_towards(address);
     };
-    Plan plan = make_plan(options, context);
+    Plan plan = make_plan(options, context, engine);
     // Only once everything else is known to be right; a dry run creates nothing.
     if (plan.log_dir && !options.dry_run) {
         create_log_dir(*options.log_dir, *plan.log_dir);

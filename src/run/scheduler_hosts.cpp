@@ -7,6 +7,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace colossalai::run {
@@ -101,6 +103,23 @@ std::string scheduler_notice(const SchedulerVariable& variable, std::size_t used
                                           : fmt::format("{} of the {} hosts", used, available);
     return fmt::format("using {} of the {} ({}={})", count, scheduler_job(variable.kind),
                        variable.name, util::escape_for_message(variable.value));
+}
+
+bool is_slurm_identity_variable(std::string_view name) {
+    // Sorted, for std::binary_search.
+    static constexpr std::string_view names[] = {
+        "SLURMD_NODENAME",          "SLURM_CPUS_ON_NODE",   "SLURM_CPU_FREQ_REQ",
+        "SLURM_GPUS_ON_NODE",       "SLURM_GTIDS",          "SLURM_JOB_GPUS",
+        "SLURM_LAUNCH_NODE_IPADDR", "SLURM_LOCALID",        "SLURM_NODEID",
+        "SLURM_PRIO_PROCESS",       "SLURM_PROCID",         "SLURM_SHARDS_ON_NODE",
+        "SLURM_SRUN_COMM_HOST",     "SLURM_SRUN_COMM_PORT", "SLURM_STEPID",
+        "SLURM_TASK_PID",           "SLURM_TOPOLOGY_ADDR",  "SLURM_TOPOLOGY_ADDR_PATTERN",
+    };
+    static constexpr std::string_view prefixes[] = {"SLURM_CPU_BIND", "SLURM_MEM_BIND",
+                                                    "SLURM_PTY_", "SLURM_STEP_"};
+    return std::binary_search(std::begin(names), std::end(names), name) ||
+           std::any_of(std::begin(prefixes), std::end(prefixes),
+                       [name](std::string_view prefix) { return util::starts_with(name, prefix); });
 }
 
 } // namespace colossalai::run

@@ -1,5 +1,6 @@
 #include "colossalai/slurm/engine.hpp"
 
+#include "colossalai/run/host_pattern.hpp"
 #include "colossalai/slurm/slurm_transport.hpp"
 #include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/util/error.hpp"
@@ -43,11 +44,58 @@ void validate_for_slurm(const run::Options& options) {
     }
 }
 
+// --num_nodes N without hosts (nor --include/--exclude), outside an allocation: srun allocates
+// any N nodes, and each task names its node when it starts.
+std::optional<run::EngineHosts> srun_allocation(const run::Options& options) {
+    if (!options.num_nodes || *options.num_nodes <= 0 || options.include || options.exclude) {
+        return std::nullopt;
+    }
+    if (static_cast<std::size_t>(*options.num_nodes) > run::max_expanded_hosts) {
+        throw usage_error("--num_nodes '{}': more than {} nodes", *options.num_nodes,
+                          run::max_expanded_hosts);
+    }
+    run::EngineHosts allocation;
+    allocation.source = "srun's allocation";
+    for (int rank = 0; rank < *options.num_nodes; ++rank) {
+        run::Host host;
+        host.name = fmt::format("(node {})", rank);
+        host.address = host.name;
+        allocation.hosts.push_back(std::move(host));
+    }
+    allocation.notice =
+        fmt::format("srun allocates {} node{}; each is named by its task when it starts",
+                    allocation.hosts.size(), allocation.hosts.size() == 1 ? "" : "s");
+    return allocation;
+}
+
+void needs_hosts_for_slurm() {
+    throw usage_error("--launcher slurm needs the nodes: --num_nodes N (srun allocates them), "
+                      "--host or --hostfile, or run it inside a Slurm allocation (salloc, "
+                      "sbatch)");
+}
+
+// Every node is a task of one srun step, none is started locally or over SSH, and every task
+// runs as the user who starts srun.
+run::LaunchIntent srun_launch(const run::Options& options, bool allocated, run::Plan& plan) {
+    for (job::NodeCommand& node : plan.nodes) {
+        if (node.user) {
+            throw usage_error("--launcher slurm: host '{}' names a user; Slurm runs every task "
+                              "as the user who starts srun",
+                              node.host);
+        }
+        node.local = false;
+    }
+    return run::SrunLaunch{options.srun_args.value_or(std::vector<std::string>{}), allocated};
+}
+
 constexpr run::EngineRow slurm_row{.name = "slurm",
                                    .launcher = run::Launcher::slurm,
                                    .options = slurm_options,
                                    .refuse = refuse_for_slurm,
-                                   .validate = validate_for_slurm};
+                                   .validate = validate_for_slurm,
+                                   .own_hosts = srun_allocation,
+                                   .needs_hosts = needs_hosts_for_slurm,
+                                   .launch = srun_launch};
 
 } // namespace
 

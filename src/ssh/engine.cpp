@@ -103,10 +103,24 @@ std::string refuse_for_ssh(std::string_view option, std::string_view owner) {
     return fmt::format("{} needs --launcher {}", option, owner);
 }
 
+// Each remote node over the client chosen, with the host key policy and the port given.
+run::LaunchIntent ssh_launch(const run::Options& options, bool, run::Plan& plan) {
+    if (options.ssh_port) {
+        for (job::NodeCommand& node : plan.nodes) {
+            node.ssh_port = options.ssh_port->number;
+        }
+    }
+    return run::SshLaunch{options.strict_host_key_checking,
+                          options.ssh_client.value_or(run::SshClient::libssh)};
+}
+
 constexpr run::EngineRow ssh_row{.name = "ssh",
                                  .launcher = run::Launcher::ssh,
                                  .options = ssh_options,
-                                 .refuse = refuse_for_ssh};
+                                 .refuse = refuse_for_ssh,
+                                 .reaches_hosts = true,
+                                 .withholds_job_identity = true,
+                                 .launch = ssh_launch};
 
 } // namespace
 

@@ -1,14 +1,21 @@
 #pragma once
 
-// What an engine (src/engines lists them) says about `colossalai run`'s options: its name, the
-// options only it reads, and its own checks. Each engine defines its row in its own module
-// (ssh/engine.hpp, slurm/engine.hpp); run/ holds the type without any engine's code.
+// What an engine (src/engines lists them) says about `colossalai run`: its name, the options only
+// it reads, its own checks, and what the planner asks of it (where the hosts come from, whether
+// it reaches them from this machine, its launch intent). Each engine defines its row in its own
+// module (ssh/engine.hpp, slurm/engine.hpp); run/ holds the type without any engine's code, and
+// the planner (make_plan) is handed the chosen row, as ninja's build is handed its CommandRunner.
 
+#include "colossalai/run/hosts.hpp"
+#include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/options.hpp"
+#include "colossalai/run/plan.hpp"
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace colossalai::run {
 
@@ -16,6 +23,14 @@ namespace colossalai::run {
 struct OwnedOption {
     std::string_view name; // as --help names it: "--ssh-port"
     bool (*given)(const Options& options) = nullptr;
+};
+
+// Hosts an engine finds itself (srun allocating --num_nodes N nodes), where they come from, and
+// the notice that says so.
+struct EngineHosts {
+    std::vector<Host> hosts;
+    std::string source;
+    std::string notice;
 };
 
 struct EngineRow {
@@ -27,6 +42,28 @@ struct EngineRow {
     // Its own checks across the options, beyond the options it does not own (throws a usage
     // error); nullptr: none.
     void (*validate)(const Options& options) = nullptr;
+
+    // What the planner asks of it (run/planner.cpp, run/plan_hosts.cpp).
+    // The hosts it finds itself when neither --host, a hostfile nor a batch job's allocation
+    // names them (throws a usage error for options it cannot serve); nullopt: none, the usual
+    // checks follow. nullptr: it finds none.
+    std::optional<EngineHosts> (*own_hosts)(const Options& options) = nullptr;
+    // Refuses (a usage error) a launch without any hosts named; nullptr: this machine is the
+    // default host.
+    void (*needs_hosts)() = nullptr;
+    // Whether it reaches each host from this machine: a host's address is its ssh config's
+    // HostName, a host that is this machine runs as a local child, and an implicit master that
+    // is a loopback name becomes this machine's address towards the other nodes. false: its
+    // launcher places the nodes itself (none is local; the names are used as given).
+    bool reaches_hosts = false;
+    // Whether the nodes it reaches on other machines lose the launcher's own batch-job identity
+    // (run::is_slurm_identity_variable: it would make a node take itself for the launcher's);
+    // false: its launcher sets each task's identity itself.
+    bool withholds_job_identity = false;
+    // The plan's launch intent from the options and the planned nodes, which it may refuse (a
+    // usage error) or adjust (none is local under srun; each node's --ssh-port); `allocated`:
+    // own_hosts gave the hosts.
+    LaunchIntent (*launch)(const Options& options, bool allocated, Plan& plan) = nullptr;
 };
 
 } // namespace colossalai::run

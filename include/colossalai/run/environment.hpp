@@ -29,19 +29,6 @@ bool is_session_variable(std::string_view name);
 // would arrive in bursts, or only at the end. Every node's environment starts from this one.
 std::vector<std::string> with_launcher_defaults(std::vector<std::string> entries);
 
-// True for a variable that Slurm sets for one task, one node or one step, so that inside an
-// allocation the launcher's value describes the launcher's own place and no other node's (from
-// the OUTPUT ENVIRONMENT VARIABLES of srun(1) and sbatch(1), Slurm 22.05):
-// - per task: SLURM_PROCID, SLURM_LOCALID, SLURM_TASK_PID, SLURM_GTIDS, SLURM_PRIO_PROCESS,
-//   SLURM_CPU_BIND*, SLURM_MEM_BIND*, SLURM_CPU_FREQ_REQ;
-// - per node: SLURMD_NODENAME, SLURM_NODEID, SLURM_CPUS_ON_NODE, SLURM_GPUS_ON_NODE,
-//   SLURM_SHARDS_ON_NODE, SLURM_JOB_GPUS, SLURM_TOPOLOGY_ADDR, SLURM_TOPOLOGY_ADDR_PATTERN;
-// - per step (the batch step, an `srun --pty` shell): SLURM_STEP_*, SLURM_STEPID,
-//   SLURM_LAUNCH_NODE_IPADDR, SLURM_SRUN_COMM_HOST, SLURM_SRUN_COMM_PORT, SLURM_PTY_*.
-// The job's own (SLURM_JOB_ID, SLURM_JOB_NODELIST, SLURM_NNODES, SLURM_NTASKS, SLURM_CLUSTER_NAME,
-// SLURM_SUBMIT_DIR, ...) are the same on every node and are passed on.
-bool is_slurm_identity_variable(std::string_view name);
-
 // The launcher's environment (`NAME=value` strings, as in `environ`) as passed to every node:
 // the variables whose name is an identifier and whose value is one line (no '\n' and no '\r'),
 // without the session variables above. Sorted by name; for a name given twice the first wins

@@ -50,4 +50,18 @@ std::string describe_scheduler(const SchedulerVariable& variable);
 std::string scheduler_notice(const SchedulerVariable& variable, std::size_t used,
                              std::size_t available);
 
+// A Slurm allocation's identity variables: true for a variable that Slurm sets for one task, one
+// node or one step, so that inside an allocation the launcher's value describes the launcher's own
+// place and no other node's (from the OUTPUT ENVIRONMENT VARIABLES of srun(1) and sbatch(1),
+// Slurm 22.05):
+// - per task: SLURM_PROCID, SLURM_LOCALID, SLURM_TASK_PID, SLURM_GTIDS, SLURM_PRIO_PROCESS,
+//   SLURM_CPU_BIND*, SLURM_MEM_BIND*, SLURM_CPU_FREQ_REQ;
+// - per node: SLURMD_NODENAME, SLURM_NODEID, SLURM_CPUS_ON_NODE, SLURM_GPUS_ON_NODE,
+//   SLURM_SHARDS_ON_NODE, SLURM_JOB_GPUS, SLURM_TOPOLOGY_ADDR, SLURM_TOPOLOGY_ADDR_PATTERN;
+// - per step (the batch step, an `srun --pty` shell): SLURM_STEP_*, SLURM_STEPID,
+//   SLURM_LAUNCH_NODE_IPADDR, SLURM_SRUN_COMM_HOST, SLURM_SRUN_COMM_PORT, SLURM_PTY_*.
+// The job's own (SLURM_JOB_ID, SLURM_JOB_NODELIST, SLURM_NNODES, SLURM_NTASKS, SLURM_CLUSTER_NAME,
+// SLURM_SUBMIT_DIR, ...) are the same on every node and are passed on.
+bool is_slurm_identity_variable(std::string_view name);
+
 } // namespace colossalai::run

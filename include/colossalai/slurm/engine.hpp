@@ -14,7 +14,9 @@ namespace colossalai::slurm {
 
 // `--launcher slurm`: owns --srun-args; refuses another engine's option as "--ssh-port is for
 // --launcher ssh (srun starts the nodes' jobs)", and GPU indices in --include/--exclude (srun
-// starts one command on every node).
+// starts one command on every node). Outside an allocation --num_nodes N alone lets srun
+// allocate the nodes, without it hosts are needed; no node is local nor names a user; its launch
+// intent (SrunLaunch) carries --srun-args' words and whether srun allocates.
 const run::EngineRow& engine_row();
 
 // One SlurmTransport for every node of `plan` (srun's tasks); its notices and the names of

@@ -13,7 +13,10 @@
 namespace colossalai::ssh {
 
 // `--launcher ssh`: owns --ssh-port and --ssh-client; refuses another engine's option as
-// "--srun-args needs --launcher slurm".
+// "--srun-args needs --launcher slurm". It reaches the hosts from this machine (a host that is
+// this machine is a local node; this machine is the default host), its remote nodes lose the
+// launcher's Slurm identity, and its launch intent (SshLaunch) carries the client and the host
+// key policy, each node the --ssh-port.
 const run::EngineRow& engine_row();
 
 // The transports of `plan`: local nodes as the launcher's children (job::LocalTransport), the

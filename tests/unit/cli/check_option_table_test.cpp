@@ -135,6 +135,16 @@ TEST(CheckOptionTable, LauncherValuesComeFromTheEnginesTable) {
     }
 }
 
+// Every option a row owns is one of `colossalai run`'s (the cli registers it, --help shows it):
+// an engine's option that the cli does not know could never be given.
+TEST(CheckOptionTable, EveryRowsOptionsAreRunsOptions) {
+    for (const run::EngineRow* row : engines::table()) {
+        for (const run::OwnedOption& owned : row->options) {
+            EXPECT_NE(find_long_option(owned.name), nullptr) << row->name << " " << owned.name;
+        }
+    }
+}
+
 // --ssh-port reads as run's does (#37): in decimal (026 is 26, not CLI11's octal 22), with
 // run's message for a bad value.
 TEST(CheckOptionTable, SshPortReadsAsRunsInDecimal) {

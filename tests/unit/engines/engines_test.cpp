@@ -51,6 +51,18 @@ TEST(EngineTable, RowsAreNamedOnceAndOwnTheirOptionsAlone) {
     EXPECT_EQ(find(""), nullptr);
 }
 
+// The recipe's planning column: every row gives the planner its launch intent (run/ asks the
+// row, never the engine's name), and the default engine (the first row) can run on this machine
+// by default, as `colossalai run train.py` does.
+TEST(EngineTable, EveryRowPlansItsLaunch) {
+    for (const run::EngineRow* row : table()) {
+        SCOPED_TRACE(row->name);
+        EXPECT_NE(row->launch, nullptr);
+    }
+    EXPECT_EQ(table().front()->needs_hosts, nullptr);
+    EXPECT_TRUE(table().front()->reaches_hosts);
+}
+
 // The --launcher values are the table's names, in its order (the default first).
 TEST(EngineTable, LauncherValuesAreTheTablesNames) {
     EXPECT_EQ(names("|"), "ssh|slurm");

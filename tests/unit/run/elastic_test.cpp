@@ -2,6 +2,7 @@
 // --extra_launch_args, and the rendezvous the planner gives every node's torchrun.
 
 #include "find_local.hpp"
+#include "plan_of.hpp"
 #include "typed_options.hpp"
 #include "usage_message.hpp"
 
@@ -180,7 +181,7 @@ Context elastic_context() {
 TEST(ElasticPlan, MinMaxUsesC10dOnTheMasterWithAFreshId) {
     Options options = elastic_options();
     options.elastic.nnodes = NodeRange{2, 3};
-    Plan plan = make_plan(options, elastic_context());
+    Plan plan = test::plan_of(options, elastic_context());
     ASSERT_TRUE(plan.elastic);
     EXPECT_EQ(*plan.elastic,
               (ElasticPlan{NodeRange{2, 3}, RdzvBackend::c10d, RdzvEndpoint{"a", 29500},
@@ -200,7 +201,7 @@ TEST(ElasticPlan, GivenValuesAndThoseOfExtraLaunchArgsAreWrittenOnce) {
     options.master_port = Port{29600};
     test::set_extra_launch_args(options,
                                 "rdzv_endpoint=[fe80::2]:29401,rdzv_conf=last_call_timeout=1");
-    Plan plan = make_plan(options, elastic_context());
+    Plan plan = test::plan_of(options, elastic_context());
     ASSERT_TRUE(plan.elastic);
     EXPECT_EQ(plan.elastic->endpoint, (RdzvEndpoint{"fe80::2", 29401}));
     EXPECT_EQ(plan.elastic->max_restarts, 3);
@@ -215,14 +216,14 @@ TEST(ElasticPlan, AFixedCountWithoutRendezvousOptionsStaysStatic) {
     Options options = elastic_options();
     options.elastic.nnodes = NodeRange{3, 3};
     options.elastic.max_restarts = 1;
-    Plan plan = make_plan(options, elastic_context());
+    Plan plan = test::plan_of(options, elastic_context());
     EXPECT_FALSE(plan.elastic);
     EXPECT_EQ(plan.nodes[1].argv,
               (Words{"torchrun", "--nproc_per_node=2", "--nnodes=3", "--node_rank=1",
                      "--master_addr=a", "--master_port=29500", "--max_restarts=1", "train.py"}));
 
     options.elastic.rdzv_backend = RdzvBackend::c10d; // a rendezvous option: elastic
-    plan = make_plan(options, elastic_context());
+    plan = test::plan_of(options, elastic_context());
     ASSERT_TRUE(plan.elastic);
     EXPECT_EQ(plan.elastic->nodes, (NodeRange{3, 3}));
 }
@@ -247,7 +248,8 @@ TEST(ElasticPlan, RefusesHostsOutsideTheRangeAndStaticRendezvousForARange) {
         Options options = elastic_options(c.hosts);
         options.elastic.nnodes = c.range;
         options.elastic.rdzv_backend = c.backend;
-        EXPECT_EQ(test::usage_message([&] { make_plan(options, elastic_context()); }), c.message);
+        EXPECT_EQ(test::usage_message([&] { test::plan_of(options, elastic_context()); }),
+                  c.message);
     }
 }
 
@@ -260,11 +262,11 @@ TEST(ElasticPlan, NodesThatSrunAllocatesNeedAnEndpoint) {
     options.nproc_per_node = test::nproc("1");
     options.script = "train.py";
     options.elastic.nnodes = NodeRange{2, 3};
-    EXPECT_EQ(test::usage_message([&] { make_plan(options, elastic_context()); }),
+    EXPECT_EQ(test::usage_message([&] { test::plan_of(options, elastic_context()); }),
               "an elastic launch on nodes that srun allocates needs --rdzv_endpoint (the master "
               "is not known before the nodes are)");
     options.elastic.rdzv_endpoint = RdzvEndpoint{"login1", 29400};
-    Plan plan = make_plan(options, elastic_context());
+    Plan plan = test::plan_of(options, elastic_context());
     ASSERT_TRUE(plan.elastic);
     EXPECT_EQ(plan.elastic->endpoint, (RdzvEndpoint{"login1", 29400}));
 }
@@ -274,7 +276,7 @@ TEST(ElasticPlan, NeedsTorchDistributedRun) {
     options.elastic.nnodes = NodeRange{2, 3};
     Context old = elastic_context();
     old.torch_version = "1.8.1";
-    EXPECT_EQ(test::usage_message([&] { make_plan(options, old); }),
+    EXPECT_EQ(test::usage_message([&] { test::plan_of(options, old); }),
               "an elastic launch (--nnodes MIN:MAX, --rdzv_*) needs PyTorch 1.9 or newer "
               "(found 1.8.1: python -m torch.distributed.launch)");
 }

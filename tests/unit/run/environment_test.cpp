@@ -114,42 +114,6 @@ TEST(FilterEnvironment, KeepsJobVariablesThatMerelyLookSimilar) {
 
 // Issue #24: what Slurm sets per task, per node or per step describes the launcher's own place
 // in an allocation; what it sets per job is the same everywhere.
-TEST(SlurmIdentityVariable, PerTaskNodeAndStepButNotPerJob) {
-    for (const char* name : {"SLURM_PROCID",
-                             "SLURM_LOCALID",
-                             "SLURM_NODEID",
-                             "SLURMD_NODENAME",
-                             "SLURM_TASK_PID",
-                             "SLURM_GTIDS",
-                             "SLURM_STEP_ID",
-                             "SLURM_STEPID",
-                             "SLURM_STEP_NODELIST",
-                             "SLURM_STEP_NUM_TASKS",
-                             "SLURM_STEP_LAUNCHER_PORT",
-                             "SLURM_CPU_BIND",
-                             "SLURM_CPU_BIND_LIST",
-                             "SLURM_CPU_BIND_TYPE",
-                             "SLURM_MEM_BIND_LIST",
-                             "SLURM_TOPOLOGY_ADDR",
-                             "SLURM_TOPOLOGY_ADDR_PATTERN",
-                             "SLURM_CPUS_ON_NODE",
-                             "SLURM_GPUS_ON_NODE",
-                             "SLURM_JOB_GPUS",
-                             "SLURM_LAUNCH_NODE_IPADDR",
-                             "SLURM_SRUN_COMM_HOST",
-                             "SLURM_SRUN_COMM_PORT",
-                             "SLURM_PTY_PORT",
-                             "SLURM_PRIO_PROCESS"}) {
-        EXPECT_TRUE(is_slurm_identity_variable(name)) << name;
-    }
-    for (const char* name :
-         {"SLURM_JOB_ID", "SLURM_JOBID", "SLURM_JOB_NODELIST", "SLURM_NODELIST", "SLURM_NNODES",
-          "SLURM_JOB_NUM_NODES", "SLURM_NTASKS", "SLURM_TASKS_PER_NODE", "SLURM_CLUSTER_NAME",
-          "SLURM_SUBMIT_DIR", "SLURM_SUBMIT_HOST", "SLURM_JOB_PARTITION", "SLURM_CONF",
-          "SLURM_JOB_CPUS_PER_NODE", "SLURM_MEM_PER_NODE", "SLURMD", "SLURM_PROCIDS"}) {
-        EXPECT_FALSE(is_slurm_identity_variable(name)) << name;
-    }
-}
 
 } // namespace
 } // namespace colossalai::run

@@ -1,4 +1,5 @@
 #include "find_local.hpp"
+#include "plan_of.hpp"
 #include "typed_options.hpp"
 #include "usage_message.hpp"
 
@@ -163,7 +164,7 @@ std::string value_of(const NodeCommand& node, std::string_view name) {
 // Each node runs one process per selected GPU and sees only those: torchrun's world size is the
 // sum (the e2e test runs the real torchrun).
 TEST(GpuSelection, EachNodeGetsItsDevicesAndItsProcessCount) {
-    Plan plan = make_plan(selecting("w0:0,1@w1:3@w2", std::nullopt), gpu_context());
+    Plan plan = test::plan_of(selecting("w0:0,1@w1:3@w2", std::nullopt), gpu_context());
     ASSERT_EQ(plan.nodes.size(), 3u);
     EXPECT_EQ(plan.nodes[0].argv[1], "--nproc_per_node=2");
     EXPECT_EQ(plan.nodes[1].argv[1], "--nproc_per_node=1");
@@ -178,7 +179,7 @@ TEST(GpuSelection, EachNodeGetsItsDevicesAndItsProcessCount) {
 
 TEST(GpuSelection, HostsOnlyChangeNeitherDevicesNorCounts) {
     Options options = selecting("w0@w1", std::nullopt);
-    Plan plan = make_plan(options, gpu_context());
+    Plan plan = test::plan_of(options, gpu_context());
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_EQ(plan.nodes[1].argv[1], "--nproc_per_node=4");
     EXPECT_EQ(value_of(plan.nodes[1], "CUDA_VISIBLE_DEVICES"), "(unset)");
@@ -188,16 +189,16 @@ TEST(GpuSelection, HostsOnlyChangeNeitherDevicesNorCounts) {
 // DeepSpeed ignores the launcher's CUDA_VISIBLE_DEVICES once --include/--exclude select GPUs, and
 // says so; without GPU indices it is passed on like any variable.
 TEST(GpuSelection, TheLaunchersCudaVisibleDevicesGivesWay) {
-    Plan plan = make_plan(selecting(std::nullopt, "w1:0@w3"),
-                          gpu_context({"PATH=/bin", "CUDA_VISIBLE_DEVICES=5,6"}));
+    Plan plan = test::plan_of(selecting(std::nullopt, "w1:0@w3"),
+                              gpu_context({"PATH=/bin", "CUDA_VISIBLE_DEVICES=5,6"}));
     ASSERT_EQ(plan.nodes.size(), 3u);
     EXPECT_EQ(value_of(plan.nodes[1], "CUDA_VISIBLE_DEVICES"), "1,2,3");
     EXPECT_EQ(plan.warnings,
               (std::vector<std::string>{
                   "the launcher's CUDA_VISIBLE_DEVICES=5,6 is not passed on: each node's GPUs "
                   "are those --include or --exclude select (indices of the node's own GPUs)"}));
-    Plan hosts = make_plan(selecting("w0@w1", std::nullopt),
-                           gpu_context({"PATH=/bin", "CUDA_VISIBLE_DEVICES=5,6"}));
+    Plan hosts = test::plan_of(selecting("w0@w1", std::nullopt),
+                               gpu_context({"PATH=/bin", "CUDA_VISIBLE_DEVICES=5,6"}));
     EXPECT_TRUE(hosts.warnings.empty());
 }
 
@@ -205,10 +206,11 @@ TEST(GpuSelection, OldPytorchCannotRunDifferentCountsPerNode) {
     Context old = gpu_context();
     old.torch_version = "1.8.1";
     old.python = "/usr/bin/python3";
-    EXPECT_EQ(test::usage_message([&] { make_plan(selecting("w0:0,1@w1:0", std::nullopt), old); }),
-              "a launch whose nodes run different numbers of processes ('w0' 2, 'w1' 1) needs "
-              "PyTorch 1.9 or newer (found 1.8.1: python -m torch.distributed.launch)");
-    Plan same = make_plan(selecting("w0:0@w1:2", std::nullopt), old);
+    EXPECT_EQ(
+        test::usage_message([&] { test::plan_of(selecting("w0:0,1@w1:0", std::nullopt), old); }),
+        "a launch whose nodes run different numbers of processes ('w0' 2, 'w1' 1) needs "
+        "PyTorch 1.9 or newer (found 1.8.1: python -m torch.distributed.launch)");
+    Plan same = test::plan_of(selecting("w0:0@w1:2", std::nullopt), old);
     EXPECT_EQ(same.nodes[1].argv[3], "--nproc_per_node=1");
 }
 

@@ -3,6 +3,7 @@
 // srun's command from them (tests/unit/slurm/srun_command_test.cpp).
 
 #include "find_local.hpp"
+#include "plan_of.hpp"
 #include "typed_options.hpp"
 #include "usage_message.hpp"
 
@@ -38,7 +39,7 @@ TEST(PlanSrun, EveryNodeIsATaskOfOneSrun) {
     Options options = slurm_options();
     options.host = test::hosts("node[1-2]");
     options.srun_args = Words{"-p", "gpu"};
-    Plan plan = make_plan(options, slurm_context());
+    Plan plan = test::plan_of(options, slurm_context());
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_FALSE(plan.nodes[0].local); // even a host that is this machine
     EXPECT_EQ(plan.launch, LaunchIntent(SrunLaunch{{"-p", "gpu"}, false}));
@@ -51,7 +52,7 @@ TEST(PlanSrun, EveryNodeIsATaskOfOneSrun) {
 TEST(PlanSrun, NumNodesWithoutHostsLetsSrunAllocate) {
     Options options = slurm_options();
     options.num_nodes = 2;
-    Plan plan = make_plan(options, slurm_context());
+    Plan plan = test::plan_of(options, slurm_context());
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_EQ(plan.launch, LaunchIntent(SrunLaunch{{}, true}));
     EXPECT_EQ(plan.nodes[1].host, "(node 1)");
@@ -62,20 +63,20 @@ TEST(PlanSrun, NumNodesWithoutHostsLetsSrunAllocate) {
 
 TEST(PlanSrun, RefusesWhatSrunCannotDo) {
     Options options = slurm_options();
-    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+    EXPECT_EQ(test::usage_message([&] { test::plan_of(options, slurm_context()); }),
               "--launcher slurm needs the nodes: --num_nodes N (srun allocates them), --host or "
               "--hostfile, or run it inside a Slurm allocation (salloc, sbatch)");
     options.num_nodes = 100001;
-    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+    EXPECT_EQ(test::usage_message([&] { test::plan_of(options, slurm_context()); }),
               "--num_nodes '100001': more than 100000 nodes");
     options.num_nodes = 2;
     options.exclude = test::hosts("node1");
-    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+    EXPECT_EQ(test::usage_message([&] { test::plan_of(options, slurm_context()); }),
               "--exclude needs --hostfile (or the hosts of a Slurm or PBS job)");
     options.exclude.reset();
     options.num_nodes.reset();
     options.host = test::hosts("me@node1");
-    EXPECT_EQ(test::usage_message([&] { make_plan(options, slurm_context()); }),
+    EXPECT_EQ(test::usage_message([&] { test::plan_of(options, slurm_context()); }),
               "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "
               "who starts srun");
     // The options of another engine are refused by the engines' rows, before any plan

@@ -1,4 +1,5 @@
 #include "find_local.hpp"
+#include "plan_of.hpp"
 #include "typed_options.hpp"
 #include "usage_message.hpp"
 
@@ -38,11 +39,11 @@ Context context() {
 }
 
 std::string usage_message(const Options& options, const Context& context) {
-    return test::usage_message([&] { make_plan(options, context); });
+    return test::usage_message([&] { test::plan_of(options, context); });
 }
 
 TEST(MakePlan, WithoutHostsRunsOneLocalNode) {
-    Plan plan = make_plan(basic(), context());
+    Plan plan = test::plan_of(basic(), context());
     ASSERT_EQ(plan.nodes.size(), 1u);
     const NodeCommand& node = plan.nodes[0];
     EXPECT_EQ(node.host, "127.0.0.1");
@@ -68,7 +69,7 @@ TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
     options.ssh_port = Port{2222};
     Context ctx = context();
     ctx.hostfile_text = "me\nskip\nalice@node2 # remote\n[::1]\n";
-    Plan plan = make_plan(options, ctx);
+    Plan plan = test::plan_of(options, ctx);
     ASSERT_EQ(plan.nodes.size(), 3u);
     Words hosts, addresses;
     for (size_t i = 0; i < plan.nodes.size(); ++i) {
@@ -95,19 +96,19 @@ TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
 TEST(MakePlan, NprocPerNodeIsWrittenCanonically) {
     Options options = basic();
     options.nproc_per_node = test::nproc("08");
-    EXPECT_EQ(make_plan(options, context()).nodes[0].argv[1], "--nproc_per_node=8");
+    EXPECT_EQ(test::plan_of(options, context()).nodes[0].argv[1], "--nproc_per_node=8");
 }
 
 TEST(MakePlan, AUserPartIsNeverLocal) {
     Options options = basic();
     options.host = test::hosts("root@localhost");
-    EXPECT_FALSE(make_plan(options, context()).nodes[0].local);
+    EXPECT_FALSE(test::plan_of(options, context()).nodes[0].local);
 }
 
 TEST(MakePlan, MasterIsTheFirstHostWithoutUserOrBrackets) {
     Options options = basic();
     options.host = test::hosts("bob@[2001:db8::5],me");
-    Plan plan = make_plan(options, context());
+    Plan plan = test::plan_of(options, context());
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=2001:db8::5");
 }
 
@@ -124,7 +125,7 @@ TEST(MakePlan, MasterIsTheHostNameOfAnSshConfigAlias) {
     options.host = test::hosts("gpu1,alice@gpu2");
     Context ctx = context();
     ctx.host_name = ssh_config_host_name;
-    Plan plan = make_plan(options, ctx);
+    Plan plan = test::plan_of(options, ctx);
     for (const NodeCommand& node : plan.nodes) {
         EXPECT_EQ(node.argv[4], "--master_addr=10.9.9.1");
     }
@@ -146,7 +147,7 @@ TEST(MakePlan, TheDefaultNodeAsksTheSshConfigNothing) {
         asked.insert(asked.end(), addresses.begin(), addresses.end());
         return std::vector<bool>(addresses.size(), false);
     };
-    Plan plan = make_plan(basic(), ctx);
+    Plan plan = test::plan_of(basic(), ctx);
     EXPECT_EQ(asked, Words{});
     ASSERT_EQ(plan.nodes.size(), 1u);
     EXPECT_TRUE(plan.nodes[0].local);
@@ -155,7 +156,7 @@ TEST(MakePlan, TheDefaultNodeAsksTheSshConfigNothing) {
     // A host the user names is looked up, even this machine's loopback address.
     Options named = basic();
     named.host = test::hosts("127.0.0.1");
-    make_plan(named, ctx);
+    test::plan_of(named, ctx);
     EXPECT_EQ(asked, (Words{"127.0.0.1", "127.0.0.1"}));
 }
 
@@ -182,7 +183,7 @@ TEST(MakePlan, LocalityIsDecidedOnTheHostName) {
     ctx.source_towards = [](const std::string&) {
         return std::optional<std::string>("10.9.9.100");
     };
-    Plan plan = make_plan(options, ctx);
+    Plan plan = test::plan_of(options, ctx);
     EXPECT_EQ(asked, (Words{"localhost", "10.9.9.2"})); // one question for every host
     EXPECT_TRUE(plan.nodes[0].local);
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=10.9.9.100");
@@ -197,7 +198,7 @@ TEST(MakePlan, ALocalLoopbackNode0GivesRemoteNodesARoutableMaster) {
         towards.push_back(address);
         return std::optional<std::string>("10.0.0.7");
     };
-    Plan plan = make_plan(options, ctx);
+    Plan plan = test::plan_of(options, ctx);
     for (const NodeCommand& node : plan.nodes) {
         EXPECT_EQ(node.argv[4], "--master_addr=10.0.0.7");
     }
@@ -214,7 +215,7 @@ TEST(MakePlan, ALocalLoopbackNode0WithALinkLocalRouteIsRefused) {
     ctx.source_towards = [](const std::string&) {
         return std::optional<std::string>("fe80::1%eth0");
     };
-    EXPECT_EQ(test::error_message(Error::Kind::runtime, [&] { make_plan(options, ctx); }),
+    EXPECT_EQ(test::error_message(Error::Kind::runtime, [&] { test::plan_of(options, ctx); }),
               "node 0 'localhost' is this machine, and its address on the way to 'node1' is "
               "the IPv6 link-local 'fe80::1%eth0', which other nodes cannot use as it is "
               "(its scope is this machine's interface); set --master_addr to an address "
@@ -226,7 +227,7 @@ TEST(MakePlan, ALocalLoopbackNode0WithoutARouteIsRefused) {
     options.host = test::hosts("127.0.0.1,node1");
     Context ctx = context();
     ctx.source_towards = [](const std::string&) { return std::optional<std::string>(); };
-    EXPECT_EQ(test::error_message(Error::Kind::runtime, [&] { make_plan(options, ctx); }),
+    EXPECT_EQ(test::error_message(Error::Kind::runtime, [&] { test::plan_of(options, ctx); }),
               "node 0 '127.0.0.1' is this machine, and no address of it on the way to "
               "'node1' was found (does 'node1' resolve?); set --master_addr to an address "
               "every node can reach");
@@ -240,7 +241,7 @@ TEST(MakePlan, ALoopbackNode0ReachedOverSshStillGetsARoutableMaster) {
         EXPECT_EQ(address, "node1"); // the first node on another machine
         return std::optional<std::string>("10.0.0.7");
     };
-    Plan plan = make_plan(options, ctx);
+    Plan plan = test::plan_of(options, ctx);
     EXPECT_FALSE(plan.nodes[0].local);
     EXPECT_EQ(plan.nodes[2].argv[4], "--master_addr=10.0.0.7");
 }
@@ -253,13 +254,13 @@ TEST(MakePlan, AllLocalNodesKeepALoopbackMaster) {
         ADD_FAILURE() << "no route is needed";
         return std::nullopt;
     };
-    EXPECT_EQ(make_plan(options, ctx).nodes[1].argv[4], "--master_addr=localhost");
+    EXPECT_EQ(test::plan_of(options, ctx).nodes[1].argv[4], "--master_addr=localhost");
 }
 
 TEST(MakePlan, ANamedLocalNode0StaysTheMaster) {
     Options options = basic();
     options.host = test::hosts("me,node1");
-    EXPECT_EQ(make_plan(options, context()).nodes[1].argv[4], "--master_addr=me");
+    EXPECT_EQ(test::plan_of(options, context()).nodes[1].argv[4], "--master_addr=me");
 }
 
 TEST(MakePlan, SlurmNeitherReadsTheSshConfigNorLooksUpHosts) {
@@ -275,7 +276,7 @@ TEST(MakePlan, SlurmNeitherReadsTheSshConfigNorLooksUpHosts) {
         ADD_FAILURE() << "hosts looked up";
         return {};
     };
-    Plan plan = make_plan(options, ctx);
+    Plan plan = test::plan_of(options, ctx);
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=gpu1");
     EXPECT_FALSE(plan.nodes[0].local);
 }
@@ -283,7 +284,7 @@ TEST(MakePlan, SlurmNeitherReadsTheSshConfigNorLooksUpHosts) {
 TEST(MakePlan, OneRemoteNodeKeepsTheDefaultMaster) {
     Options options = basic();
     options.host = test::hosts("node9");
-    Plan plan = make_plan(options, context());
+    Plan plan = test::plan_of(options, context());
     EXPECT_EQ(plan.nodes[0].argv[4], "--master_addr=127.0.0.1");
     EXPECT_TRUE(plan.warnings.empty());
 }
@@ -293,7 +294,7 @@ TEST(MakePlan, ExplicitMasterIsKept) {
     options.host = test::hosts("node1,node2");
     options.master_addr = MasterAddress{"10.1.1.1"};
     options.master_port = Port{1234};
-    Plan plan = make_plan(options, context());
+    Plan plan = test::plan_of(options, context());
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=10.1.1.1");
     EXPECT_EQ(plan.nodes[1].argv[5], "--master_port=1234");
     EXPECT_EQ(plan.nodes[1].words, (job::NodeWords{3, std::nullopt})); // not node 0's own name
@@ -304,7 +305,7 @@ TEST(MakePlan, WarnsAboutALoopbackMasterWithRemoteNodes) {
     Options options = basic();
     options.host = test::hosts("me,node2");
     options.master_addr = MasterAddress{"127.0.0.1"}; // given explicitly
-    Plan plan = make_plan(options, context());
+    Plan plan = test::plan_of(options, context());
     EXPECT_EQ(plan.nodes[1].argv[4], "--master_addr=127.0.0.1");
     EXPECT_EQ(plan.warnings,
               (Words{"--master_addr '127.0.0.1' is a loopback address: the nodes on other "
@@ -312,7 +313,7 @@ TEST(MakePlan, WarnsAboutALoopbackMasterWithRemoteNodes) {
 
     options.master_addr.reset();
     test::set_extra_launch_args(options, "master_addr=localhost");
-    EXPECT_EQ(make_plan(options, context()).warnings,
+    EXPECT_EQ(test::plan_of(options, context()).warnings,
               (Words{"--extra_launch_args master_addr 'localhost' is a loopback address: the "
                      "nodes on other machines (such as 'node2') cannot reach it"}));
 }
@@ -321,7 +322,7 @@ TEST(MakePlan, NoWarningWhenEveryNodeIsLocal) {
     Options options = basic();
     options.host = test::hosts("localhost,127.0.0.1");
     options.master_addr = MasterAddress{"127.0.0.1"};
-    EXPECT_TRUE(make_plan(options, context()).warnings.empty());
+    EXPECT_TRUE(test::plan_of(options, context()).warnings.empty());
 }
 
 TEST(MakePlan, ExtraMasterArgsReplaceTheDefaultsInPlace) {
@@ -329,7 +330,7 @@ TEST(MakePlan, ExtraMasterArgsReplaceTheDefaultsInPlace) {
     options.host = test::hosts("a,b");
     test::set_extra_launch_args(options,
                                 "rdzv_conf=timeout=900,master_port=1234,master-addr=[::1],tee=1");
-    Plan plan = make_plan(options, context());
+    Plan plan = test::plan_of(options, context());
     EXPECT_EQ(plan.nodes[0].argv,
               (Words{"torchrun", "--nproc_per_node=4", "--nnodes=2", "--node_rank=0",
                      "--master_addr=::1", "--master_port=1234", "--rdzv_conf=timeout=900",
@@ -354,7 +355,7 @@ TEST(MakePlan, ChoosesTheCommandFormByPyTorchVersion) {
         Context ctx = context();
         ctx.python = "/env/bin/python3";
         ctx.torch_version = c.raw;
-        Plan plan = make_plan(basic(), ctx);
+        Plan plan = test::plan_of(basic(), ctx);
         EXPECT_EQ(plan.torch_version, c.shown);
         Words head(plan.nodes[0].argv.begin(), plan.nodes[0].argv.begin() + c.head.size());
         EXPECT_EQ(head, c.head);
@@ -374,7 +375,7 @@ TEST(MakePlan, PythonRunsTorchDistributedRunOnEveryNode) {
         options.python = "/opt/conda/bin/python";
         Context ctx = context();
         ctx.torch_version = c.raw;
-        Plan plan = make_plan(options, ctx);
+        Plan plan = test::plan_of(options, ctx);
         Words head(plan.nodes[0].argv.begin(), plan.nodes[0].argv.begin() + c.head.size());
         EXPECT_EQ(head, c.head);
     }
@@ -384,14 +385,14 @@ TEST(MakePlan, EveryNodeChecksTheMasterAndTheInterfacesAndGetsTheirVariables) {
     Options options = basic();
     options.host = test::hosts("gpu1,gpu2");
     options.network_interface = test::interfaces("=eth0,ib0");
-    Plan plan = make_plan(options, context());
+    Plan plan = test::plan_of(options, context());
     for (const NodeCommand& node : plan.nodes) {
         EXPECT_EQ(node.preflight.master_address, "gpu1");
         EXPECT_EQ(node.preflight.interfaces, (Words{"eth0", "ib0"}));
         EXPECT_EQ(node.flag_environment, (std::vector<EnvVar>{{"NCCL_SOCKET_IFNAME", "=eth0,ib0"},
                                                               {"GLOO_SOCKET_IFNAME", "eth0,ib0"}}));
     }
-    Plan plain = make_plan(basic(), context());
+    Plan plain = test::plan_of(basic(), context());
     EXPECT_EQ(plain.nodes[0].preflight.master_address, "127.0.0.1");
     EXPECT_TRUE(plain.nodes[0].preflight.interfaces.empty());
     EXPECT_TRUE(plain.nodes[0].flag_environment.empty());
@@ -464,7 +465,7 @@ TEST(MakePlan, AnUnreadableTorchVersionIsAssumedCurrentWithAWarning) {
     ctx.python = "/env/bin/python3";
     ctx.torch_version = "unknown";
     ctx.warnings = {"from discovery"};
-    Plan plan = make_plan(basic(), ctx);
+    Plan plan = test::plan_of(basic(), ctx);
     EXPECT_EQ(plan.nodes[0].argv[0], "torchrun");
     EXPECT_EQ(plan.torch_version, std::nullopt);
     EXPECT_EQ(plan.warnings,
@@ -487,15 +488,15 @@ TEST(MakePlan, ModuleAndSymbolicNprocFollowWhatTheFormAccepts) {
             python ? std::optional<std::string>("/env/bin/python3") : std::nullopt;
         for (const char* version : {"1.9.0", "1.13.0a0", "2.0.0a0+git", "2.5.1"}) {
             ctx.torch_version = version;
-            Words argv = make_plan(module, ctx).nodes[0].argv;
+            Words argv = test::plan_of(module, ctx).nodes[0].argv;
             Words tail(argv.end() - 4, argv.end());
             EXPECT_EQ(tail, (Words{"-m", "pkg.train", "--epochs", "3"})) << version;
-            Words gpu_argv = make_plan(gpu, ctx).nodes[0].argv;
+            Words gpu_argv = test::plan_of(gpu, ctx).nodes[0].argv;
             EXPECT_EQ(gpu_argv[gpu_argv[0] == "torchrun" ? 1 : 3], "--nproc_per_node=gpu")
                 << version;
         }
         ctx.torch_version = "1.8.1";
-        EXPECT_EQ(make_plan(module, ctx).nodes[0].argv[2], "torch.distributed.launch");
+        EXPECT_EQ(test::plan_of(module, ctx).nodes[0].argv[2], "torch.distributed.launch");
         EXPECT_EQ(usage_message(gpu, ctx),
                   "--nproc_per_node gpu needs PyTorch 1.9 or newer (found 1.8.1: python -m "
                   "torch.distributed.launch)");
@@ -506,7 +507,7 @@ TEST(MakePlan, ModuleAndSymbolicNprocFollowWhatTheFormAccepts) {
     }
     ctx.torch_version = "1.13.1";
     module.python.reset();
-    EXPECT_EQ(make_plan(module, ctx).nodes[0].argv,
+    EXPECT_EQ(test::plan_of(module, ctx).nodes[0].argv,
               (Words{"torchrun", "--nproc_per_node=4", "--nnodes=1", "--node_rank=0",
                      "--master_addr=127.0.0.1", "--master_port=29500", "-m", "pkg.train",
                      "--epochs", "3"}));
@@ -518,33 +519,33 @@ TEST(MakePlan, ABrokenPyTorchAndPythonPairEarnsANotice) {
     Context ctx = context();
     ctx.torch_version = "1.13.0a0";
     ctx.python_version = "3.11.2";
-    Plan plan = make_plan(basic(), ctx);
+    Plan plan = test::plan_of(basic(), ctx);
     ASSERT_EQ(plan.notices.size(), 1u);
     EXPECT_EQ(plan.notices[0],
               "PyTorch 1.13 on Python 3.11: torchrun stops before any worker starts (torch's "
               "to_std loses --redirects/--tee 0 and 3 on Python 3.11+, fixed in PyTorch 2.0); "
               "--extra_launch_args redirects=9:1,tee=9:1 avoids it, leaving the streams "
               "untouched, for up to 9 processes per node");
-    EXPECT_EQ(plan.nodes[0].argv, make_plan(basic(), context()).nodes[0].argv);
+    EXPECT_EQ(plan.nodes[0].argv, test::plan_of(basic(), context()).nodes[0].argv);
     Options fixed = basic();
     fixed.extra_launch_args = parse_extra_launch_args("redirects=9:1,tee=9:1");
-    EXPECT_TRUE(make_plan(fixed, ctx).notices.empty());
+    EXPECT_TRUE(test::plan_of(fixed, ctx).notices.empty());
     // This machine's versions go with a node that runs here: not with remote nodes alone, nor
     // srun's tasks.
     Options remote = basic();
     remote.host = test::hosts("192.0.2.10,192.0.2.11");
-    EXPECT_TRUE(make_plan(remote, ctx).notices.empty());
+    EXPECT_TRUE(test::plan_of(remote, ctx).notices.empty());
     remote.host = test::hosts("127.0.0.1,192.0.2.11");
     remote.master_addr = MasterAddress{"192.0.2.11"};
-    EXPECT_EQ(make_plan(remote, ctx).notices.size(), 1u);
+    EXPECT_EQ(test::plan_of(remote, ctx).notices.size(), 1u);
     remote.master_addr.reset();
     remote.launcher = Launcher::slurm;
     remote.host = test::hosts("node1,node2");
-    EXPECT_TRUE(make_plan(remote, ctx).notices.empty());
+    EXPECT_TRUE(test::plan_of(remote, ctx).notices.empty());
     ctx.python_version = "3.10.12";
-    EXPECT_TRUE(make_plan(basic(), ctx).notices.empty());
+    EXPECT_TRUE(test::plan_of(basic(), ctx).notices.empty());
     ctx.python_version.reset();
-    EXPECT_TRUE(make_plan(basic(), ctx).notices.empty());
+    EXPECT_TRUE(test::plan_of(basic(), ctx).notices.empty());
 }
 
 TEST(MakePlan, ReportsHostfileAndSelectionProblems) {
@@ -571,7 +572,7 @@ TEST(MakePlan, HostfileSlotsGiveNprocPerNodeAfterSelection) {
     options.exclude = test::hosts("big");
     Context ctx = context();
     ctx.hostfile_text = "n[1-2] slots=2\nbig slots=8\n";
-    Plan plan = make_plan(options, ctx);
+    Plan plan = test::plan_of(options, ctx);
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_EQ(plan.nodes[1].argv[1], "--nproc_per_node=2");
     EXPECT_EQ(plan.nodes[1].host, "n2");
@@ -586,7 +587,7 @@ TEST(MakePlan, HostfileSlotsGiveNprocPerNodeAfterSelection) {
               "--nproc_per_node gpu and slots=2 for 'n1' in the hostfile hosts: keep one");
     ctx.hostfile_text = "n1\nn2\n";
     options.exclude.reset();
-    EXPECT_EQ(make_plan(options, ctx).nodes[0].argv[1], "--nproc_per_node=gpu");
+    EXPECT_EQ(test::plan_of(options, ctx).nodes[0].argv[1], "--nproc_per_node=gpu");
 }
 
 TEST(MakePlan, EscapesTheHostfileNameInMessages) {
@@ -609,7 +610,7 @@ TEST(MakePlan, TheNodesShareOneEnvironment) {
     Options options = basic();
     options.host = test::hosts("me,node2,node3");
     options.exports = test::exports({"A=1"});
-    const Plan plan = make_plan(options, context());
+    const Plan plan = test::plan_of(options, context());
     ASSERT_EQ(plan.nodes.size(), 3u);
     EXPECT_FALSE(plan.nodes[0].environment.empty());
     EXPECT_TRUE(plan.nodes[1].environment.shares_with(plan.nodes[0].environment));
@@ -625,7 +626,7 @@ TEST(MakePlan, EnvironmentFlagsChangeEveryNodesEnvironment) {
     options.env_exclude = {{"NCCL_*", true}};
     Context ctx = context();
     ctx.env_files = {{"/work/job/.colossalai_env", "FROM_FILE=yes\n"}};
-    Plan plan = make_plan(options, ctx);
+    Plan plan = test::plan_of(options, ctx);
     ASSERT_EQ(plan.nodes.size(), 2u);
     for (const NodeCommand& node : plan.nodes) {
         EXPECT_EQ(
@@ -641,7 +642,7 @@ TEST(MakePlan, EnvironmentFlagsChangeEveryNodesEnvironment) {
     EXPECT_EQ(plan.notices,
               (Words{"setting the variables of /work/job/.colossalai_env on every node"}));
     options.env_files = {"/work/job/.colossalai_env"};
-    EXPECT_TRUE(make_plan(options, ctx).notices.empty());
+    EXPECT_TRUE(test::plan_of(options, ctx).notices.empty());
 }
 
 TEST(MakePlan, ABadEnvironmentFlagIsAUsageError) {
@@ -660,14 +661,14 @@ TEST(MakePlan, ABadEnvironmentFlagIsAUsageError) {
 // decided from the launcher's environment as prepare() read it: a value of the user's, even
 // an empty one, is kept, as is what -x and --env-exclude say about it.
 TEST(MakePlan, PythonUnbufferedIsOneUnlessTheUserSetIt) {
-    Plan plan = make_plan(basic(), context());
+    Plan plan = test::plan_of(basic(), context());
     EXPECT_EQ(plan.launcher_environment,
               (Words{"PATH=/bin", "PWD=/elsewhere", "NCCL_DEBUG=INFO", "PYTHONUNBUFFERED=1"}));
 
     for (std::string value : {"0", ""}) {
         Context ctx = context();
         ctx.environment.push_back("PYTHONUNBUFFERED=" + value);
-        plan = make_plan(basic(), ctx);
+        plan = test::plan_of(basic(), ctx);
         EXPECT_EQ(plan.launcher_environment, ctx.environment) << value;
         ASSERT_EQ(plan.nodes.size(), 1u);
         EXPECT_EQ(plan.nodes[0].environment.back(), (EnvVar{"PYTHONUNBUFFERED", value})) << value;
@@ -676,13 +677,13 @@ TEST(MakePlan, PythonUnbufferedIsOneUnlessTheUserSetIt) {
     Options options = basic();
     options.host = test::hosts("me,node2");
     options.exports = test::exports({"PYTHONUNBUFFERED=0"});
-    plan = make_plan(options, context());
+    plan = test::plan_of(options, context());
     for (const NodeCommand& node : plan.nodes) {
         EXPECT_EQ(node.environment.back(), (EnvVar{"PYTHONUNBUFFERED", "0"})); // -x wins
     }
     options.exports = {};
     options.env_exclude = {{"PYTHON*", true}};
-    plan = make_plan(options, context());
+    plan = test::plan_of(options, context());
     for (const NodeCommand& node : plan.nodes) {
         EXPECT_EQ(node.environment.back(), (EnvVar{"PATH", "/bin"})); // a node keeps its own
         EXPECT_EQ(node.environment_changes.dropped, (Words{"PYTHONUNBUFFERED"}));
@@ -696,23 +697,23 @@ TEST(MakePlan, CarriesTheTimingsAndTheHostKeyPolicy) {
     options.kill_grace = std::chrono::milliseconds(2500);
     options.ssh_timeout = std::chrono::milliseconds(7000);
     options.strict_host_key_checking = job::HostKeyPolicy::accept_new;
-    Plan plan = make_plan(options, context());
+    Plan plan = test::plan_of(options, context());
     EXPECT_EQ(plan.timings,
               (Timings{std::chrono::milliseconds(2500), std::chrono::milliseconds(7000)}));
     EXPECT_EQ(plan.launch, LaunchIntent(SshLaunch{job::HostKeyPolicy::accept_new}));
     options.ssh_client = SshClient::openssh; // --ssh-client: the client, a value of the intent
-    EXPECT_EQ(make_plan(options, context()).launch,
+    EXPECT_EQ(test::plan_of(options, context()).launch,
               LaunchIntent(SshLaunch{job::HostKeyPolicy::accept_new, SshClient::openssh}));
-    EXPECT_EQ(std::get<SshLaunch>(make_plan(basic(), context()).launch).ssh_client,
+    EXPECT_EQ(std::get<SshLaunch>(test::plan_of(basic(), context()).launch).ssh_client,
               SshClient::libssh);
     EXPECT_FALSE(plan.report_resources);
-    EXPECT_EQ(make_plan(basic(), context()).timings, Timings{});
+    EXPECT_EQ(test::plan_of(basic(), context()).timings, Timings{});
 
     Context ctx = context();
     ctx.environment.push_back("COLOSSALAI_TIMING=1");
-    EXPECT_TRUE(make_plan(basic(), ctx).report_resources);
+    EXPECT_TRUE(test::plan_of(basic(), ctx).report_resources);
     ctx.environment.back() = "COLOSSALAI_TIMING=";
-    EXPECT_FALSE(make_plan(basic(), ctx).report_resources);
+    EXPECT_FALSE(test::plan_of(basic(), ctx).report_resources);
 }
 
 // Issue #24, inside an allocation: the launcher's own Slurm task and node identity reaches no
@@ -729,7 +730,7 @@ TEST(MakePlan, TheLaunchersSlurmIdentityReachesNoOtherNode) {
                        "SLURMD_NODENAME=n1",  "SLURM_STEP_ID=0",      "SLURM_TASK_PID=42",
                        "SLURM_GTIDS=0",       "SLURM_CPU_BIND=quiet", "SLURM_TOPOLOGY_ADDR=n1",
                        "SLURM_CPUS_ON_NODE=8"};
-    Plan plan = make_plan(options, ctx);
+    Plan plan = test::plan_of(options, ctx);
     ASSERT_EQ(plan.nodes.size(), 2u);
     const NodeCommand& remote = plan.nodes[1];
     EXPECT_EQ(remote.environment, (std::vector<EnvVar>{{"PATH", "/bin"},
@@ -744,7 +745,7 @@ TEST(MakePlan, TheLaunchersSlurmIdentityReachesNoOtherNode) {
     EXPECT_TRUE(plan.nodes[0].withheld_environment.empty());
 
     options.exports = test::exports({"SLURM_PROCID"});
-    Plan asked = make_plan(options, ctx);
+    Plan asked = test::plan_of(options, ctx);
     EXPECT_NE(std::find(asked.nodes[1].environment.begin(), asked.nodes[1].environment.end(),
                         EnvVar{"SLURM_PROCID", "0"}),
               asked.nodes[1].environment.end());
@@ -753,8 +754,8 @@ TEST(MakePlan, TheLaunchersSlurmIdentityReachesNoOtherNode) {
 TEST(MakePlan, KeepsTheLogDirectory) {
     Context ctx = context();
     ctx.log_dir = "/work/job/logs";
-    EXPECT_EQ(make_plan(basic(), ctx).log_dir, "/work/job/logs");
-    EXPECT_EQ(make_plan(basic(), context()).log_dir, std::nullopt);
+    EXPECT_EQ(test::plan_of(basic(), ctx).log_dir, "/work/job/logs");
+    EXPECT_EQ(test::plan_of(basic(), context()).log_dir, std::nullopt);
 }
 
 } // namespace

@@ -1,4 +1,5 @@
 #include "find_local.hpp"
+#include "plan_of.hpp"
 #include "typed_options.hpp"
 #include "usage_message.hpp"
 
@@ -83,10 +84,11 @@ TEST(SchedulerVariable, ATaskOfAParallelStepMayNotTakeTheAllocation) {
     options.nproc_per_node = test::nproc("1");
     Context context;
     context.environment = {"SLURM_JOB_NODELIST=n[1-2]", "SLURM_STEP_NUM_TASKS=2"};
-    EXPECT_NE(usage_message([&] { make_plan(options, context); }).find("task ? of a Slurm step"),
-              std::string::npos);
+    EXPECT_NE(
+        usage_message([&] { test::plan_of(options, context); }).find("task ? of a Slurm step"),
+        std::string::npos);
     options.host = test::hosts("n1,n2"); // explicit hosts: the user knows what they do
-    EXPECT_EQ(make_plan(options, context).nodes.size(), 2u);
+    EXPECT_EQ(test::plan_of(options, context).nodes.size(), 2u);
 }
 
 TEST(PbsNodefile, DeduplicatesInOrderAndCountsSlots) {
@@ -134,7 +136,7 @@ TEST(MakePlanFromScheduler, SlurmHostsWithSelectionAndANotice) {
     Options options = script_only();
     options.nproc_per_node = test::nproc("2");
     options.exclude = test::hosts("node2");
-    Plan plan = make_plan(options, allocation({"SLURM_JOB_NODELIST=node[1-3]"}));
+    Plan plan = test::plan_of(options, allocation({"SLURM_JOB_NODELIST=node[1-3]"}));
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_EQ(plan.nodes[0].host, "node1");
     EXPECT_TRUE(plan.nodes[0].local);
@@ -143,11 +145,12 @@ TEST(MakePlanFromScheduler, SlurmHostsWithSelectionAndANotice) {
     EXPECT_EQ(plan.notices, (Names{"using 2 of the 3 hosts of the Slurm allocation "
                                    "(SLURM_JOB_NODELIST=node[1-3])"}));
     options.exclude = test::hosts("node9");
-    EXPECT_EQ(usage_message([&] { make_plan(options, allocation({"SLURM_JOB_NODELIST=node1"})); }),
-              "--exclude: host 'node9' is not in the Slurm allocation (SLURM_JOB_NODELIST)");
+    EXPECT_EQ(
+        usage_message([&] { test::plan_of(options, allocation({"SLURM_JOB_NODELIST=node1"})); }),
+        "--exclude: host 'node9' is not in the Slurm allocation (SLURM_JOB_NODELIST)");
     options.exclude.reset();
     options.num_nodes = 1;
-    EXPECT_EQ(names_of(make_plan(options, allocation({"SLURM_JOB_NODELIST=node[1-3]"}))),
+    EXPECT_EQ(names_of(test::plan_of(options, allocation({"SLURM_JOB_NODELIST=node[1-3]"}))),
               Names{"node1"});
 }
 
@@ -155,32 +158,69 @@ TEST(MakePlanFromScheduler, PbsSlotsAreADefaultForNprocPerNode) {
     Options options = script_only();
     Context context = allocation({"PBS_NODEFILE=/pbs/aux/7"});
     context.nodefile_text = "node1\nnode1\nnode2\nnode2\n";
-    Plan plan = make_plan(options, context);
+    Plan plan = test::plan_of(options, context);
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_EQ(plan.nodes[0].argv[1], "--nproc_per_node=2");
     context.nodefile_text = "node1\nnode1\nnode2\n";
-    EXPECT_EQ(usage_message([&] { make_plan(options, context); }),
+    EXPECT_EQ(usage_message([&] { test::plan_of(options, context); }),
               "slots differ in the PBS job (PBS_NODEFILE): 'node1' has slots=2, 'node2' has "
               "slots=1; torchrun runs the same number of processes on every node (give "
               "--nproc_per_node, or make them equal)");
     options.nproc_per_node = test::nproc("8"); // the node file counts CPUs: the option wins
-    EXPECT_EQ(make_plan(options, context).nodes[1].argv[1], "--nproc_per_node=8");
+    EXPECT_EQ(test::plan_of(options, context).nodes[1].argv[1], "--nproc_per_node=8");
 }
 
 TEST(MakePlanFromScheduler, ExplicitHostsWinAndNothingIsSaid) {
     Options options = script_only();
     options.nproc_per_node = test::nproc("1");
     options.host = test::hosts("a");
-    Plan plan = make_plan(options, allocation({"SLURM_JOB_NODELIST=node[1-3]"}));
+    Plan plan = test::plan_of(options, allocation({"SLURM_JOB_NODELIST=node[1-3]"}));
     EXPECT_EQ(names_of(plan), Names{"a"});
     EXPECT_TRUE(plan.notices.empty());
     options.host.reset();
-    plan = make_plan(options, allocation({}));
+    plan = test::plan_of(options, allocation({}));
     EXPECT_EQ(names_of(plan), Names{"127.0.0.1"});
     EXPECT_TRUE(plan.notices.empty());
     options.include = test::hosts("a");
-    EXPECT_EQ(usage_message([&] { make_plan(options, allocation({})); }),
+    EXPECT_EQ(usage_message([&] { test::plan_of(options, allocation({})); }),
               "--include needs --hostfile (or the hosts of a Slurm or PBS job)");
+}
+
+TEST(SlurmIdentityVariable, PerTaskNodeAndStepButNotPerJob) {
+    for (const char* name : {"SLURM_PROCID",
+                             "SLURM_LOCALID",
+                             "SLURM_NODEID",
+                             "SLURMD_NODENAME",
+                             "SLURM_TASK_PID",
+                             "SLURM_GTIDS",
+                             "SLURM_STEP_ID",
+                             "SLURM_STEPID",
+                             "SLURM_STEP_NODELIST",
+                             "SLURM_STEP_NUM_TASKS",
+                             "SLURM_STEP_LAUNCHER_PORT",
+                             "SLURM_CPU_BIND",
+                             "SLURM_CPU_BIND_LIST",
+                             "SLURM_CPU_BIND_TYPE",
+                             "SLURM_MEM_BIND_LIST",
+                             "SLURM_TOPOLOGY_ADDR",
+                             "SLURM_TOPOLOGY_ADDR_PATTERN",
+                             "SLURM_CPUS_ON_NODE",
+                             "SLURM_GPUS_ON_NODE",
+                             "SLURM_JOB_GPUS",
+                             "SLURM_LAUNCH_NODE_IPADDR",
+                             "SLURM_SRUN_COMM_HOST",
+                             "SLURM_SRUN_COMM_PORT",
+                             "SLURM_PTY_PORT",
+                             "SLURM_PRIO_PROCESS"}) {
+        EXPECT_TRUE(is_slurm_identity_variable(name)) << name;
+    }
+    for (const char* name :
+         {"SLURM_JOB_ID", "SLURM_JOBID", "SLURM_JOB_NODELIST", "SLURM_NODELIST", "SLURM_NNODES",
+          "SLURM_JOB_NUM_NODES", "SLURM_NTASKS", "SLURM_TASKS_PER_NODE", "SLURM_CLUSTER_NAME",
+          "SLURM_SUBMIT_DIR", "SLURM_SUBMIT_HOST", "SLURM_JOB_PARTITION", "SLURM_CONF",
+          "SLURM_JOB_CPUS_PER_NODE", "SLURM_MEM_PER_NODE", "SLURMD", "SLURM_PROCIDS"}) {
+        EXPECT_FALSE(is_slurm_identity_variable(name)) << name;
+    }
 }
 
 } // namespace
