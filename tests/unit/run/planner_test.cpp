@@ -399,26 +399,26 @@ TEST(MakePlan, EveryNodeChecksTheMasterAndTheInterfacesAndGetsTheirVariables) {
 }
 
 TEST(MakePlan, EveryNodeChecksTheScriptUnlessItIsAModuleOrAProgram) {
-    Plan plan = make_plan(basic(), context());
+    Plan plan = test::plan_of(basic(), context());
     EXPECT_EQ(plan.nodes[0].preflight.script, "train.py");
     Options module = basic();
     module.script = std::nullopt;
     module.module = "pkg.train";
-    EXPECT_EQ(make_plan(module, context()).nodes[0].preflight.script, std::nullopt);
+    EXPECT_EQ(test::plan_of(module, context()).nodes[0].preflight.script, std::nullopt);
     for (const char* spelling : {"no_python", "no-python"}) {
         Options program = basic();
         program.script = "train.sh";
         program.extra_launch_args = parse_extra_launch_args(spelling);
-        EXPECT_EQ(make_plan(program, context()).nodes[0].preflight.script, std::nullopt)
+        EXPECT_EQ(test::plan_of(program, context()).nodes[0].preflight.script, std::nullopt)
             << spelling;
     }
 }
 
 TEST(MakePlan, SeveralNodesCheckTheRendezvousFirst) {
-    EXPECT_EQ(make_plan(basic(), context()).rendezvous, std::nullopt); // one node: no network
+    EXPECT_EQ(test::plan_of(basic(), context()).rendezvous, std::nullopt); // one node: no network
     Options options = basic();
     options.host = test::hosts("gpu1,gpu2");
-    Plan plan = make_plan(options, context());
+    Plan plan = test::plan_of(options, context());
     ASSERT_TRUE(plan.rendezvous);
     const job::RendezvousPlan& check = *plan.rendezvous;
     EXPECT_EQ(check.listener, std::optional<std::size_t>(0));
@@ -428,16 +428,16 @@ TEST(MakePlan, SeveralNodesCheckTheRendezvousFirst) {
     EXPECT_TRUE(check.own_name);
     EXPECT_FALSE(check.interface_given);
     EXPECT_EQ(check.token.size(), 16u);
-    EXPECT_NE(check.token, make_plan(options, context()).rendezvous->token); // fresh per launch
+    EXPECT_NE(check.token, test::plan_of(options, context()).rendezvous->token); // fresh per launch
     options.no_rendezvous_check = true;
-    EXPECT_EQ(make_plan(options, context()).rendezvous, std::nullopt);
+    EXPECT_EQ(test::plan_of(options, context()).rendezvous, std::nullopt);
 }
 
 TEST(MakePlan, NodesOnThisMachineAloneAreOneMachine) {
     Options options = basic();
     options.host = test::hosts("127.0.0.1,127.0.0.2");
     options.network_interface = test::interfaces("lo");
-    Plan plan = make_plan(options, context());
+    Plan plan = test::plan_of(options, context());
     ASSERT_TRUE(plan.rendezvous);
     EXPECT_FALSE(plan.rendezvous->own_name);
     EXPECT_TRUE(plan.rendezvous->interface_given);
@@ -448,16 +448,16 @@ TEST(MakePlan, ARendezvousEndpointIsServedByItsNodeOrOnlyConnectedTo) {
     Options options = basic();
     options.host = test::hosts("gpu1,gpu2");
     options.elastic.rdzv_endpoint = RdzvEndpoint{"gpu2", 29400};
-    Plan plan = make_plan(options, context());
+    Plan plan = test::plan_of(options, context());
     ASSERT_TRUE(plan.rendezvous);
     EXPECT_EQ(plan.rendezvous->listener, std::optional<std::size_t>(1));
     EXPECT_EQ(plan.rendezvous->address, "gpu2");
     EXPECT_EQ(plan.rendezvous->port, 29400);
     options.elastic.rdzv_endpoint = RdzvEndpoint{"store.example", 29400};
-    EXPECT_EQ(make_plan(options, context()).rendezvous->listener, std::nullopt);
+    EXPECT_EQ(test::plan_of(options, context()).rendezvous->listener, std::nullopt);
     options.elastic.rdzv_endpoint = RdzvEndpoint{"gpu1", 2379};
     options.elastic.rdzv_backend = RdzvBackend::etcd;
-    EXPECT_EQ(make_plan(options, context()).rendezvous->listener, std::nullopt);
+    EXPECT_EQ(test::plan_of(options, context()).rendezvous->listener, std::nullopt);
 }
 
 TEST(MakePlan, AnUnreadableTorchVersionIsAssumedCurrentWithAWarning) {
