@@ -24,8 +24,20 @@ except ImportError as error:  # the test group of .ci/install-deps installs pyth
     print(f"skipped: no torch ({error})")
     sys.exit(77)
 
-# The `colossalai run` options that take no value; every other option takes the next word.
-FLAGS = {"--dry-run", "-h", "--help"}
+# The `colossalai run` options that take no value; every other option takes the next word. Read
+# from the program's own option table, as `colossalai --generate completion-table` prints it
+# (pinned by GOLDEN_DIR/generate_completion_table.golden): one table, never a copy of it here.
+FLAGS = set()
+
+
+def read_flags(golden_dir):
+    with open(os.path.join(golden_dir, "generate_completion_table.golden"), encoding="utf-8") as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if fields[:2] == ["option", "run"] and len(fields) > 3 and fields[3] == "flag":
+                FLAGS.update(fields[2].split(","))
+    if "--dry-run" not in FLAGS:
+        raise SystemExit("no `run` flags in generate_completion_table.golden")
 PROGRAM_FORMS = {
     "torch.distributed.run": "run",
     "torch.distributed.launch": "launch",
@@ -220,6 +232,7 @@ def check_case(name, words, golden_text):
 
 def main():
     golden_dir = sys.argv[1]
+    read_flags(golden_dir)
     cases = read_cases(os.path.join(golden_dir, "cases.txt"))
     problems, checked_cases, checked_nodes = [], 0, 0
     for name, words in cases.items():
