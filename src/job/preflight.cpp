@@ -222,4 +222,69 @@ std::string preflight_shell(const PreflightShellNames& names) {
         script_line);
 }
 
+namespace {
+
+// A MAJOR.MINOR as one number the node's shell compares ($((MAJOR*1000+MINOR))).
+int pair_key(const util::Version& version) {
+    return version.major * 1000 + version.minor;
+}
+
+} // namespace
+
+std::string torch_pair_shell(const TorchPairShellNames& names, const BrokenPair& broken) {
+    return fmt::format(
+        // The interpreter: --python's (a bare name from PATH), else the command's `#!` line.
+        "cai_p=${{{1}}} cai_y= cai_t= cai_s=1\n"
+        "case $cai_p in \"\"|*/*) ;; *) cai_p=$(command -v \"$cai_p\") || cai_p=;; esac\n"
+        "if [ -z \"$cai_p\" ] && cai_v=$(command -v \"${{{2}}}\") && [ -r \"$cai_v\" ]; then "
+        "IFS= read -r cai_p < \"$cai_v\" || :\n"
+        "case $cai_p in \"#!\"*) cai_p=${{cai_p#??}}; cai_p=${{cai_p#\"${{cai_p%%[! ]*}}\"}};; "
+        "*) cai_p=;; esac\n"
+        "case $cai_p in */env\\ *) cai_p=${{cai_p#*/env }}; cai_p=$(command -v "
+        "\"${{cai_p%% *}}\") || cai_p=;; *) cai_p=${{cai_p%% *}};; esac\nfi\n"
+        // Python's version: the venv's pyvenv.cfg, else the resolved name (python3.11).
+        "if [ -n \"$cai_p\" ]; then cai_e=${{cai_p%/*}}; cai_e=${{cai_e%/*}}\n"
+        "cai_v=$(readlink -f \"$cai_p\" 2>/dev/null) || cai_v=$cai_p\n"
+        "case ${{cai_v##*/}} in python[0-9]*.[0-9]*) cai_y=${{cai_v##*/python}};; esac\n"
+        "if [ -r \"$cai_e/pyvenv.cfg\" ]; then cai_s=; while IFS= read -r cai_v; do case "
+        "$cai_v in \"version =\"*|\"version_info =\"*) cai_y=${{cai_v#*= }};; "
+        "\"include-system-site-packages = true\"*) cai_s=1;; esac; done < \"$cai_e/pyvenv.cfg\"; "
+        "fi\n"
+        "cai_y=${{cai_y%%[!0-9.]*}}; cai_v=${{cai_y#*.}}; [ \"$cai_v\" != \"$cai_y\" ] || cai_v=; "
+        "cai_y=${{cai_y%%.*}}.${{cai_v%%.*}}\n"
+        // PyTorch's: torch/version.py in the first site directory that holds one.
+        "for cai_v in \"$cai_e/lib/python$cai_y/site-packages\" ${{cai_s:+/usr/local/lib/"
+        "python$cai_y/dist-packages /usr/lib/python3/dist-packages}}; do [ -z \"$cai_t\" ] && "
+        "[ -r \"$cai_v/torch/version.py\" ] || continue; while IFS= read -r cai_w; do case "
+        "$cai_w in \"__version__ = \"*) cai_t=${{cai_w#\"__version__ = \"?}};; esac; done < "
+        "\"$cai_v/torch/version.py\"; done\n"
+        "cai_t=${{cai_t%%[!0-9.]*}}; cai_v=${{cai_t#*.}}; [ \"$cai_v\" != \"$cai_t\" ] || cai_v=; "
+        "cai_t=${{cai_t%%.*}}.${{cai_v%%.*}}\n"
+        // Both read (MAJOR.MINOR, digits on both sides), and a broken pair: the notice.
+        "case $cai_t.$cai_y in *[!0-9.]*|.*|*.|*..*) ;; *) "
+        "if [ $((${{cai_t%.*}}*1000+${{cai_t#*.}})) -ge {3} ] && [ $((${{cai_t%.*}}*1000+"
+        "${{cai_t#*.}})) -lt {4} ] && [ $((${{cai_y%.*}}*1000+${{cai_y#*.}})) -ge {5} ]; then "
+        "{0} \"pair $cai_t $cai_y\"; fi;; esac\nfi\n",
+        names.notice, names.python, names.command, pair_key(broken.torch_from),
+        pair_key(broken.torch_before), pair_key(broken.python_from));
+}
+
+std::optional<NodePair> parse_node_pair(std::string_view what) {
+    constexpr std::string_view pair = "pair ";
+    if (!what.starts_with(pair)) {
+        return std::nullopt;
+    }
+    what.remove_prefix(pair.size());
+    std::size_t space = what.find(' ');
+    if (space == std::string_view::npos) {
+        return std::nullopt;
+    }
+    std::optional<util::Version> torch = util::parse_version(what.substr(0, space));
+    std::optional<util::Version> python = util::parse_version(what.substr(space + 1));
+    if (!torch || !python) {
+        return std::nullopt;
+    }
+    return NodePair{*torch, *python};
+}
+
 } // namespace colossalai::job

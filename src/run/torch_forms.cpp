@@ -220,4 +220,8 @@ std::optional<std::string> broken_pair_notice(LauncherForm form,
         broken_torch_before.minor);
 }
 
+job::BrokenPair broken_pair() {
+    return {broken_torch_from, broken_torch_before, broken_python_from};
+}
+
 } // namespace colossalai::run

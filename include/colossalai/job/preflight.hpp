@@ -1,5 +1,7 @@
 #pragma once
 
+#include "colossalai/util/version.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -142,5 +144,46 @@ constexpr PreflightShellNames preflight_shell_names(std::string_view command) {
 // (its `GPU ` lines counted by the shell itself), or, without nvidia-smi,
 // /proc/driver/nvidia/gpus/ is listed by a glob. Uses the variables `cai_n`, `cai_o` and `cai_v`.
 std::string preflight_shell(const PreflightShellNames& names);
+
+// A PyTorch and Python pairing whose torchrun stops before any worker starts: PyTorch in
+// [torch_from, torch_before) on Python python_from or newer (the bounds are run::torch_forms',
+// which owns the fact; the job module only carries them to the node).
+struct BrokenPair {
+    util::Version torch_from;
+    util::Version torch_before;
+    util::Version python_from;
+};
+
+// What the torch-pair lines read and call, by name: the variable holding --python's
+// interpreter (empty: torchrun is the command), the one holding the command the node runs (its
+// first word: torchrun, whose `#!` line names the interpreter) and a command that takes
+// `pair TORCH PYTHON` (each MAJOR.MINOR) as its one argument and returns (a notice, not a
+// failure).
+struct TorchPairShellNames {
+    std::string_view notice;
+    std::string_view python;
+    std::string_view command;
+};
+
+// The node's reading of its own PyTorch and Python for the form it runs, as POSIX sh lines (no
+// `'` in them), best effort and without starting Python: the interpreter is --python's (a bare
+// name looked up on PATH) or the command's `#!` line (`#!/usr/bin/env NAME` looked up on PATH);
+// Python's version is the `version`/`version_info` of the venv's pyvenv.cfg next to it, else
+// the interpreter's resolved name (one `readlink -f`: python3.11); PyTorch's is the
+// `__version__` of torch/version.py in the first site directory that interpreter would use (the
+// prefix's lib/pythonX.Y/site-packages; unless a venv without system site packages,
+// /usr/local/lib/pythonX.Y/dist-packages, then Debian's /usr/lib/python3/dist-packages). When
+// both are read and they are a `broken` pair, `names.notice` is called once with
+// `pair TORCH PYTHON`; otherwise nothing is said. Uses the variables `cai_p`, `cai_e`, `cai_y`,
+// `cai_s`, `cai_t`, `cai_v` and `cai_w`.
+std::string torch_pair_shell(const TorchPairShellNames& names, const BrokenPair& broken);
+
+// The versions in `what` (the text torch_pair_shell's notice command takes: `pair TORCH
+// PYTHON`); nullopt when it is not such a text.
+struct NodePair {
+    util::Version torch;
+    util::Version python;
+};
+std::optional<NodePair> parse_node_pair(std::string_view what);
 
 } // namespace colossalai::job

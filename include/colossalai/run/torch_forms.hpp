@@ -6,6 +6,7 @@
 // the command the nodes run (chosen from the version, and by --python), the version says what
 // that command's parser accepts.
 
+#include "colossalai/job/preflight.hpp"
 #include "colossalai/run/extra_args.hpp"
 #include "colossalai/util/version.hpp"
 
@@ -76,5 +77,9 @@ std::optional<std::string> broken_pair_notice(LauncherForm form,
                                               const std::optional<util::Version>& torch,
                                               const std::optional<util::Version>& python,
                                               const std::vector<LaunchArg>& extra);
+
+// The bounds broken_pair_notice decides by (PyTorch 1.9 up to 2.0, Python 3.11 and newer), as
+// a node's preflight reads its own versions against them (job::torch_pair_shell): one fact.
+job::BrokenPair broken_pair();
 
 } // namespace colossalai::run

@@ -117,6 +117,23 @@ TEST(TorchForms, TheBrokenPairIsPyTorch19To113OnPython311AndNewer) {
         broken_pair_notice(LauncherForm::torchrun, forms_version(1, 13), std::nullopt, {}));
 }
 
+// The node preflight's bounds (job::torch_pair_shell) are the ones the notice decides by.
+TEST(TorchForms, TheNodesBoundsAreTheNoticesOwn) {
+    job::BrokenPair bounds = broken_pair();
+    for (int torch_minor : {8, 9, 10, 13}) {
+        for (Version torch : {Version{1, torch_minor, std::nullopt}, Version{2, 0, std::nullopt}}) {
+            for (int python_minor : {10, 11, 12}) {
+                Version python{3, python_minor, std::nullopt};
+                bool inside = torch >= bounds.torch_from && torch < bounds.torch_before &&
+                              python >= bounds.python_from;
+                EXPECT_EQ(broken_pair_notice(LauncherForm::torchrun, torch, python, {}).has_value(),
+                          inside)
+                    << torch.major << "." << torch.minor << " on 3." << python_minor;
+            }
+        }
+    }
+}
+
 // Only --redirects and --tee both given, with values that name neither 0 nor 3, avoid it.
 TEST(TorchForms, TheBrokenPairNoticeGoesOnlyWhenBothStreamsAvoidZeroAndThree) {
     auto notice = [](std::vector<LaunchArg> extra) {
