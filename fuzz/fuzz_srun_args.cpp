@@ -5,7 +5,7 @@
 
 #include "fuzz_support.hpp"
 
-#include "colossalai/run/srun_args.hpp"
+#include "colossalai/slurm/srun_args.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
 
@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);
     std::vector<std::string> words;
     try {
-        words = colossalai::run::parse_srun_args(text);
+        words = colossalai::slurm::parse_srun_args(text);
     } catch (const colossalai::Error&) {
         return 0;
     }
@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     std::vector<std::string> again;
     try {
-        again = colossalai::run::parse_srun_args(colossalai::util::shell_join(words));
+        again = colossalai::slurm::parse_srun_args(colossalai::util::shell_join(words));
     } catch (const colossalai::Error&) {
         require(false, "the quoted words are refused");
     }
