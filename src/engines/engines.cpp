@@ -19,6 +19,9 @@ template <class... Lambdas>
 struct Overloaded : Lambdas... {
     using Lambdas::operator()...;
 };
+// (C++20 deduces it without the guide; clang 14, which builds the sanitizer targets, does not.)
+template <class... Lambdas>
+Overloaded(Lambdas...) -> Overloaded<Lambdas...>;
 
 } // namespace
 
