@@ -58,8 +58,9 @@ struct NodeCommand {
     // shared, not copied (100,000 nodes).
     SharedVector<EnvVar> environment;
     // The launcher's variables that describe its own Slurm task and node (inside an allocation:
-    // SLURM_PROCID, SLURMD_NODENAME, ...; run::is_slurm_identity_variable, scheduler_hosts.hpp), left out of
-    // `environment`: another node is not the launcher's. Sorted; the dry run lists them.
+    // SLURM_PROCID, SLURMD_NODENAME, ...; run::is_slurm_identity_variable, scheduler_hosts.hpp),
+    // left out of `environment`: another node is not the launcher's. Sorted; the dry run lists
+    // them.
     std::vector<std::string> withheld_environment;
     // --env-file, -x, --env-exclude: a local node (and srun) gets the launcher's whole
     // environment with these changes instead of `environment`.
