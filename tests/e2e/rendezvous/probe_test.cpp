@@ -239,7 +239,16 @@ TEST(RendezvousProgram, APortInTimeWaitAfterTheLastJobIsFree) {
 }
 
 TEST(RendezvousProgram, ANameThatDoesNotResolve) {
-    RunResult node = run_probe(connector("gpu1.colossalai-test.invalid", 29500));
+    // In a network namespace of its own (no route but a loopback that is down): the lookup fails
+    // there, and no query leaves for the machine's name server.
+    std::vector<std::string> command = {"/usr/bin/unshare", "--net", "--"};
+    for (std::string& word :
+         job::rendezvous_command("python3", connector("gpu1.colossalai-test.invalid", 29500))) {
+        command.push_back(std::move(word));
+    }
+    RunOptions options;
+    options.timeout = 30s;
+    RunResult node = run(command, options);
     EXPECT_EQ(node.exit_code, 1) << describe(node);
     std::vector<RendezvousResult> results = results_of(node.out);
     ASSERT_EQ(results.size(), 1u) << node.out;

@@ -80,9 +80,17 @@ TEST_F(RunLocalRendezvous, APortHeldOnTheMasterStartsNothingAndNamesItsProcess) 
 
 TEST_F(RunLocalRendezvous, AMasterAddressThatDoesNotResolveIsNamedByTheNodeThatTriedIt) {
     std::string port = unused_port();
-    RunResult result = run_colossalai_run({"--host", "127.0.0.1,127.0.0.2", "--nproc_per_node", "1",
-                                           "--master_addr", "gpu0.colossalai-test.invalid",
-                                           "--master_port", port, "train.py"});
+    // The launcher and its nodes in a network namespace of their own, its loopback up: the name
+    // fails to resolve there, and no query leaves for the machine's name server.
+    RunOptions options;
+    options.cwd = job();
+    options.env = launcher_env();
+    RunResult result =
+        run({"/usr/bin/unshare", "--net", "--", "/bin/sh", "-c",
+             "/usr/sbin/ip link set lo up && exec \"$0\" \"$@\"", binary().string(), "run",
+             "--host", "127.0.0.1,127.0.0.2", "--nproc_per_node", "1", "--master_addr",
+             "gpu0.colossalai-test.invalid", "--master_port", port, "train.py"},
+            options);
     EXPECT_EQ(result.exit_code, 254) << result.err;
     EXPECT_TRUE(result.err.starts_with(
         "====== Training on All Nodes =====\n127.0.0.1: failure (not started)\n127.0.0.2: "
