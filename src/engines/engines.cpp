@@ -31,43 +31,49 @@ std::span<const run::EngineRow* const> table() {
     return rows;
 }
 
-const run::EngineRow* find(std::string_view name) {
-    auto it =
-        std::ranges::find_if(table(), [&](const run::EngineRow* row) { return row->name == name; });
+namespace {
+
+bool serves(const run::EngineRow& row, Command command) {
+    return command == Command::run || row.check_through.has_value();
+}
+
+} // namespace
+
+const run::EngineRow* find(std::string_view name, Command command) {
+    auto it = std::ranges::find_if(table(), [&](const run::EngineRow* row) {
+        return row->name == name && serves(*row, command);
+    });
     return it == table().end() ? nullptr : *it;
 }
 
-const run::EngineRow& row(run::Launcher launcher) {
-    auto it = std::ranges::find_if(
-        table(), [&](const run::EngineRow* row) { return row->launcher == launcher; });
-    if (it == table().end()) {
-        throw fatal_error("no engine for this launcher");
-    }
-    return **it;
+const run::EngineRow& chosen(const run::Options& options) {
+    return options.engine != nullptr ? *options.engine : *table().front();
 }
 
-std::string names(std::string_view separator) {
+std::string names(std::string_view separator, Command command) {
     std::vector<std::string_view> all;
     for (const run::EngineRow* row : table()) {
-        all.push_back(row->name);
+        if (serves(*row, command)) {
+            all.push_back(row->name);
+        }
     }
     return fmt::format("{}", fmt::join(all, separator));
 }
 
 void validate(const run::Options& options) {
-    const run::EngineRow& chosen = row(options.launcher);
+    const run::EngineRow& engine = chosen(options);
     for (const run::EngineRow* owner : table()) {
-        if (owner == &chosen) {
+        if (owner == &engine) {
             continue;
         }
-        for (const run::OwnedOption& option : owner->options) {
+        for (const run::EngineOption& option : owner->options) {
             if (option.given(options)) {
-                throw usage_error("{}", chosen.refuse(option.name, owner->name));
+                throw usage_error("{}", engine.refuse(option.name, owner->name));
             }
         }
     }
-    if (chosen.validate != nullptr) {
-        chosen.validate(options);
+    if (engine.validate != nullptr) {
+        engine.validate(options);
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include "colossalai/run/host_pattern.hpp"
 #include "colossalai/slurm/slurm_transport.hpp"
+#include "colossalai/slurm/srun_args.hpp"
 #include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
@@ -25,8 +26,23 @@ private:
     SlurmTransport m_srun;
 };
 
-constexpr run::OwnedOption slurm_options[] = {
-    {"--srun-args", [](const run::Options& options) { return options.srun_args.has_value(); }},
+// Its own part of run::Options::engine_options.
+std::optional<std::vector<std::string>>& srun_args(run::Options& options) {
+    return std::get<run::SrunLaunch::Given>(options.engine_options).srun_args;
+}
+const std::optional<std::vector<std::string>>& srun_args(const run::Options& options) {
+    return std::get<run::SrunLaunch::Given>(options.engine_options).srun_args;
+}
+
+constexpr run::EngineOption slurm_options[] = {
+    {.name = "--srun-args",
+     .value_name = "ARGS",
+     .help = "With --launcher slurm: more srun options, as a shell would split them "
+             "(\"--partition gpu --time 1:00:00\")",
+     .follows = "--launcher",
+     .apply = [](run::Options& options, std::string_view,
+                 const std::string& value) { srun_args(options) = parse_srun_args(value); },
+     .given = [](const run::Options& options) { return srun_args(options).has_value(); }},
 };
 
 std::string refuse_for_slurm(std::string_view option, std::string_view owner) {
@@ -85,17 +101,18 @@ run::LaunchIntent srun_launch(const run::Options& options, bool allocated, run::
         }
         node.local = false;
     }
-    return run::SrunLaunch{options.srun_args.value_or(std::vector<std::string>{}), allocated};
+    return run::SrunLaunch{.srun_args = srun_args(options).value_or(std::vector<std::string>{}),
+                           .allocates = allocated};
 }
 
 constexpr run::EngineRow slurm_row{.name = "slurm",
-                                   .launcher = run::Launcher::slurm,
                                    .options = slurm_options,
                                    .refuse = refuse_for_slurm,
                                    .validate = validate_for_slurm,
                                    .own_hosts = srun_allocation,
                                    .needs_hosts = needs_hosts_for_slurm,
-                                   .launch = srun_launch};
+                                   .launch = srun_launch,
+                                   .check_through = check::Launcher::slurm};
 
 } // namespace
 

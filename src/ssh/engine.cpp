@@ -3,6 +3,8 @@
 #include "colossalai/job/local_transport.hpp"
 #include "colossalai/ssh/openssh_transport.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -94,9 +96,42 @@ private:
     std::variant<std::monostate, SshTransport, OpenSshTransport> m_remote;
 };
 
-constexpr run::OwnedOption ssh_options[] = {
-    {"--ssh-port", [](const run::Options& options) { return options.ssh_port.has_value(); }},
-    {"--ssh-client", [](const run::Options& options) { return options.ssh_client.has_value(); }},
+// Its own part of run::Options::engine_options.
+run::SshLaunch::Given& given(run::Options& options) {
+    return std::get<run::SshLaunch::Given>(options.engine_options);
+}
+const run::SshLaunch::Given& given(const run::Options& options) {
+    return std::get<run::SshLaunch::Given>(options.engine_options);
+}
+
+void set_ssh_port(run::Options& options, std::string_view name, const std::string& value) {
+    given(options).ssh_port = run::parse_port(value, name);
+}
+
+void set_ssh_client(run::Options& options, std::string_view name, const std::string& value) {
+    if (value != "libssh" && value != "openssh") {
+        throw usage_error("{} '{}': expected libssh or openssh", name,
+                          util::escape_for_message(value));
+    }
+    given(options).ssh_client =
+        value == "libssh" ? run::SshClient::libssh : run::SshClient::openssh;
+}
+
+constexpr run::EngineOption ssh_options[] = {
+    {.name = "--ssh-port",
+     .value_name = "PORT",
+     .help = "SSH port for every host (else ~/.ssh/config, else 22)",
+     .follows = "--extra_launch_args",
+     .apply = set_ssh_port,
+     .given = [](const run::Options& options) { return given(options).ssh_port.has_value(); }},
+    {.name = "--ssh-client",
+     .value_name = "libssh|openssh",
+     .default_shown = "libssh",
+     .help = "How the remote nodes are reached: libssh (built in), or openssh (the ssh program, "
+             "in BatchMode, with all of ~/.ssh/config: host certificates, GSSAPI, ControlMaster)",
+     .follows = "--strict-host-key-checking",
+     .apply = set_ssh_client,
+     .given = [](const run::Options& options) { return given(options).ssh_client.has_value(); }},
 };
 
 std::string refuse_for_ssh(std::string_view option, std::string_view owner) {
@@ -105,22 +140,23 @@ std::string refuse_for_ssh(std::string_view option, std::string_view owner) {
 
 // Each remote node over the client chosen, with the host key policy and the port given.
 run::LaunchIntent ssh_launch(const run::Options& options, bool, run::Plan& plan) {
-    if (options.ssh_port) {
+    const run::SshLaunch::Given& own = given(options);
+    if (own.ssh_port) {
         for (job::NodeCommand& node : plan.nodes) {
-            node.ssh_port = options.ssh_port->number;
+            node.ssh_port = own.ssh_port->number;
         }
     }
-    return run::SshLaunch{options.strict_host_key_checking,
-                          options.ssh_client.value_or(run::SshClient::libssh)};
+    return run::SshLaunch{.strict_host_key_checking = options.strict_host_key_checking,
+                          .ssh_client = own.ssh_client.value_or(run::SshClient::libssh)};
 }
 
 constexpr run::EngineRow ssh_row{.name = "ssh",
-                                 .launcher = run::Launcher::ssh,
                                  .options = ssh_options,
                                  .refuse = refuse_for_ssh,
                                  .reaches_hosts = true,
                                  .withholds_job_identity = true,
-                                 .launch = ssh_launch};
+                                 .launch = ssh_launch,
+                                 .check_through = check::Launcher::ssh};
 
 } // namespace
 

@@ -1,11 +1,14 @@
 #pragma once
 
 // What an engine (src/engines lists them) says about `colossalai run`: its name, the options only
-// it reads, its own checks, and what the planner asks of it (where the hosts come from, whether
-// it reaches them from this machine, its launch intent). Each engine defines its row in its own
-// module (ssh/engine.hpp, slurm/engine.hpp); run/ holds the type without any engine's code, and
-// the planner (make_plan) is handed the chosen row, as ninja's build is handed its CommandRunner.
+// it reads (each declared whole here: `colossalai run`'s option table takes them from the rows),
+// its own checks, and what the planner asks of it (where the hosts come from, whether it reaches
+// them from this machine, its launch intent); and how `colossalai check` reaches nodes through
+// it. Each engine defines its row in its own module (ssh/engine.hpp, slurm/engine.hpp); run/
+// holds the type without any engine's code, and the planner (make_plan) is handed the chosen
+// row, as ninja's build is handed its CommandRunner.
 
+#include "colossalai/check/options.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/options.hpp"
@@ -19,9 +22,20 @@
 
 namespace colossalai::run {
 
-// An option that one engine owns: given with another engine, that engine refuses it.
-struct OwnedOption {
-    std::string_view name; // as --help names it: "--ssh-port"
+// An option that one engine owns, as `colossalai run`'s option table shows and reads it (the cli
+// makes it an entry of its one table); given with another engine, that engine refuses it. Its
+// value lands in the engine's own part of Options::engine_options.
+struct EngineOption {
+    std::string_view name = {};          // as --help names it: "--ssh-port"
+    std::string_view value_name = {};    // as --help shows the value: "PORT"; empty: a flag
+    std::string_view default_shown = {}; // the default --help shows; empty: none
+    std::string_view help = {};
+    // The option it follows in --help ("--extra_launch_args"): the order --help, the man page
+    // and the docs have always had.
+    std::string_view follows = {};
+    // Converts `value` (empty for a flag) into `options`; throws a usage error for a bad value.
+    // `name` is the option as --help names it, for the message.
+    void (*apply)(Options& options, std::string_view name, const std::string& value) = nullptr;
     bool (*given)(const Options& options) = nullptr;
 };
 
@@ -34,9 +48,8 @@ struct EngineHosts {
 };
 
 struct EngineRow {
-    std::string_view name;                // its --launcher value
-    Launcher launcher;                    // run::Options' value for it
-    std::span<const OwnedOption> options; // the options only it reads
+    std::string_view name;                 // its --launcher value
+    std::span<const EngineOption> options; // the options only it reads
     // The one line that refuses `option`, owned by the engine named `owner`, with this engine.
     std::string (*refuse)(std::string_view option, std::string_view owner) = nullptr;
     // Its own checks across the options, beyond the options it does not own (throws a usage
@@ -64,6 +77,10 @@ struct EngineRow {
     // usage error) or adjust (none is local under srun; each node's --ssh-port); `allocated`:
     // own_hosts gave the hosts.
     LaunchIntent (*launch)(const Options& options, bool allocated, Plan& plan) = nullptr;
+
+    // How `colossalai check` reaches the nodes through it (cluster_check); nullopt: check
+    // cannot, and refuses it as its --launcher.
+    std::optional<check::Launcher> check_through = std::nullopt;
 };
 
 } // namespace colossalai::run

@@ -66,7 +66,7 @@ TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
     Options options = basic();
     options.hostfile = "hosts";
     options.exclude = test::hosts("skip");
-    options.ssh_port = Port{2222};
+    test::given<SshLaunch>(options).ssh_port = Port{2222};
     Context ctx = context();
     ctx.hostfile_text = "me\nskip\nalice@node2 # remote\n[::1]\n";
     Plan plan = test::plan_of(options, ctx);
@@ -266,7 +266,7 @@ TEST(MakePlan, ANamedLocalNode0StaysTheMaster) {
 TEST(MakePlan, SlurmNeitherReadsTheSshConfigNorLooksUpHosts) {
     Options options = basic();
     options.host = test::hosts("gpu1,gpu2");
-    options.launcher = Launcher::slurm;
+    options.engine = test::engine_named("slurm");
     Context ctx = context();
     ctx.host_name = [](const std::string& alias) -> std::string {
         ADD_FAILURE() << "ssh config read for " << alias;
@@ -539,7 +539,7 @@ TEST(MakePlan, ABrokenPyTorchAndPythonPairEarnsANotice) {
     remote.master_addr = MasterAddress{"192.0.2.11"};
     EXPECT_EQ(test::plan_of(remote, ctx).notices.size(), 1u);
     remote.master_addr.reset();
-    remote.launcher = Launcher::slurm;
+    remote.engine = test::engine_named("slurm");
     remote.host = test::hosts("node1,node2");
     EXPECT_TRUE(test::plan_of(remote, ctx).notices.empty());
     ctx.python_version = "3.10.12";
@@ -701,7 +701,8 @@ TEST(MakePlan, CarriesTheTimingsAndTheHostKeyPolicy) {
     EXPECT_EQ(plan.timings,
               (Timings{std::chrono::milliseconds(2500), std::chrono::milliseconds(7000)}));
     EXPECT_EQ(plan.launch, LaunchIntent(SshLaunch{job::HostKeyPolicy::accept_new}));
-    options.ssh_client = SshClient::openssh; // --ssh-client: the client, a value of the intent
+    test::given<SshLaunch>(options).ssh_client =
+        SshClient::openssh; // --ssh-client: the client, a value of the intent
     EXPECT_EQ(test::plan_of(options, context()).launch,
               LaunchIntent(SshLaunch{job::HostKeyPolicy::accept_new, SshClient::openssh}));
     EXPECT_EQ(std::get<SshLaunch>(test::plan_of(basic(), context()).launch).ssh_client,
