@@ -81,6 +81,8 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     script += master < argv.size()
                   ? "cai_m=$m\n"
                   : fmt::format("cai_m={}\n", util::shell_quote(first.preflight.master_address));
+    // The script every task checks: '' checks none (-m, no_python).
+    script += fmt::format("cai_j={}\n", util::shell_quote(first.preflight.script.value_or("")));
     script += job::preflight_shell(job::preflight_shell_names("cai_c"));
     // The relay's interpreter. The stop signals that Slurm delivers to every process of the
     // step are trapped here (the wrapper must live to print the job's status) and ignored by the

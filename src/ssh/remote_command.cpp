@@ -46,7 +46,8 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 //   (it was stopped by SIGSTOP, which sends no PAUSE), says the node stopped the job, and not
 //   that the job failed. A job that ended before the limit keeps its status: the wrapper kills
 //   the watcher as soon as the job has ended.
-// - Preflight, before the job: the working directory, the command (argv[0]), the master address
+// - Preflight, before the job: the working directory, the command (argv[0]), the script torchrun
+//   will open (cai_j; '' with -m or no_python: nothing checked), the master address
 //   (`getent ahosts`, not even started for a numeric address: IPv4 digits and dots, or IPv6
 //   with a `:`), the named interfaces and, when the launch asks for GPUs, their count
 //   (job::gpu_check_word; no probe runs otherwise). The answer is one line on stdout (ready, or the
@@ -64,6 +65,8 @@ constexpr std::string_view wrapper_head =
     R"sh(printf "\036colossalai-started\n"
 cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5 cai_x=$6 cai_u=$7
 shift 7
+cai_j=$1
+shift
 cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
 )sh";
 // Then the preflight (job::preflight_shell, shared with the srun task script), then:
@@ -185,6 +188,8 @@ std::string wrapper_input(const job::NodeCommand& command, std::chrono::millisec
         fmt::format("{}", fmt::join(command.preflight.interfaces, ",")),
         exit_line == ExitLine::printed ? "1" : "0",
         job::gpu_check_word(command.preflight.gpus)};
+    // The script the node checks: '' checks none (-m, no_python).
+    arguments.push_back(command.preflight.script.value_or(""));
     arguments.insert(arguments.end(), command.argv.begin(), command.argv.end());
     return program_input(wrapper_text(), arguments, environment_block(command));
 }

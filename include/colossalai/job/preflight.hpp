@@ -126,15 +126,17 @@ struct PreflightShellNames {
 };
 
 // The names that the node wrapper and the srun task script both give the preflight's values
-// (`cai_f`, `cai_d`, `cai_m`, `cai_i`, `cai_u`), with where each holds its command: the
-// wrapper's first positional parameter (`1`), the task script's `cai_c`.
+// (`cai_f`, `cai_d`, `cai_m`, `cai_i`, `cai_u`, `cai_j`: the script, '' for none), with where
+// each holds its command: the wrapper's first positional parameter (`1`), the task script's
+// `cai_c`.
 constexpr PreflightShellNames preflight_shell_names(std::string_view command) {
     return {.fail = "cai_f",
             .directory = "cai_d",
             .command = command,
             .master = "cai_m",
             .interfaces = "cai_i",
-            .gpus = "cai_u"};
+            .gpus = "cai_u",
+            .script = "cai_j"};
 }
 
 // The checks as POSIX sh lines (no `'` in them), in PreflightCheck's order, reading and calling

@@ -195,6 +195,15 @@ TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
     EXPECT_NE(
         run_task(few_gpus, "node-b", gpu_path).find("--node_rank=0 --master_addr=node-b x.py\n"),
         std::string::npos);
+    // The script, from the working directory (/): missing on the node, or none to check (-m).
+    std::vector<NodeCommand> missing_script = nodes;
+    for (NodeCommand& node : missing_script) {
+        node.preflight.script = "colossalai-no-such-script.py";
+    }
+    EXPECT_EQ(run_task(missing_script, "node-b"), start + start + failed("script") + exit + exit);
+    missing_script[0].preflight.script = std::nullopt;
+    EXPECT_NE(run_task(missing_script, "node-b").find("--node_rank=0 --master_addr=node-b x.py\n"),
+              std::string::npos);
     // Without perl for the relay: its own check, after the others.
     EXPECT_EQ(run_task(nodes, "node-b", "/nonexistent"),
               start + start + failed("helper perl") + exit + exit);

@@ -322,6 +322,27 @@ TEST(RemoteCommandPreflight, TooFewGpusAreAnsweredWithTheCount) {
     EXPECT_EQ(started.out, "started\nstatus=0\n");
 }
 
+// Issue #39: the script torchrun will open, relative to the working directory, as a local node
+// reads it; none with -m or no_python (nullopt: the wrapper is passed '').
+TEST(RemoteCommandPreflight, AMissingScriptIsAnsweredAndNoneIsChecked) {
+    test::TempDir dir("colossalai-script");
+    dir.write("train.py", "print(1)\n");
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started"}, dir.path().string());
+    command.preflight.script = "trian.py";
+    RunResult result = run_preflight(command);
+    EXPECT_EQ(result.out, "\036colossalai-failed script\nstatus=125\n");
+    std::optional<ReadyAnswer> answer = parse_ready_line("\036colossalai-failed script", command);
+    ASSERT_TRUE(answer && answer->failure);
+    EXPECT_EQ(answer->failure->check, job::PreflightCheck::script);
+    EXPECT_EQ(answer->failure->subject, "trian.py");
+    for (std::optional<std::string> present :
+         {std::optional<std::string>("train.py"), std::optional<std::string>(std::nullopt)}) {
+        command.preflight.script = present;
+        RunResult started = run_wrapper(command, "");
+        EXPECT_EQ(started.out, "started\nstatus=0\n") << present.value_or("(none)");
+    }
+}
+
 TEST(RemoteCommandPreflight, PassingChecksAnswerReadyAndStartNothingWithoutGo) {
     job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
     command.preflight.master_address = "127.0.0.1"; // numeric: no lookup
@@ -438,20 +459,26 @@ TEST(ProgramInput, ArgumentsThenPreludeThenProgramInOneBlock) {
 TEST(WrapperInput, ArgumentsEnvironmentAndTheWrapper) {
     job::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
     std::string text = wrapper_input(command, 1500ms, 0ms);
-    EXPECT_EQ(text, "{\nset -- 15 0 /tmp '' '' 0 '' torchrun --nproc_per_node=2 train.py\n" +
+    EXPECT_EQ(text, "{\nset -- 15 0 /tmp '' '' 0 '' '' torchrun --nproc_per_node=2 train.py\n" +
                         environment_block(command) + std::string(node_wrapper()) + "\n}\n");
     // The silence limit in seconds with one decimal, as coreutils' timeout takes it.
-    EXPECT_EQ(
-        wrapper_input(command, 1500ms, 60000ms).rfind("{\nset -- 15 60.0 /tmp '' '' 0 '' torch", 0),
-        0u);
+    EXPECT_EQ(wrapper_input(command, 1500ms, 60000ms)
+                  .rfind("{\nset -- 15 60.0 /tmp '' '' 0 '' '' torch", 0),
+              0u);
     EXPECT_EQ(wrapper_input(command, 1500ms, 0ms, ExitLine::printed)
-                  .rfind("{\nset -- 15 0 /tmp '' '' 1 '' torch", 0),
+                  .rfind("{\nset -- 15 0 /tmp '' '' 1 '' '' torch", 0),
               0u);
     EXPECT_EQ(wrapper_input(command, 1500ms, 2250ms).rfind("{\nset -- 15 2.3 /tmp", 0), 0u);
     // The GPUs the node must have, as job::gpu_check_word writes them.
     command.preflight.gpus = job::GpuIndices{{0, 2}};
     EXPECT_EQ(
-        wrapper_input(command, 1500ms, 0ms).rfind("{\nset -- 15 0 /tmp '' '' 0 '3!' torch", 0), 0u);
+        wrapper_input(command, 1500ms, 0ms).rfind("{\nset -- 15 0 /tmp '' '' 0 '3!' '' torch", 0),
+        0u);
+    // The script the node reads ('' above: none).
+    command.preflight.script = "train.py";
+    EXPECT_EQ(wrapper_input(command, 1500ms, 0ms)
+                  .rfind("{\nset -- 15 0 /tmp '' '' 0 '3!' train.py torch", 0),
+              0u);
 }
 
 TEST(RemoteCommand, EnvironmentBlockQuotesEveryValue) {
