@@ -572,6 +572,34 @@ TEST_F(SlurmLaunch, DryRunPrintsTheSrunCommandAndEveryNodesCommand) {
     EXPECT_TRUE(std::filesystem::is_empty(m_dir.path() / "record"));
 }
 
+// Issue #40: Debian's torchrun (PyTorch 1.13 on Python 3.11) on both test nodes is a known-broken
+// pair: each task reads its own versions and the launcher names each node once in a notice; the
+// command is not changed (torchrun then stops as it does). The fake torchrun (a sh script) and
+// redirects/tee that avoid 0 and 3 earn none.
+TEST_F(SlurmLaunch, ABrokenPairOnEachNodeIsNamedInANotice) {
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1",
+                      (fixtures_dir() / "train_allreduce.py").string()},
+                     {}, true);
+    ASSERT_FALSE(result.timed_out) << describe(result);
+    for (const char* node : {"node1", "node2"}) {
+        std::string line =
+            "colossalai: " + std::string(node) +
+            ": PyTorch 1.13 on Python 3.11: torchrun stops before any worker starts (torch's "
+            "to_std loses --redirects/--tee 0 and 3 on Python 3.11+, fixed in PyTorch 2.0); "
+            "--extra_launch_args redirects=9:1,tee=9:1 avoids it, leaving the streams untouched, "
+            "for up to 9 processes per node";
+        EXPECT_TRUE(has_line(result.err, line)) << describe(result);
+        EXPECT_EQ(result.err.find(line), result.err.rfind(line)); // once
+    }
+    EXPECT_NE(result.exit_code, 0) << describe(result);
+    RunResult faked = run_launcher(
+        {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1", "train.py"});
+    EXPECT_EQ(faked.exit_code, 0) << describe(faked);
+    EXPECT_EQ(faked.err.find("stops before any worker starts"), std::string::npos)
+        << describe(faked);
+}
+
 TEST_F(SlurmLaunch, RealGlooAllReduceInsideAndOutsideAnAllocation) {
     const std::string fixture = (fixtures_dir() / "train_allreduce.py").string();
     const Words args = {"--launcher",
@@ -606,6 +634,8 @@ TEST_F(SlurmLaunch, RealGlooAllReduceInsideAndOutsideAnAllocation) {
         EXPECT_NE(result.err.find(summary_block({"node1: success", "node2: success"})),
                   std::string::npos)
             << describe(result);
+        // redirects and tee avoid 0 and 3: the tasks read no pair, and no notice comes.
+        EXPECT_EQ(result.err.find("stops before any worker starts"), std::string::npos);
     }
 }
 
