@@ -284,10 +284,11 @@ std::string_view torch_pair_word(const std::optional<TorchPairCheck>& check) {
 
 std::string torch_pair_check_shell(std::string_view notice, std::string_view word,
                                    std::string_view command, const BrokenPair& broken) {
-    // The word becomes torch_pair_shell's interpreter: the command, or none (its `#!` line).
+    // The word becomes torch_pair_shell's interpreter: the command, or none (its `#!` line). In
+    // a subshell: none of the variables it uses outlives it (the shell around it has its own).
     return fmt::format(
-        "if [ -n \"${{{0}}}\" ]; then case ${{{0}}} in command) {0}=${{{1}}};; *) "
-        "{0}=;; esac\n{2}fi\n",
+        "if [ -n \"${{{0}}}\" ]; then (case ${{{0}}} in command) {0}=${{{1}}};; *) "
+        "{0}=;; esac\n{2}); fi\n",
         word, command,
         torch_pair_shell({.notice = notice, .python = word, .command = command}, broken));
 }

@@ -88,7 +88,7 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     // Once the checks pass: a known-broken PyTorch and Python pair is a notice, not a failure.
     script += step::notice_shell("\"$r\"");
     script += fmt::format("cai_b={}\n", job::torch_pair_word(first.preflight.torch_pair));
-    script += job::torch_pair_check_shell("cai_z", "cai_b", "cai_c", run::broken_pair());
+    script += job::torch_pair_check_shell("cai_note", "cai_b", "cai_c", run::broken_pair());
     // The relay's interpreter. The stop signals that Slurm delivers to every process of the
     // step are trapped here (the wrapper must live to print the job's status) and ignored by the
     // relay; the job, started by the relay with every signal at its default, gets them.

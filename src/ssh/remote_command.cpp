@@ -74,7 +74,7 @@ shift
 cai_b=$1
 shift
 cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
-cai_z() { printf "\036colossalai-notice %s\n" "$1"; }
+cai_note() { printf "\036colossalai-notice %s\n" "$1"; }
 )sh";
 // Then the preflight (job::preflight_shell, shared with the srun task script), then:
 constexpr std::string_view wrapper_tail =
@@ -126,7 +126,7 @@ std::string relayed_case() {
 const std::string& wrapper_text() {
     static const std::string text =
         std::string(wrapper_head) + job::preflight_shell(job::preflight_shell_names("1")) +
-        job::torch_pair_check_shell("cai_z", "cai_b", "1", run::broken_pair()) +
+        job::torch_pair_check_shell("cai_note", "cai_b", "1", run::broken_pair()) +
         std::string(wrapper_tail) + relayed_case() + std::string(wrapper_control_tail);
     return text;
 }

@@ -43,7 +43,7 @@ std::string exit_marker_shell(std::string_view rank, std::string_view status) {
 }
 
 std::string notice_shell(std::string_view rank) {
-    return fmt::format("cai_z() {{ printf '{}%s\\n' {} \"$1\"; }}\n",
+    return fmt::format("cai_note() {{ printf '{}%s\\n' {} \"$1\"; }}\n",
                        marker_format(job::notice_marker), rank);
 }
 

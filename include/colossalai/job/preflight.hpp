@@ -214,9 +214,10 @@ std::optional<NodePair> parse_node_pair(std::string_view what);
 // `shebang` or `command`.
 std::string_view torch_pair_word(const std::optional<TorchPairCheck>& check);
 
-// torch_pair_shell for a shell that holds torch_pair_word in the variable `word` (rewritten) and
-// its command in `command`: nothing runs for an empty word; with `command`, the command is the
-// interpreter. `notice` as torch_pair_shell's.
+// torch_pair_shell for a shell that holds torch_pair_word in the variable `word` and its command
+// in `command`: nothing runs for an empty word; with `command`, the command is the interpreter.
+// It runs in a subshell, so that it sets none of the shell's variables. `notice` as
+// torch_pair_shell's (a function of the shell, which the subshell inherits).
 std::string torch_pair_check_shell(std::string_view notice, std::string_view word,
                                    std::string_view command, const BrokenPair& broken);
 

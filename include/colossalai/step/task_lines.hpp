@@ -37,7 +37,7 @@ std::string start_marker_shell(std::string_view rank, std::string_view handle,
                                std::string_view node);
 std::string failed_check_shell(std::string_view rank);
 std::string exit_marker_shell(std::string_view rank, std::string_view status);
-// The function `cai_z WHAT` that writes the notice marker on stdout (and returns).
+// The function `cai_note WHAT` that writes the notice marker on stdout (and returns).
 std::string notice_shell(std::string_view rank);
 
 // What one line of a task says, read from the line alone.

@@ -123,6 +123,20 @@ TEST_F(TorchPairOnANode, TheCheckWordSaysWhetherAndWhereToRead) {
     EXPECT_EQ(said_for(command, (m_dir / "venv/bin/python").string()), "pair 1.13 3.11\nready\n");
 }
 
+// The node wrapper and the task script keep their own values in `cai_` variables: the check sets
+// none of them (it runs in a subshell), the word included.
+TEST_F(TorchPairOnANode, TheCheckLeavesTheShellsVariablesAsTheyWere) {
+    venv("3.11.2", "1.13.0a0");
+    std::string script = "notice() { printf '%s\\n' \"$1\"; }\nw=shebang c=torchrun cai_y=kept "
+                         "cai_s=kept cai_p=kept\n" +
+                         torch_pair_check_shell("notice", "w", "c", broken) +
+                         "echo \"$w $cai_y $cai_s $cai_p\"\n";
+    test::RunOptions options;
+    options.env = {{"PATH", (m_dir / "venv/bin").string() + ":/usr/bin:/bin"}};
+    test::RunResult result = test::run({"/bin/sh", "-c", script}, options);
+    EXPECT_EQ(result.out, "pair 1.13 3.11\nshebang kept kept kept\n") << test::describe(result);
+}
+
 // The launcher's line for a node's notice: the pair it read, the form its check names.
 TEST(NodePair, TheNodesNoticeNamesItsPairAndTheForm) {
     TorchPairCheck check{TorchInterpreter::shebang, "torchrun", broken};

@@ -87,7 +87,7 @@ TEST(ReadTaskLine, AnyOtherLineIsForeignAndWhole) {
 TEST(MarkerShell, WritesTheMarkersWithTheirRankOnBothStreams) {
     std::string script = "r=5\n" + start_marker_shell("\"$r\"", "7.0", "node9") +
                          exit_marker_shell("\"$r\"", "3") + notice_shell("\"$r\"") +
-                         "cai_z 'pair 1.13 3.11'\n" + failed_check_shell("\"$r\"") +
+                         "cai_note 'pair 1.13 3.11'\n" + failed_check_shell("\"$r\"") +
                          "cai_f 'helper perl'\necho not reached\n";
     test::RunResult result = test::run({"/bin/sh", "-c", script});
     EXPECT_EQ(result.exit_code, job::preflight_exit_status) << test::describe(result);
