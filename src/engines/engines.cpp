@@ -79,14 +79,15 @@ void validate(const run::Options& options) {
 
 std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
                                                        job::LaunchHooks hooks) {
-    return std::visit(
-        Overloaded{
-            [&](const run::SshLaunch& launch) { return ssh::make_transports(plan, launch); },
-            [&](const run::SrunLaunch& launch) {
-                return slurm::make_transports(plan, launch, std::move(hooks));
-            },
-        },
-        plan.launch);
+    return std::visit(Overloaded{
+                          [&](const run::SshLaunch& launch) {
+                              return ssh::make_transports(plan, launch, std::move(hooks));
+                          },
+                          [&](const run::SrunLaunch& launch) {
+                              return slurm::make_transports(plan, launch, std::move(hooks));
+                          },
+                      },
+                      plan.launch);
 }
 
 std::string dry_run_header(const run::Plan& plan) {

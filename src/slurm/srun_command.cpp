@@ -2,6 +2,7 @@
 
 #include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/job/preflight.hpp"
+#include "colossalai/run/torch_forms.hpp"
 #include "colossalai/step/relay.hpp"
 #include "colossalai/step/task_lines.hpp"
 #include "colossalai/util/error.hpp"
@@ -81,7 +82,13 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     script += master < argv.size()
                   ? "cai_m=$m\n"
                   : fmt::format("cai_m={}\n", util::shell_quote(first.preflight.master_address));
+    // The script every task checks: '' checks none (-m, no_python).
+    script += fmt::format("cai_j={}\n", util::shell_quote(first.preflight.script.value_or("")));
     script += job::preflight_shell(job::preflight_shell_names("cai_c"));
+    // Once the checks pass: a known-broken PyTorch and Python pair is a notice, not a failure.
+    script += step::notice_shell("\"$r\"");
+    script += fmt::format("cai_b={}\n", job::torch_pair_word(first.preflight.torch_pair));
+    script += job::torch_pair_check_shell("cai_note", "cai_b", "cai_c", run::broken_pair());
     // The relay's interpreter. The stop signals that Slurm delivers to every process of the
     // step are trapped here (the wrapper must live to print the job's status) and ignored by the
     // relay; the job, started by the relay with every signal at its default, gets them.

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <variant>
 
 namespace colossalai::ssh {
@@ -37,7 +38,7 @@ void allow_descriptors_for(std::size_t remote_nodes, std::size_t per_node) {
 // remote nodes).
 class SshLaunchTransports : public job::LaunchTransports {
 public:
-    SshLaunchTransports(const run::Plan& plan, const run::SshLaunch& launch)
+    SshLaunchTransports(const run::Plan& plan, const run::SshLaunch& launch, job::LaunchHooks hooks)
         : m_local(plan.launcher_environment, plan.timings.kill_grace) {
         std::size_t remote_nodes = static_cast<std::size_t>(
             std::count_if(plan.nodes.begin(), plan.nodes.end(),
@@ -48,6 +49,7 @@ public:
         }
         SshSettings settings = ssh_settings(plan.timings.ssh_timeout, plan.timings.kill_grace);
         settings.connect.host_key_policy = launch.strict_host_key_checking;
+        settings.notice = std::move(hooks.notice);
         switch (launch.ssh_client) {
         case run::SshClient::libssh:
             m_remote.emplace<SshTransport>(settings);
@@ -164,9 +166,9 @@ const run::EngineRow& engine_row() {
     return ssh_row;
 }
 
-std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
-                                                       const run::SshLaunch& launch) {
-    return std::make_unique<SshLaunchTransports>(plan, launch);
+std::unique_ptr<job::LaunchTransports>
+make_transports(const run::Plan& plan, const run::SshLaunch& launch, job::LaunchHooks hooks) {
+    return std::make_unique<SshLaunchTransports>(plan, launch, std::move(hooks));
 }
 
 std::string dry_run_transport(const run::SshLaunch& launch, const job::NodeCommand& node) {

@@ -1,5 +1,7 @@
 #include "node_session.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <csignal>
 #include <optional>
@@ -23,7 +25,7 @@ public:
                 std::chrono::milliseconds answer_timeout, const SshSettings& settings,
                 std::string input, std::vector<HostTiming>& timings)
         : m_timings(timings), m_channel(std::move(channel)), m_command(command),
-          m_answer_timeout(answer_timeout), m_now(settings.now),
+          m_answer_timeout(answer_timeout), m_now(settings.now), m_notice(settings.notice),
           m_control(settings.heartbeat, settings.silence_limit, std::move(input)) {
         if (m_channel->started()) {
             // No worker queue: the node is picked as soon as it is queued.
@@ -158,6 +160,11 @@ private:
         if (m_answer->started()) {
             mark_logged_in();
         }
+        for (const std::string& notice : m_answer->take_notices()) {
+            if (m_notice) {
+                m_notice(fmt::format("colossalai: {}\n", notice));
+            }
+        }
         if (step.verdict) {
             take_verdict(*step.verdict);
         }
@@ -263,6 +270,7 @@ private:
     job::NodeCommand m_command; // what the wrapper's failed checks name (moved to m_answer)
     std::chrono::milliseconds m_answer_timeout;
     Now m_now;
+    std::function<void(std::string_view)> m_notice; // SshSettings::notice
     Phase m_phase = Phase::connecting;
     std::optional<PreflightAnswer> m_answer; // from the checking phase on
     WrapperControl m_control; // the wrapper's stdin not yet written, the signals relayed

@@ -17,6 +17,14 @@ constexpr std::size_t line_limit = 64 * 1024;
 // What is kept of the lines that were not the wrapper's, for a failure's message.
 constexpr std::size_t printed_limit = 1024;
 
+// The notice a line of the wrapper's names (job::notice_marker); nullopt for any other line.
+std::optional<std::string> node_notice(std::string_view line) {
+    if (!line.starts_with(job::notice_marker)) {
+        return std::nullopt;
+    }
+    return std::string(line.substr(job::notice_marker.size()));
+}
+
 } // namespace
 
 PreflightAnswer::PreflightAnswer(job::NodeCommand command, std::chrono::milliseconds timeout,
@@ -37,8 +45,14 @@ PreflightAnswer::Step PreflightAnswer::take(std::string_view bytes) {
             continue;
         }
         std::optional<ReadyAnswer> answer = parse_ready_line(m_line, m_command);
+        std::optional<std::string> notice = node_notice(m_line);
         if (m_line == started_line) {
             m_started = true;
+        } else if (notice) {
+            if (std::optional<std::string> text =
+                    job::describe_node_notice(m_command.preflight.torch_pair, *notice)) {
+                m_notices.push_back(fmt::format("{}: {}", m_command.host, *text));
+            }
         } else if (!answer && m_printed.size() < printed_limit) {
             m_printed += m_line.substr(0, printed_limit - m_printed.size());
             m_printed += '\n';

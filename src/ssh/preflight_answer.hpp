@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace colossalai::ssh {
 
@@ -42,6 +44,10 @@ public:
     // given.
     Step take(std::string_view bytes);
 
+    // The notices the wrapper sent before its answer (job::notice_marker), each a line that names
+    // the node (`HOST: NOTICE`, job::describe_node_notice), taken once.
+    std::vector<std::string> take_notices() { return std::exchange(m_notices, {}); }
+
     // The wrapper said it started (its started_line came): the login worked and ran the command.
     bool started() const { return m_started; }
     // When the answer is due.
@@ -64,6 +70,7 @@ private:
     std::string m_line;     // the line being read, without its newline
     bool m_started = false; // the wrapper's started_line came
     std::string m_printed;  // the first lines before the answer that were not the wrapper's
+    std::vector<std::string> m_notices; // not yet taken
 };
 
 } // namespace colossalai::ssh

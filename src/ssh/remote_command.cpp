@@ -1,6 +1,7 @@
 #include "colossalai/ssh/remote_command.hpp"
 
 #include "colossalai/exec/signal_policy.hpp"
+#include "colossalai/run/torch_forms.hpp"
 #include "colossalai/util/integer.hpp"
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/signal_name.hpp"
@@ -46,13 +47,17 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 //   (it was stopped by SIGSTOP, which sends no PAUSE), says the node stopped the job, and not
 //   that the job failed. A job that ended before the limit keeps its status: the wrapper kills
 //   the watcher as soon as the job has ended.
-// - Preflight, before the job: the working directory, the command (argv[0]), the master address
+// - Preflight, before the job: the working directory, the command (argv[0]), the script torchrun
+//   will open (cai_j; '' with -m or no_python: nothing checked), the master address
 //   (`getent ahosts`, not even started for a numeric address: IPv4 digits and dots, or IPv6
 //   with a `:`), the named interfaces and, when the launch asks for GPUs, their count
-//   (job::gpu_check_word; no probe runs otherwise). The answer is one line on stdout (ready, or the
-//   failed check); then the wrapper waits for the launcher's `go` line, and ends without
-//   starting anything on anything else (EOF). The launcher reads the answer in its loop while
-//   it connects other hosts: the checks cost a launch no round trip of their own.
+//   (job::gpu_check_word; no probe runs otherwise). Once they pass, and when the launch asks it
+//   (cai_b, job::torch_pair_word), the node reads its own PyTorch and Python: a known-broken
+//   pair is one notice line (job::notice_marker) before the answer, which fails nothing. The answer
+//   is one line on stdout (ready, or the failed check); then the wrapper waits for the launcher's
+//   `go` line, and ends without starting anything on anything else (EOF). The launcher reads the
+//   answer in its loop while it connects other hosts: the checks cost a launch no round trip of
+//   their own.
 // - The job's status is passed on as it is: 128+N means "exit code 128+N" or "killed by
 //   signal N", which sh cannot tell apart; the launcher, which knows the signals it relayed,
 //   decides.
@@ -64,7 +69,12 @@ constexpr std::string_view wrapper_head =
     R"sh(printf "\036colossalai-started\n"
 cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5 cai_x=$6 cai_u=$7
 shift 7
+cai_j=$1
+shift
+cai_b=$1
+shift
 cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
+cai_note() { printf "\036colossalai-notice %s\n" "$1"; }
 )sh";
 // Then the preflight (job::preflight_shell, shared with the srun task script), then:
 constexpr std::string_view wrapper_tail =
@@ -116,6 +126,7 @@ std::string relayed_case() {
 const std::string& wrapper_text() {
     static const std::string text =
         std::string(wrapper_head) + job::preflight_shell(job::preflight_shell_names("1")) +
+        job::torch_pair_check_shell("cai_note", "cai_b", "1", run::broken_pair()) +
         std::string(wrapper_tail) + relayed_case() + std::string(wrapper_control_tail);
     return text;
 }
@@ -185,6 +196,10 @@ std::string wrapper_input(const job::NodeCommand& command, std::chrono::millisec
         fmt::format("{}", fmt::join(command.preflight.interfaces, ",")),
         exit_line == ExitLine::printed ? "1" : "0",
         job::gpu_check_word(command.preflight.gpus)};
+    // The script the node checks: '' checks none (-m, no_python).
+    arguments.push_back(command.preflight.script.value_or(""));
+    // Whether and how the node reads its PyTorch and Python pair ('': not at all).
+    arguments.push_back(std::string(job::torch_pair_word(command.preflight.torch_pair)));
     arguments.insert(arguments.end(), command.argv.begin(), command.argv.end());
     return program_input(wrapper_text(), arguments, environment_block(command));
 }

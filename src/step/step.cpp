@@ -258,6 +258,15 @@ void Step::task_line(Stream stream, const LabelledLine& labelled) {
             return;
         }
     }
+    if (const auto* noticed = std::get_if<Noticed>(&read); noticed && rank < m_tasks.size()) {
+        const Task& task = m_tasks[rank];
+        if (std::optional<std::string> text =
+                job::describe_node_notice(task.command.preflight.torch_pair, noticed->what)) {
+            notice(
+                fmt::format("colossalai: {}: {}\n", task.host.value_or(task.command.host), *text));
+            return;
+        }
+    }
     const auto* frame = std::get_if<Frame>(&read);
     const auto* exited = std::get_if<Exited>(&read);
     if ((frame == nullptr && exited == nullptr) || rank >= m_tasks.size()) {

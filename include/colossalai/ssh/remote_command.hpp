@@ -24,7 +24,8 @@
 // answered.
 //
 // A node's job runs under a small POSIX sh program, the "node wrapper" (wrapper_input):
-//   "$@" = <grace-tenths> <silence> <cwd> <master> <interfaces> <exit-line> <argv...>
+//   "$@" = <grace-tenths> <silence> <cwd> <master> <interfaces> <exit-line> <gpus> <script>
+//          <torch-pair> <argv...>
 // with the environment block — one `export NAME='value'` line per variable — run before it, so that
 // no value ever appears in a process list. The wrapper first says it started (one line,
 // started_line), runs its preflight checks and answers with one line on stdout (parse_ready_line);

@@ -6,7 +6,9 @@
 #include "colossalai/ssh/worker_pool.hpp"
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <string_view>
 
 namespace colossalai::ssh {
 
@@ -35,6 +37,9 @@ struct SshSettings {
     // Where the heartbeat and keepalive times come from: the steady clock; unit tests move a
     // clock of their own by hand.
     Now now = steady_now;
+    // Where a node's notice goes (its wrapper's, before the answer: a known-broken PyTorch and
+    // Python pair), as a whole `colossalai: HOST: ...` line; empty: nowhere.
+    std::function<void(std::string_view)> notice;
 };
 
 // The settings for `--ssh-timeout` (connect timeout per host) and `--kill-grace`: unacked

@@ -18,6 +18,8 @@
 //   start:  RS `colossalai-task-start HANDLE NODE` (HANDLE: what the engine's stop delivery
 //           names the step by, Slurm's `JOB.STEP`; NODE: the scheduler's name of the node)
 //   failed: job::failed_check_marker `WHAT` (the preflight's failed check, as over SSH)
+//   notice: job::notice_marker `WHAT` (what the preflight notices, as over SSH: a known-broken
+//           PyTorch and Python pair; fails nothing)
 //   exit:   RS `colossalai-task-exit STATUS` (the job's status as sh reports it)
 // Pure, on whole lines (without their newline).
 namespace colossalai::step {
@@ -35,6 +37,8 @@ std::string start_marker_shell(std::string_view rank, std::string_view handle,
                                std::string_view node);
 std::string failed_check_shell(std::string_view rank);
 std::string exit_marker_shell(std::string_view rank, std::string_view status);
+// The function `cai_note WHAT` that writes the notice marker on stdout (and returns).
+std::string notice_shell(std::string_view rank);
 
 // What one line of a task says, read from the line alone.
 struct Frame { // the job's bytes
@@ -50,6 +54,10 @@ struct Failed { // its preflight failed: `what` as job::parse_failed_check reads
     std::size_t rank = 0;
     std::string what;
 };
+struct Noticed { // its preflight noticed `what` (job::describe_node_notice reads it)
+    std::size_t rank = 0;
+    std::string what;
+};
 struct Exited { // its job ended with `status`; the stream ends here
     std::size_t rank = 0;
     int status = 0;
@@ -57,7 +65,7 @@ struct Exited { // its job ended with `status`; the stream ends here
 struct Foreign { // no line of a task's: the launcher's own, slurmstepd's, a wrapper's error
     std::string_view text;
 };
-using TaskLine = std::variant<Frame, Started, Failed, Exited, Foreign>;
+using TaskLine = std::variant<Frame, Started, Failed, Noticed, Exited, Foreign>;
 
 // Reads `line` (without its newline). A marker that does not parse (an exit marker without a
 // number, a start marker without a handle) is Foreign, the whole line.

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,22 @@ protected:
         }
         install_fake_torchrun(m_dir.path());
         std::filesystem::create_directories(job());
+        // The scripts the tests name: each task's preflight reads its script (as torchrun opens
+        // it) before its command starts.
+        for (const char* script :
+             {"train.py", "t.py", "checkpoint-2236.py", "queued.py", "waiting-2718.py"}) {
+            write_file(job() / script, "");
+        }
+    }
+
+    // The slurmd of node k, whose children run the node's tasks.
+    pid_t slurmd(int k) const {
+        for (pid_t pid : cluster().pids_on_node(k)) {
+            if (read_file("/proc/" + std::to_string(pid) + "/comm") == "slurmd\n") {
+                return pid;
+            }
+        }
+        throw std::runtime_error("no slurmd on node " + std::to_string(k));
     }
 
     std::filesystem::path job() const { return m_dir.path() / "job"; }
@@ -245,6 +262,38 @@ TEST_F(SlurmLaunch, ATaskWhosePreflightFailsStartsNothing) {
     }
 }
 
+// Issue #39: each task reads the script, relative to the working directory, as torchrun will open
+// it. One missing on node2 alone (an empty file system over its directory there) is named by
+// node2, exit 254, and node2's command never starts. srun has no barrier: node1's task, whose
+// checks pass, may start its job before node2 fails, and fail-fast then stops it. With -m, or a
+// program that torchrun runs without Python, nothing is checked.
+TEST_F(SlurmLaunch, AScriptMissingOnOneNodeIsNamed) {
+    write_file(job() / "copied/train.py", "");
+    HiddenOnNode hidden(slurmd(2), job() / "copied");
+    behave("0", "exec sleep 2236.07\n");
+    RunResult result = run_launcher({"--launcher", "slurm", "--host", "node1,node2",
+                                     "--nproc_per_node", "1", "copied/train.py"});
+    EXPECT_EQ(result.exit_code, 254) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "node2: failure (cannot read the script 'copied/train.py' on "
+                                     "the node (torchrun opens it from the working directory: "
+                                     "copy it to every node, or check its name))"))
+        << describe(result);
+    EXPECT_FALSE(has_line(result.err, "node1: success")) << describe(result);
+    EXPECT_FALSE(std::filesystem::exists(recorded(1, "argv")));
+    EXPECT_TRUE(
+        eventually([&] { return cluster().processes_with_marker("2236.07").empty(); }, 30s));
+    behave("0", "exit 0\n");
+    for (const Words& unchecked : {Words{"-m", "copied.train"},
+                                   Words{"--extra_launch_args", "no_python", "copied/train.py"}}) {
+        Words args = {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1"};
+        args.insert(args.end(), unchecked.begin(), unchecked.end());
+        std::filesystem::remove(recorded(1, "argv"));
+        RunResult started = run_launcher(args);
+        EXPECT_EQ(started.exit_code, 0) << unchecked.front() << describe(started);
+        EXPECT_TRUE(std::filesystem::exists(recorded(1, "argv"))) << unchecked.front();
+    }
+}
+
 // The GPU preflight in each task: nodes with fewer GPUs than processes (the fake nvidia-smi,
 // tests/fixtures/fake_nvidia_smi.sh, first on the tasks' PATH) stop the launch, each named with
 // what was asked and found, exit 254, no command started.
@@ -388,6 +437,7 @@ class SlurmLaunchStubborn : public SlurmLaunch,
 TEST_P(SlurmLaunchStubborn, IsKilledAfterItsStop) {
     const StubbornCase& c = GetParam();
     const std::string marker = "stubborn-" + c.name + ".py";
+    write_file(job() / marker, "");
     std::string ignored = c.signo == SIGINT ? "INT" : "TERM";
     behave("all", "trap '' " + ignored + "\n: > \"$record/$rank.ignoring\"\nhold\n");
     std::unique_ptr<Background> running = start_on_both({"--kill-grace", c.args, marker});
@@ -522,6 +572,34 @@ TEST_F(SlurmLaunch, DryRunPrintsTheSrunCommandAndEveryNodesCommand) {
     EXPECT_TRUE(std::filesystem::is_empty(m_dir.path() / "record"));
 }
 
+// Issue #40: Debian's torchrun (PyTorch 1.13 on Python 3.11) on both test nodes is a known-broken
+// pair: each task reads its own versions and the launcher names each node once in a notice; the
+// command is not changed (torchrun then stops as it does). The fake torchrun (a sh script) and
+// redirects/tee that avoid 0 and 3 earn none.
+TEST_F(SlurmLaunch, ABrokenPairOnEachNodeIsNamedInANotice) {
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1",
+                      (fixtures_dir() / "train_allreduce.py").string()},
+                     {}, true);
+    ASSERT_FALSE(result.timed_out) << describe(result);
+    for (const char* node : {"node1", "node2"}) {
+        std::string line =
+            "colossalai: " + std::string(node) +
+            ": PyTorch 1.13 on Python 3.11: torchrun stops before any worker starts (torch's "
+            "to_std loses --redirects/--tee 0 and 3 on Python 3.11+, fixed in PyTorch 2.0); "
+            "--extra_launch_args redirects=9:1,tee=9:1 avoids it, leaving the streams untouched, "
+            "for up to 9 processes per node";
+        EXPECT_TRUE(has_line(result.err, line)) << describe(result);
+        EXPECT_EQ(result.err.find(line), result.err.rfind(line)); // once
+    }
+    EXPECT_NE(result.exit_code, 0) << describe(result);
+    RunResult faked = run_launcher(
+        {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1", "train.py"});
+    EXPECT_EQ(faked.exit_code, 0) << describe(faked);
+    EXPECT_EQ(faked.err.find("stops before any worker starts"), std::string::npos)
+        << describe(faked);
+}
+
 TEST_F(SlurmLaunch, RealGlooAllReduceInsideAndOutsideAnAllocation) {
     const std::string fixture = (fixtures_dir() / "train_allreduce.py").string();
     const Words args = {"--launcher",
@@ -556,6 +634,8 @@ TEST_F(SlurmLaunch, RealGlooAllReduceInsideAndOutsideAnAllocation) {
         EXPECT_NE(result.err.find(summary_block({"node1: success", "node2: success"})),
                   std::string::npos)
             << describe(result);
+        // redirects and tee avoid 0 and 3: the tasks read no pair, and no notice comes.
+        EXPECT_EQ(result.err.find("stops before any worker starts"), std::string::npos);
     }
 }
 

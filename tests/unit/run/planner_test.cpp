@@ -515,6 +515,28 @@ TEST(MakePlan, ModuleAndSymbolicNprocFollowWhatTheFormAccepts) {
 
 // The launcher's own PyTorch 1.9-1.13 on Python 3.11+: one notice, with the least change; the
 // command stays as asked.
+// Issue #40: a remote node reads its own pair (the launcher's versions are not its), a local node
+// does not (the plan's notice covers it), and none does where the pair cannot stop the launch.
+TEST(MakePlan, RemoteNodesReadTheirOwnPyTorchAndPythonPair) {
+    Options options = basic();
+    options.host = test::hosts("127.0.0.1,192.0.2.11");
+    options.master_addr = MasterAddress{"192.0.2.11"};
+    Plan plan = test::plan_of(options, context());
+    ASSERT_EQ(plan.nodes.size(), 2u);
+    EXPECT_FALSE(plan.nodes[0].preflight.torch_pair); // local
+    ASSERT_TRUE(plan.nodes[1].preflight.torch_pair);
+    EXPECT_EQ(plan.nodes[1].preflight.torch_pair->interpreter, job::TorchInterpreter::shebang);
+    EXPECT_EQ(plan.nodes[1].preflight.torch_pair->launcher, "torchrun");
+    options.extra_launch_args = parse_extra_launch_args("redirects=9:1,tee=9:1");
+    EXPECT_FALSE(test::plan_of(options, context()).nodes[1].preflight.torch_pair);
+    Options srun = basic();
+    srun.launcher = Launcher::slurm;
+    srun.host = test::hosts("node1,node2");
+    for (const NodeCommand& node : test::plan_of(srun, context()).nodes) {
+        EXPECT_TRUE(node.preflight.torch_pair) << node.host;
+    }
+}
+
 TEST(MakePlan, ABrokenPyTorchAndPythonPairEarnsANotice) {
     Context ctx = context();
     ctx.torch_version = "1.13.0a0";

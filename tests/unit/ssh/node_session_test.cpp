@@ -133,9 +133,11 @@ protected:
         settings.heartbeat = 1000ms;
         settings.silence_limit = 5000ms;
         settings.now = TestClock::now;
+        settings.notice = [this](std::string_view text) { notices += text; };
         job::NodeCommand command;
         command.host = "node1";
         command.argv = {"torchrun", "train.py"};
+        command.preflight.torch_pair = pair;
         session = make_node_session(std::make_unique<ScriptedChannel>(channel), command, 7000ms,
                                     settings, std::move(input), timings);
     }
@@ -172,6 +174,8 @@ protected:
     Channel channel;
     std::vector<HostTiming> timings;
     std::unique_ptr<job::Process> session;
+    std::optional<job::TorchPairCheck> pair; // what the node is asked to read of its PyTorch
+    std::string notices;                     // what SshSettings::notice was given
 };
 
 // Connecting: a channel opened by a worker.
@@ -238,6 +242,28 @@ TEST_F(NodeSession, AnAnswerSplitAcrossPassesIsReadWhole) {
     EXPECT_TRUE(session->ready());
     EXPECT_EQ(channel.node_says, "job output"); // nothing beyond the answer is taken
     EXPECT_EQ(phase(), WrapperPhase::connected);
+}
+
+// Issue #40: the wrapper's notice before its answer is the launcher's line naming the node, once;
+// the node is ready all the same.
+TEST_F(NodeSession, ANoticeBeforeTheAnswerIsPrintedNamingTheNodeAndFailsNothing) {
+    pair = job::TorchPairCheck{job::TorchInterpreter::shebang,
+                               "torchrun",
+                               {{1, 9, std::nullopt}, {2, 0, std::nullopt}, {3, 11, std::nullopt}}};
+    start();
+    channel.node_says = "\036colossalai-notice pair 1.13 3.11\n";
+    pass();
+    EXPECT_FALSE(session->ready());
+    EXPECT_TRUE(notices.starts_with("colossalai: node1: PyTorch 1.13 on Python 3.11: torchrun "
+                                    "stops before any worker starts"))
+        << notices;
+    EXPECT_TRUE(notices.ends_with("for up to 9 processes per node\n")) << notices;
+    std::string once = notices;
+    channel.node_says = wrapper_ready;
+    pass();
+    EXPECT_TRUE(session->ready());
+    EXPECT_FALSE(result());
+    EXPECT_EQ(notices, once);
 }
 
 TEST_F(NodeSession, AFailedCheckEndsTheNodeAsCannotRunAndGoStartsNothing) {

@@ -55,6 +55,10 @@ TEST(ReadTaskLine, TheMarkersSayTheirRank) {
     ASSERT_TRUE(std::holds_alternative<Exited>(line));
     EXPECT_EQ(std::get<Exited>(line).rank, 1u);
     EXPECT_EQ(std::get<Exited>(line).status, 143);
+    line = read_task_line(task_line(3, std::string(job::notice_marker) + "pair 1.13 3.11"));
+    ASSERT_TRUE(std::holds_alternative<Noticed>(line));
+    EXPECT_EQ(std::get<Noticed>(line).rank, 3u);
+    EXPECT_EQ(std::get<Noticed>(line).what, "pair 1.13 3.11");
     line = read_task_line(task_line(4, failed_check("helper perl")));
     ASSERT_TRUE(std::holds_alternative<Failed>(line));
     EXPECT_EQ(std::get<Failed>(line).rank, 4u);
@@ -82,7 +86,8 @@ TEST(ReadTaskLine, AnyOtherLineIsForeignAndWhole) {
 // The wrapper's shell writes what read_task_line reads: run by a real /bin/sh.
 TEST(MarkerShell, WritesTheMarkersWithTheirRankOnBothStreams) {
     std::string script = "r=5\n" + start_marker_shell("\"$r\"", "7.0", "node9") +
-                         exit_marker_shell("\"$r\"", "3") + failed_check_shell("\"$r\"") +
+                         exit_marker_shell("\"$r\"", "3") + notice_shell("\"$r\"") +
+                         "cai_note 'pair 1.13 3.11'\n" + failed_check_shell("\"$r\"") +
                          "cai_f 'helper perl'\necho not reached\n";
     test::RunResult result = test::run({"/bin/sh", "-c", script});
     EXPECT_EQ(result.exit_code, job::preflight_exit_status) << test::describe(result);
@@ -91,7 +96,8 @@ TEST(MarkerShell, WritesTheMarkersWithTheirRankOnBothStreams) {
     std::string preflight_exit =
         task_line(5, exit_marker(std::to_string(job::preflight_exit_status))) + "\n";
     EXPECT_EQ(result.out,
-              start + exit + task_line(5, failed_check("helper perl")) + "\n" + preflight_exit);
+              start + exit + task_line(5, std::string(job::notice_marker) + "pair 1.13 3.11") +
+                  "\n" + task_line(5, failed_check("helper perl")) + "\n" + preflight_exit);
     EXPECT_EQ(result.err, start + exit + preflight_exit);
     EXPECT_TRUE(std::holds_alternative<Started>(read_task_line(start.substr(0, start.size() - 1))));
 }
