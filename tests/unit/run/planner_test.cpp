@@ -530,7 +530,7 @@ TEST(MakePlan, RemoteNodesReadTheirOwnPyTorchAndPythonPair) {
     options.extra_launch_args = parse_extra_launch_args("redirects=9:1,tee=9:1");
     EXPECT_FALSE(test::plan_of(options, context()).nodes[1].preflight.torch_pair);
     Options srun = basic();
-    srun.launcher = Launcher::slurm;
+    srun.engine = test::engine_named("slurm");
     srun.host = test::hosts("node1,node2");
     for (const NodeCommand& node : test::plan_of(srun, context()).nodes) {
         EXPECT_TRUE(node.preflight.torch_pair) << node.host;
