@@ -113,17 +113,21 @@ TEST(EngineTable, LauncherValuesAreTheTablesNames) {
     run::Options slurm;
     slurm.engine = find("slurm");
     EXPECT_EQ(&chosen(slurm), find("slurm"));
-    EXPECT_EQ(find("slurm", Command::check)->check_through, check::Launcher::slurm);
-    EXPECT_EQ(find("ssh", Command::check)->check_through, check::Launcher::ssh);
+    EXPECT_EQ(find("slurm", Command::check), find("slurm"));
+    EXPECT_EQ(find("ssh", Command::check), find("ssh"));
+    EXPECT_EQ(&chosen(check::Options{}), table().front());
+    check::Options check_slurm;
+    check_slurm.engine = find("slurm", Command::check);
+    EXPECT_EQ(&chosen(check_slurm), find("slurm"));
 }
 
 // A row without a way for check serves run alone.
 TEST(EngineTable, CheckTakesOnlyTheEnginesItReachesNodesThrough) {
     for (const run::EngineRow* row : table()) {
         SCOPED_TRACE(row->name);
-        EXPECT_EQ(find(row->name, Command::check), row->check_through ? row : nullptr);
+        EXPECT_EQ(find(row->name, Command::check), row->check_nodes != nullptr ? row : nullptr);
         EXPECT_EQ(names("|", Command::check).find(row->name) != std::string::npos,
-                  row->check_through.has_value());
+                  row->check_nodes != nullptr);
     }
 }
 
