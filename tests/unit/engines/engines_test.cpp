@@ -166,6 +166,37 @@ TEST(EngineValidation, AnotherEnginesOptionIsRefusedInTheChosenEnginesWords) {
     EXPECT_EQ(test::usage_message([&] { validate(ssh); }), "--srun-args needs --launcher slurm");
 }
 
+// Under check, each row owns its own options of check, refuses another's in its own words, and
+// says which allocations and hosts it cannot check (cluster_check and the cli ask the row).
+TEST(EngineCheckColumns, EachRowSaysWhatCheckThroughItRefuses) {
+    const run::EngineRow& ssh = *find("ssh", Command::check);
+    const run::EngineRow& slurm = *find("slurm", Command::check);
+    EXPECT_EQ(std::vector<std::string_view>(ssh.check_options.begin(), ssh.check_options.end()),
+              (std::vector<std::string_view>{"--ssh-port", "--ssh-timeout"}));
+    EXPECT_EQ(std::vector<std::string_view>(slurm.check_options.begin(), slurm.check_options.end()),
+              std::vector<std::string_view>{"--srun-args"});
+    EXPECT_EQ(ssh.check_refuse("--srun-args", "slurm"), "--srun-args needs --launcher slurm");
+    EXPECT_EQ(slurm.check_refuse("--ssh-port and --ssh-timeout", "ssh"),
+              "--ssh-port and --ssh-timeout are for --launcher ssh (srun starts the checks)");
+    EXPECT_FALSE(ssh.check_alone_checks_allocation);
+    EXPECT_TRUE(slurm.check_alone_checks_allocation);
+
+    // ssh reaches any allocation's nodes and any host; srun a Slurm allocation's, as its user.
+    EXPECT_EQ(ssh.check_allocation, nullptr);
+    EXPECT_EQ(ssh.check_host, nullptr);
+    const std::string needs_nodes = "--launcher slurm needs the nodes: --host or --hostfile, or "
+                                    "run it inside a Slurm allocation (salloc, sbatch)";
+    EXPECT_EQ(test::usage_message([&] { slurm.check_allocation(std::nullopt); }), needs_nodes);
+    run::SchedulerVariable pbs{run::SchedulerKind::pbs, "PBS_NODEFILE", "/var/spool/nodes"};
+    EXPECT_EQ(test::usage_message([&] { slurm.check_allocation(pbs); }), needs_nodes);
+    slurm.check_allocation(
+        run::SchedulerVariable{run::SchedulerKind::slurm, "SLURM_JOB_NODELIST", "n[1-2]"});
+    slurm.check_host(run::parse_host("node1", "--host"));
+    EXPECT_EQ(test::usage_message([&] { slurm.check_host(run::parse_host("me@node1", "--host")); }),
+              "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "
+              "who starts srun");
+}
+
 TEST(EngineValidation, SlurmRefusesGpuIndicesAndSshTakesThem) {
     run::Options options = script_options();
     options.hostfile = "hosts";
