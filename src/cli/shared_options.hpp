@@ -32,8 +32,8 @@ template <class Options>
 constexpr engines::Command engines_command =
     std::is_same_v<Options, run::Options> ? engines::Command::run : engines::Command::check;
 
-// --launcher NAME: an engine of the engines' table that serves the command, resolved once (run:
-// its row; check: the way its row says check reaches the nodes).
+// --launcher NAME: an engine of the engines' table that serves the command, its row resolved
+// once.
 template <class Options>
 void set_launcher(Options& options, std::string_view name, const std::string& value) {
     constexpr engines::Command command = engines_command<Options>;
@@ -42,11 +42,7 @@ void set_launcher(Options& options, std::string_view name, const std::string& va
         throw usage_error("{} '{}': expected {}", name, util::escape_for_message(value),
                           engines::names(" or ", command));
     }
-    if constexpr (command == engines::Command::run) {
-        options.engine = row;
-    } else {
-        options.launcher = *row->check_through;
-    }
+    options.engine = row;
 }
 
 // --launcher's value as --help shows it: the command's engines, "ssh|slurm" (engines::names),

@@ -34,7 +34,7 @@ std::span<const run::EngineRow* const> table() {
 namespace {
 
 bool serves(const run::EngineRow& row, Command command) {
-    return command == Command::run || row.check_through.has_value();
+    return command == Command::run || row.check_nodes != nullptr;
 }
 
 } // namespace
@@ -46,8 +46,20 @@ const run::EngineRow* find(std::string_view name, Command command) {
     return it == table().end() ? nullptr : *it;
 }
 
+namespace {
+
+const run::EngineRow& given_or_first(const run::EngineRow* given) {
+    return given != nullptr ? *given : *table().front();
+}
+
+} // namespace
+
 const run::EngineRow& chosen(const run::Options& options) {
-    return options.engine != nullptr ? *options.engine : *table().front();
+    return given_or_first(options.engine);
+}
+
+const run::EngineRow& chosen(const check::Options& options) {
+    return given_or_first(options.engine);
 }
 
 std::string names(std::string_view separator, Command command) {

@@ -1,6 +1,7 @@
 #include "colossalai/ssh/engine.hpp"
 
 #include "colossalai/job/local_transport.hpp"
+#include "colossalai/ssh/node_check.hpp"
 #include "colossalai/ssh/openssh_transport.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
 #include "colossalai/util/error.hpp"
@@ -140,6 +141,9 @@ std::string refuse_for_ssh(std::string_view option, std::string_view owner) {
     return fmt::format("{} needs --launcher {}", option, owner);
 }
 
+// check's options that only it reads.
+constexpr std::string_view ssh_check_options[] = {"--ssh-port", "--ssh-timeout"};
+
 // Each remote node over the client chosen, with the host key policy and the port given.
 run::LaunchIntent ssh_launch(const run::Options& options, bool, run::Plan& plan) {
     const run::SshLaunch::Given& own = given(options);
@@ -158,7 +162,9 @@ constexpr run::EngineRow ssh_row{.name = "ssh",
                                  .reaches_hosts = true,
                                  .withholds_job_identity = true,
                                  .launch = ssh_launch,
-                                 .check_through = check::Launcher::ssh};
+                                 .check_nodes = check_nodes,
+                                 .check_options = ssh_check_options,
+                                 .check_refuse = refuse_for_ssh};
 
 } // namespace
 

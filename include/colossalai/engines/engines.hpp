@@ -5,6 +5,7 @@
 // function below dispatches the plan's launch intent with one std::visit, so an intent
 // alternative without its engine does not compile.
 
+#include "colossalai/check/options.hpp"
 #include "colossalai/job/launch_transports.hpp"
 #include "colossalai/run/engine_row.hpp"
 #include "colossalai/run/plan.hpp"
@@ -20,7 +21,7 @@ namespace colossalai::engines {
 std::span<const run::EngineRow* const> table();
 
 // The command whose --launcher names an engine: `run` takes every row, `check` those it can reach
-// nodes through (EngineRow::check_through).
+// nodes through (EngineRow::check_nodes).
 enum class Command { run, check };
 
 // The row named `name` (a --launcher value of `command`); nullptr when no such engine serves it.
@@ -28,6 +29,7 @@ const run::EngineRow* find(std::string_view name, Command command = Command::run
 
 // The engine `options` chose: its --launcher row, else the table's first (the default).
 const run::EngineRow& chosen(const run::Options& options);
+const run::EngineRow& chosen(const check::Options& options);
 
 // The --launcher values of `command` in table order, joined by `separator`: "ssh|slurm" (as
 // --help shows them), "ssh or slurm" (as a message lists them).

@@ -13,7 +13,10 @@
 #include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/options.hpp"
 #include "colossalai/run/plan.hpp"
+#include "colossalai/run/scheduler_hosts.hpp"
 
+#include <chrono>
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,6 +50,25 @@ struct EngineHosts {
     std::string notice;
 };
 
+// What `colossalai check` (cluster_check) hands the engine it reaches the nodes through: the
+// node program in both of its forms (each engine runs the one it needs) and its limits.
+struct CheckRequest {
+    const check::Options& options; // the engine's own check options among them (--ssh-port, ...)
+    std::vector<Host> hosts;       // in report order
+    std::string node_input;        // the node program as a login shell's input
+    std::vector<std::string> node_argv;           // the node program as a command
+    std::chrono::milliseconds probe_timeout{0};   // each probe's on the node
+    std::chrono::milliseconds connect_timeout{0}; // per node (--ssh-timeout)
+    std::size_t max_answer_bytes = 0;             // per node; more is no answer of ours
+};
+
+// One node's raw reply to the check: what its node program printed, which cluster_check parses,
+// and why nothing ran there, which it says when `output` holds no answer.
+struct NodeReply {
+    std::string output;
+    std::string error;
+};
+
 struct EngineRow {
     std::string_view name;                 // its --launcher value
     std::span<const EngineOption> options; // the options only it reads
@@ -78,9 +100,23 @@ struct EngineRow {
     // own_hosts gave the hosts.
     LaunchIntent (*launch)(const Options& options, bool allocated, Plan& plan) = nullptr;
 
-    // How `colossalai check` reaches the nodes through it (cluster_check); nullopt: check
-    // cannot, and refuses it as its --launcher.
-    std::optional<check::Launcher> check_through = std::nullopt;
+    // How `colossalai check` reaches the nodes through it (cluster_check): the replies of
+    // `request.hosts`, in their order, each node's failure in its reply (never thrown). nullptr:
+    // check cannot, and refuses it as its --launcher; the columns below are then unused.
+    std::vector<NodeReply> (*check_nodes)(const CheckRequest& request) = nullptr;
+    // check's options that only it reads, as --help names them ("--ssh-port").
+    std::span<const std::string_view> check_options = {};
+    // The one line that refuses `options` (another engine's check options, joined: "--ssh-port
+    // and --ssh-timeout"), owned by the engine named `owner`, with this engine under check.
+    std::string (*check_refuse)(std::string_view options, std::string_view owner) = nullptr;
+    // Whether `check --launcher NAME` alone checks the nodes of the allocation it runs in;
+    // false: check needs --host, --hostfile or --allocation to check any node but this machine.
+    bool check_alone_checks_allocation = false;
+    // Refuses (a usage error) the allocation `variable` names (nullopt: none) when it cannot
+    // reach its nodes; nullptr: it reaches any.
+    void (*check_allocation)(const std::optional<SchedulerVariable>& variable) = nullptr;
+    // Refuses (a usage error) a host it cannot check; nullptr: it checks any.
+    void (*check_host)(const Host& host) = nullptr;
 };
 
 } // namespace colossalai::run

@@ -236,7 +236,7 @@ TEST(CheckOptionTable, TheOptionsSharedWithRunReadAlike) {
     EXPECT_EQ(run_options.hostfile, check_options.hostfile);
     both("--launcher", "slurm");
     EXPECT_EQ(run_options.engine, engines::find("slurm"));
-    EXPECT_EQ(check_options.launcher, run_options.engine->check_through);
+    EXPECT_EQ(check_options.engine, run_options.engine);
     both("--srun-args", "-p gpu --comment 'a b'");
     EXPECT_EQ(std::get<run::SrunLaunch::Given>(run_options.engine_options).srun_args,
               check_options.srun_args);

@@ -113,17 +113,21 @@ TEST(EngineTable, LauncherValuesAreTheTablesNames) {
     run::Options slurm;
     slurm.engine = find("slurm");
     EXPECT_EQ(&chosen(slurm), find("slurm"));
-    EXPECT_EQ(find("slurm", Command::check)->check_through, check::Launcher::slurm);
-    EXPECT_EQ(find("ssh", Command::check)->check_through, check::Launcher::ssh);
+    EXPECT_EQ(find("slurm", Command::check), find("slurm"));
+    EXPECT_EQ(find("ssh", Command::check), find("ssh"));
+    EXPECT_EQ(&chosen(check::Options{}), table().front());
+    check::Options check_slurm;
+    check_slurm.engine = find("slurm", Command::check);
+    EXPECT_EQ(&chosen(check_slurm), find("slurm"));
 }
 
 // A row without a way for check serves run alone.
 TEST(EngineTable, CheckTakesOnlyTheEnginesItReachesNodesThrough) {
     for (const run::EngineRow* row : table()) {
         SCOPED_TRACE(row->name);
-        EXPECT_EQ(find(row->name, Command::check), row->check_through ? row : nullptr);
+        EXPECT_EQ(find(row->name, Command::check), row->check_nodes != nullptr ? row : nullptr);
         EXPECT_EQ(names("|", Command::check).find(row->name) != std::string::npos,
-                  row->check_through.has_value());
+                  row->check_nodes != nullptr);
     }
 }
 
@@ -160,6 +164,37 @@ TEST(EngineValidation, AnotherEnginesOptionIsRefusedInTheChosenEnginesWords) {
     std::get<run::SrunLaunch::Given>(ssh.engine_options).srun_args =
         std::vector<std::string>{"-p", "gpu"};
     EXPECT_EQ(test::usage_message([&] { validate(ssh); }), "--srun-args needs --launcher slurm");
+}
+
+// Under check, each row owns its own options of check, refuses another's in its own words, and
+// says which allocations and hosts it cannot check (cluster_check and the cli ask the row).
+TEST(EngineCheckColumns, EachRowSaysWhatCheckThroughItRefuses) {
+    const run::EngineRow& ssh = *find("ssh", Command::check);
+    const run::EngineRow& slurm = *find("slurm", Command::check);
+    EXPECT_EQ(std::vector<std::string_view>(ssh.check_options.begin(), ssh.check_options.end()),
+              (std::vector<std::string_view>{"--ssh-port", "--ssh-timeout"}));
+    EXPECT_EQ(std::vector<std::string_view>(slurm.check_options.begin(), slurm.check_options.end()),
+              std::vector<std::string_view>{"--srun-args"});
+    EXPECT_EQ(ssh.check_refuse("--srun-args", "slurm"), "--srun-args needs --launcher slurm");
+    EXPECT_EQ(slurm.check_refuse("--ssh-port and --ssh-timeout", "ssh"),
+              "--ssh-port and --ssh-timeout are for --launcher ssh (srun starts the checks)");
+    EXPECT_FALSE(ssh.check_alone_checks_allocation);
+    EXPECT_TRUE(slurm.check_alone_checks_allocation);
+
+    // ssh reaches any allocation's nodes and any host; srun a Slurm allocation's, as its user.
+    EXPECT_EQ(ssh.check_allocation, nullptr);
+    EXPECT_EQ(ssh.check_host, nullptr);
+    const std::string needs_nodes = "--launcher slurm needs the nodes: --host or --hostfile, or "
+                                    "run it inside a Slurm allocation (salloc, sbatch)";
+    EXPECT_EQ(test::usage_message([&] { slurm.check_allocation(std::nullopt); }), needs_nodes);
+    run::SchedulerVariable pbs{run::SchedulerKind::pbs, "PBS_NODEFILE", "/var/spool/nodes"};
+    EXPECT_EQ(test::usage_message([&] { slurm.check_allocation(pbs); }), needs_nodes);
+    slurm.check_allocation(
+        run::SchedulerVariable{run::SchedulerKind::slurm, "SLURM_JOB_NODELIST", "n[1-2]"});
+    slurm.check_host(run::parse_host("node1", "--host"));
+    EXPECT_EQ(test::usage_message([&] { slurm.check_host(run::parse_host("me@node1", "--host")); }),
+              "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "
+              "who starts srun");
 }
 
 TEST(EngineValidation, SlurmRefusesGpuIndicesAndSshTakesThem) {
