@@ -46,6 +46,12 @@ public:
         }
         SshSettings settings = ssh_settings(plan.timings.ssh_timeout, plan.timings.kill_grace);
         settings.connect.host_key_policy = launch.strict_host_key_checking;
+        if (remote_nodes == plan.nodes.size()) {
+            // The wrappers check the rendezvous after the barrier. A launch that mixes this
+            // machine with remote hosts is not checked (its local children take no part yet);
+            // one of this machine's nodes alone is checked before execute() (local_rendezvous).
+            settings.rendezvous = plan.rendezvous;
+        }
         switch (launch.ssh_client) {
         case run::SshClient::libssh:
             m_remote.emplace<SshTransport>(settings);
