@@ -456,13 +456,12 @@ TEST(WrapperInput, ArgumentsEnvironmentAndTheWrapper) {
 
 TEST(WrapperInput, TheRendezvousCheckIsTheNodesPartAfterTheEnvironment) {
     job::NodeCommand command = node({"torchrun", "train.py"});
-    job::RendezvousPlan plan;
-    plan.python = "python3";
-    plan.token = "0123456789abcdef";
-    plan.listener = 0;
-    plan.address = "node1";
-    plan.port = 29500;
-    plan.nodes = 2;
+    const job::RendezvousPlan plan{.python = "python3",
+                                   .token = "0123456789abcdef",
+                                   .listener = 0,
+                                   .address = "node1",
+                                   .port = 29500,
+                                   .nodes = 2};
     auto part = [&](int rank) {
         command.rank = rank;
         std::string text = wrapper_input(command, 1500ms, 0ms, ExitLine::omitted, plan);
