@@ -9,6 +9,7 @@
 // --no-rendezvous-check starts the jobs as before.
 
 #include "launcher.hpp"
+#include "rendezvous_faults.hpp"
 #include "ssh_cluster.hpp"
 #include "support.hpp"
 
@@ -84,13 +85,9 @@ protected:
 };
 
 TEST_F(RendezvousOverSsh, APortDroppedOnTheMasterIsNamedByEveryOtherNode) {
-    RunResult added = cluster().exec_on_host(
-        1, {"/bin/sh", "-c",
-            "nft add table inet cai_rdzv && nft add chain inet cai_rdzv in '{ type filter hook "
-            "input priority 0; }' && nft add rule inet cai_rdzv in tcp dport " +
-                port_text + " drop"});
+    RunResult added = cluster().exec_on_host(1, drop_port(port_text));
     ASSERT_EQ(added.exit_code, 0) << describe(added);
-    Finally undo([] { cluster().exec_on_host(1, {"nft", "delete", "table", "inet", "cai_rdzv"}); });
+    Finally undo([] { cluster().exec_on_host(1, undo_drop_port()); });
     auto started = std::chrono::steady_clock::now();
     RunResult result = launch();
     std::string dropped = target(1) +
@@ -110,17 +107,9 @@ TEST_F(RendezvousOverSsh, APortHeldOnTheMasterIsNamedWithItsProcess) {
     for (const char* client : {"libssh", "openssh"}) {
         SCOPED_TRACE(client);
         TempDir state;
-        Background holder(cluster().host_command(1, {"python3", "-c",
-                                                     "import socket, sys, time\n"
-                                                     "s = socket.socket()\n"
-                                                     "s.bind(('0.0.0.0', " +
-                                                         port_text +
-                                                         "))\n"
-                                                         "s.listen()\n"
-                                                         "open(sys.argv[1], 'w').close()\n"
-                                                         "time.sleep(120)\n",
-                                                     (state.path() / "listening").string()}),
-                          {}, state.path() / "out", state.path() / "err");
+        Background holder(
+            cluster().host_command(1, port_holder(port_text, state.path() / "listening")), {},
+            state.path() / "out", state.path() / "err");
         ASSERT_TRUE(
             eventually([&] { return std::filesystem::exists(state.path() / "listening"); }, 20s))
             << read_file(state.path() / "err");
@@ -202,6 +191,29 @@ TEST_F(RendezvousOverSsh, APortInTimeWaitOnTheMasterIsNotInUse) {
     RunResult result = launch();
     EXPECT_EQ(result.exit_code, 0) << describe(result);
     EXPECT_EQ(m_fake.ranks_started(), (std::vector<int>{0, 1, 2}));
+}
+
+// Real torchrun (Debian's, gloo) after a passing check, on 2 and 3 hosts: the listener is gone
+// when node 0's store binds the same port.
+TEST_F(RendezvousOverSsh, RealTorchrunRunsAfterThePassingCheckOnTwoAndThreeHosts) {
+    for (const std::string& hosts :
+         {std::string("node1,node2"), std::string("node1,node2,node3")}) {
+        SCOPED_TRACE(hosts);
+        LaunchOptions options;
+        options.env = launcher_environment(cluster(), {}, {{"GLOO_SOCKET_IFNAME", "eth0"}});
+        options.cwd = m_job.path();
+        options.timeout = 240s;
+        Words args = {"-H", hosts, "--nproc_per_node", "1", "--master_port", port_text,
+                      // Debian's torchrun (PyTorch 1.13) fails without redirects and tee given.
+                      "--extra_launch_args", "redirects=1,tee=1,monitor_interval=1",
+                      (fixtures_dir() / "train_allreduce.py").string()};
+        RunResult result = run_launcher(cluster(), args, options);
+        ASSERT_FALSE(result.timed_out) << describe(result);
+        EXPECT_EQ(result.exit_code, 0) << describe(result);
+        std::string world =
+            hosts.size() > 11 ? "\"sum\": 6, \"world_size\": 3" : "\"sum\": 3, \"world_size\": 2";
+        EXPECT_NE(result.out.find(world), std::string::npos) << describe(result);
+    }
 }
 
 } // namespace
