@@ -74,6 +74,12 @@ struct RendezvousPlan {
     friend bool operator==(const RendezvousPlan&, const RendezvousPlan&) = default;
 };
 
+// Who runs a launch's check (each engine says, engines::rendezvous_way): nobody (none planned,
+// or an engine that cannot: SSH with this machine and remote hosts mixed), the launcher itself
+// before the jobs (every node its child: launch/local_rendezvous.hpp), or the transports (the
+// SSH wrappers after the barrier, srun's task scripts).
+enum class RendezvousWay { none, launcher, transports };
+
 // How the nodes' probes are started: `told`, the listener first and the others once it listens
 // (local children; SSH: a phase after the barrier), the listener stopped by a line on its stdin;
 // `together` (srun's and mpirun's tasks, which have no go line): all at once, each other node
