@@ -102,6 +102,14 @@ std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
                       plan.launch);
 }
 
+job::RendezvousWay rendezvous_way(const run::Plan& plan) {
+    return std::visit(Overloaded{
+                          [&](const run::SshLaunch&) { return ssh::rendezvous_way(plan); },
+                          [&](const run::SrunLaunch&) { return slurm::rendezvous_way(plan); },
+                      },
+                      plan.launch);
+}
+
 std::string dry_run_header(const run::Plan& plan) {
     return std::visit(
         Overloaded{

@@ -159,6 +159,10 @@ make_transports(const run::Plan& plan, const run::SrunLaunch& launch, job::Launc
     return std::make_unique<SrunLaunchTransports>(plan, launch, std::move(hooks));
 }
 
+job::RendezvousWay rendezvous_way(const run::Plan& plan) {
+    return plan.rendezvous ? job::RendezvousWay::transports : job::RendezvousWay::none;
+}
+
 std::string dry_run_header(const run::Plan& plan, const run::SrunLaunch& launch) {
     return fmt::format("srun (one task per node; {} runs its node's command below):\n    {}\n",
                        "/bin/sh -c SCRIPT", util::shell_join(srun_command(plan, launch)));

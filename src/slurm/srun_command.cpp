@@ -37,7 +37,34 @@ void check_same_commands(const std::vector<NodeCommand>& nodes) {
 
 } // namespace
 
-std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocated) {
+// The command that runs this task's part of `check` (its rank in "$r", the program in "$cai_y"):
+// the listener's on its rank, everyone else's connection, to the script's master address
+// ("$cai_m") when the check's address is the master's. The token is the step's id ("$cai_s"):
+// fresh for each launch, the same in every task, and known before any task runs.
+std::string rendezvous_probe(const job::RendezvousPlan& check, const std::string& master) {
+    auto command = [&](std::size_t rank) {
+        job::ShellWords words{std::nullopt, "\"$cai_s\""};
+        if (check.address == master) {
+            words.address = "\"$cai_m\"";
+        }
+        job::RendezvousProbe probe = job::probe_for(check, rank, job::ProbeStart::together);
+        if (std::holds_alternative<job::RendezvousListen>(probe.role)) {
+            // Past the others' bound: a task whose check failed ends the step (fail-fast)
+            // before the listener gives up and its task would start its job.
+            probe.bound *= 2;
+        }
+        return job::rendezvous_shell_command(check.python, probe, "cai_y", words);
+    };
+    std::size_t other = check.listener == 0 ? 1 : 0;
+    if (!check.listener) {
+        return command(other);
+    }
+    return fmt::format("if [ \"$r\" = {} ]; then {}; else {}; fi", *check.listener,
+                       command(*check.listener), command(other));
+}
+
+std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocated,
+                             const std::optional<job::RendezvousPlan>& rendezvous) {
     if (nodes.empty()) {
         throw fatal_error("no nodes to run");
     }
@@ -93,6 +120,11 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     // step are trapped here (the wrapper must live to print the job's status) and ignored by the
     // relay; the job, started by the relay with every signal at its default, gets them.
     script += "command -v perl >/dev/null 2>&1 || cai_f 'helper perl'\n";
+    if (rendezvous) {
+        script += "cai_y=" + util::shell_quote(job::rendezvous_program()) + "\n";
+        script += step::rendezvous_check_shell(
+            "\"$r\"", rendezvous_probe(*rendezvous, first.preflight.master_address));
+    }
     script += fmt::format("trap : {}\n", exec::signal_policy::short_names(
                                              exec::signal_policy::delivered_to_slurm_steps, " "));
     script += "perl -e " + util::shell_quote(step::relay_program()) + " \"$r\" ";
@@ -114,7 +146,8 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
 
 std::vector<std::string> build_srun_command(const std::vector<NodeCommand>& nodes,
                                             const std::vector<std::string>& srun_args,
-                                            bool allocated) {
+                                            bool allocated,
+                                            const std::optional<job::RendezvousPlan>& rendezvous) {
     std::vector<std::string> argv = {"srun", fmt::format("--nodes={}", nodes.size()),
                                      fmt::format("--ntasks={}", nodes.size()),
                                      "--ntasks-per-node=1"};
@@ -127,13 +160,13 @@ std::vector<std::string> build_srun_command(const std::vector<NodeCommand>& node
     }
     argv.insert(argv.end(), {"--kill-on-bad-exit=0", "--label"});
     argv.insert(argv.end(), srun_args.begin(), srun_args.end());
-    argv.insert(argv.end(),
-                {"/bin/sh", "-c", srun_task_script(nodes, allocated), "colossalai-task"});
+    argv.insert(argv.end(), {"/bin/sh", "-c", srun_task_script(nodes, allocated, rendezvous),
+                             "colossalai-task"});
     return argv;
 }
 
 std::vector<std::string> srun_command(const run::Plan& plan, const run::SrunLaunch& launch) {
-    return build_srun_command(plan.nodes, launch.srun_args, launch.allocates);
+    return build_srun_command(plan.nodes, launch.srun_args, launch.allocates, plan.rendezvous);
 }
 
 } // namespace colossalai::slurm

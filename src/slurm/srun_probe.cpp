@@ -72,7 +72,8 @@ ProbeOutput read_probe_output(std::string_view srun_output,
                         }
                     } else if constexpr (std::is_same_v<Said, step::Exited>) {
                         answer.exit_status = said.status;
-                    } // a notice (step::Noticed): the probe's tasks read no PyTorch pair
+                    } // a notice (step::Noticed) or a rendezvous result: the probe's tasks
+                      // read no PyTorch pair and run no rendezvous check
                 }
             },
             step::read_task_line(labelled->text));

@@ -35,15 +35,20 @@ void allow_descriptors_for(std::size_t remote_nodes, std::size_t per_node) {
     }
 }
 
+// How many of `plan`'s nodes are remote.
+std::size_t remote_nodes_of(const run::Plan& plan) {
+    return static_cast<std::size_t>(
+        std::count_if(plan.nodes.begin(), plan.nodes.end(),
+                      [](const job::NodeCommand& node) { return !node.local; }));
+}
+
 // Local nodes as children, the remote ones over the client the launch names (none without
 // remote nodes).
 class SshLaunchTransports : public job::LaunchTransports {
 public:
     SshLaunchTransports(const run::Plan& plan, const run::SshLaunch& launch, job::LaunchHooks hooks)
         : m_local(plan.launcher_environment, plan.timings.kill_grace) {
-        std::size_t remote_nodes = static_cast<std::size_t>(
-            std::count_if(plan.nodes.begin(), plan.nodes.end(),
-                          [](const job::NodeCommand& node) { return !node.local; }));
+        std::size_t remote_nodes = remote_nodes_of(plan);
         allow_descriptors_for(remote_nodes, launch.ssh_client == run::SshClient::openssh ? 4 : 2);
         if (remote_nodes == 0) {
             return;
@@ -51,6 +56,9 @@ public:
         SshSettings settings = ssh_settings(plan.timings.ssh_timeout, plan.timings.kill_grace);
         settings.connect.host_key_policy = launch.strict_host_key_checking;
         settings.notice = std::move(hooks.notice);
+        if (rendezvous_way(plan) == job::RendezvousWay::transports) { // after the barrier
+            settings.rendezvous = plan.rendezvous;
+        }
         switch (launch.ssh_client) {
         case run::SshClient::libssh:
             m_remote.emplace<SshTransport>(settings);
@@ -170,6 +178,14 @@ constexpr run::EngineRow ssh_row{.name = "ssh",
 
 const run::EngineRow& engine_row() {
     return ssh_row;
+}
+
+job::RendezvousWay rendezvous_way(const run::Plan& plan) {
+    std::size_t remote = remote_nodes_of(plan);
+    if (!plan.rendezvous || (remote != 0 && remote != plan.nodes.size())) {
+        return job::RendezvousWay::none;
+    }
+    return remote == 0 ? job::RendezvousWay::launcher : job::RendezvousWay::transports;
 }
 
 std::unique_ptr<job::LaunchTransports>

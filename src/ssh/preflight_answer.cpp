@@ -38,8 +38,28 @@ PreflightAnswer::Step PreflightAnswer::take(std::string_view bytes) {
         if (byte != '\n') {
             m_line += byte;
             if (m_line.size() > line_limit) {
+                m_awaiting = false;
                 step.verdict = PreflightVerdict{job::Outcome::connect_failed(
                     "no preflight answer from the node wrapper in its first 64 KiB of output")};
+                return step;
+            }
+            continue;
+        }
+        if (m_rendezvous) {
+            bool end = m_line == rendezvous_end_line;
+            std::optional<job::RendezvousResult> result = job::parse_rendezvous_line(m_line);
+            m_line.clear();
+            // A warning (the node's own name on loopback, gloo's interface given) decides
+            // nothing; the first failure stays the node's.
+            if (result &&
+                (job::is_failure(*result) ||
+                 result->outcome != job::RendezvousOutcome::own_name_loopback) &&
+                !(m_result && job::is_failure(*m_result))) {
+                m_result = std::move(result);
+            }
+            if (end || (!m_until_end && m_result)) {
+                m_awaiting = false;
+                step.rendezvous = RendezvousAnswer{std::exchange(m_result, std::nullopt)};
                 return step;
             }
             continue;
@@ -61,6 +81,7 @@ PreflightAnswer::Step PreflightAnswer::take(std::string_view bytes) {
         if (!answer) {
             continue; // not the wrapper's answer: a banner
         }
+        m_awaiting = false;
         step.verdict = PreflightVerdict{};
         if (answer->failure) {
             step.verdict->failure = job::Outcome::cannot_run(job::describe(*answer->failure),
@@ -71,9 +92,24 @@ PreflightAnswer::Step PreflightAnswer::take(std::string_view bytes) {
     return step;
 }
 
+void PreflightAnswer::await_rendezvous(job::Clock::time_point now, std::chrono::milliseconds wait,
+                                       bool until_end) {
+    m_awaiting = true;
+    m_rendezvous = true;
+    m_until_end = until_end;
+    m_timeout = wait;
+    m_deadline = now + wait;
+}
+
 std::optional<job::Outcome> PreflightAnswer::expired(job::Clock::time_point now) const {
     if (now < m_deadline) {
         return std::nullopt;
+    }
+    if (m_rendezvous) {
+        return job::Outcome::cannot_run(
+            fmt::format("rendezvous check: no result from the node in {:g} s",
+                        std::chrono::duration<double>(m_timeout).count()),
+            job::preflight_exit_status);
     }
     return job::Outcome::connect_failed(
         fmt::format("no answer from the node's preflight checks in {:g} s",

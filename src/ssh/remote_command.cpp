@@ -58,6 +58,10 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 //   `go` line, and ends without starting anything on anything else (EOF). The launcher reads the
 //   answer in its loop while it connects other hosts: the checks cost a launch no round trip of
 //   their own.
+// - Between ready and `go`, each `rdzv` line runs cai_z, the node's part of the rendezvous check
+//   (rendezvous_function, in the prelude): the listener in the background (cai_y, killed at `go`
+//   or EOF: its stdin is not the launcher's), the connection in the foreground; their result
+//   lines go to stdout, where the launcher reads them as it read the answer.
 // - The job's status is passed on as it is: 128+N means "exit code 128+N" or "killed by
 //   signal N", which sh cannot tell apart; the launcher, which knows the signals it relayed,
 //   decides.
@@ -82,7 +86,10 @@ constexpr std::string_view wrapper_tail =
 cai_e=
 env --default-signal=INT >/dev/null 2>&1 && cai_e="env --default-signal=INT,QUIT"
 printf "\036colossalai-ready\n"
-IFS= read -r cai_l && [ "$cai_l" = go ] || exit 125
+cai_y=
+while IFS= read -r cai_l && [ "$cai_l" = rdzv ]; do cai_z; done
+[ -z "$cai_y" ] || { kill "$cai_y"; wait "$cai_y"; } 2>/dev/null
+[ "$cai_l" = go ] || exit 125
 exec 3<&0 </dev/null
 setsid $cai_e "$@" 3<&- &
 cai_p=$!
@@ -145,6 +152,32 @@ std::string_view first_line(std::string_view text) {
     return {};
 }
 
+// The shell function the wrapper runs at rendezvous_line: the node's part of `plan`, then
+// rendezvous_end_line once it ended. The listener stops when the wrapper kills it, so not at a
+// line on its stdin, and lives twice the bound: the others' connections start only once it
+// listens.
+std::string rendezvous_function(const job::RendezvousPlan& plan, std::size_t rank) {
+    job::RendezvousProbe probe = job::probe_for(plan, rank, job::ProbeStart::told);
+    auto* listen = std::get_if<job::RendezvousListen>(&probe.role);
+    if (listen) {
+        listen->stop_on_stdin = false;
+        probe.bound *= 2;
+    }
+    std::string words;
+    for (const std::string& word : job::rendezvous_command(plan.python, probe)) {
+        words += util::shell_quote(word) + ' ';
+    }
+    constexpr std::string_view end = "printf \"\\036colossalai-rdzv-end\\n\"";
+    if (listen) {
+        // A subshell that says when the listener ended by itself, and at the wrapper's TERM
+        // ends it and waits for it (the port is free when the job starts), saying nothing.
+        return fmt::format("cai_z() {{ {{ trap 'kill $cai_q; wait $cai_q 2>/dev/null; exit' TERM; {}</dev/null "
+                           "& cai_q=$!; wait $cai_q 2>/dev/null; {}; }} & cai_y=$!; }}\n",
+                           words, end);
+    }
+    return fmt::format("cai_z() {{ {}</dev/null; {}; }}\n", words, end);
+}
+
 } // namespace
 
 std::optional<ReadyAnswer> parse_ready_line(std::string_view line,
@@ -185,7 +218,8 @@ std::string_view node_wrapper() {
 }
 
 std::string wrapper_input(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
-                          std::chrono::milliseconds silence_limit, ExitLine exit_line) {
+                          std::chrono::milliseconds silence_limit, ExitLine exit_line,
+                          const std::optional<job::RendezvousPlan>& rendezvous) {
     long long tenths = (kill_grace.count() + 99) / 100;
     long long silence = silence_limit.count() > 0 ? (silence_limit.count() + 99) / 100 : 0;
     std::vector<std::string> arguments{
@@ -201,7 +235,11 @@ std::string wrapper_input(const job::NodeCommand& command, std::chrono::millisec
     // Whether and how the node reads its PyTorch and Python pair ('': not at all).
     arguments.push_back(std::string(job::torch_pair_word(command.preflight.torch_pair)));
     arguments.insert(arguments.end(), command.argv.begin(), command.argv.end());
-    return program_input(wrapper_text(), arguments, environment_block(command));
+    std::string prelude = environment_block(command);
+    if (rendezvous) {
+        prelude += rendezvous_function(*rendezvous, static_cast<std::size_t>(command.rank));
+    }
+    return program_input(wrapper_text(), arguments, prelude);
 }
 
 std::string ExitLineReader::feed(std::string_view bytes) {

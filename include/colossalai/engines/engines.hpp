@@ -44,6 +44,10 @@ void validate(const run::Options& options);
 std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
                                                        job::LaunchHooks hooks);
 
+// Who runs `plan`'s rendezvous check (plan.rendezvous), as the engine of `plan.launch` says.
+// Pure.
+job::RendezvousWay rendezvous_way(const run::Plan& plan);
+
 // --dry-run: what the engine shows before the nodes (srun's command); empty: nothing. Pure.
 std::string dry_run_header(const run::Plan& plan);
 

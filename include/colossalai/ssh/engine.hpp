@@ -26,6 +26,11 @@ const run::EngineRow& engine_row();
 std::unique_ptr<job::LaunchTransports>
 make_transports(const run::Plan& plan, const run::SshLaunch& launch, job::LaunchHooks hooks);
 
+// Who runs `plan`'s rendezvous check (plan.rendezvous): the launcher when every node is on this
+// machine, the wrappers after the barrier when every node is remote; nobody for a launch that
+// mixes both. Pure.
+job::RendezvousWay rendezvous_way(const run::Plan& plan);
+
 // --dry-run: how `node` is reached: "local", "ssh", "ssh port 2222", "openssh port 2222" (the
 // client named when it is not the default one). Pure.
 std::string dry_run_transport(const run::SshLaunch& launch, const job::NodeCommand& node);

@@ -6,6 +6,7 @@
 
 #include "fake_gpus.hpp"
 #include "lines.hpp"
+#include "rendezvous_faults.hpp"
 #include "slurm_cluster.hpp"
 #include "support.hpp"
 
@@ -292,6 +293,82 @@ TEST_F(SlurmLaunch, AScriptMissingOnOneNodeIsNamed) {
         EXPECT_EQ(started.exit_code, 0) << unchecked.front() << describe(started);
         EXPECT_TRUE(std::filesystem::exists(recorded(1, "argv"))) << unchecked.front();
     }
+}
+
+// The rendezvous check in each task (job::ProbeStart::together: no go line through srun): node
+// 0's task listens until the other answered, the other retries within the bound. A master port
+// dropped on node1 (nftables in its namespace), or held there by another process: the node that
+// saw it is named, exit 254, no command started on either node (the other one's line names its
+// own check, or says fail-fast stopped it).
+class SlurmRendezvous : public SlurmLaunch {
+protected:
+    static constexpr const char* port = "29433";
+
+    RunResult launch() const {
+        return run_launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node",
+                             "1", "--master_port", port, "train.py"});
+    }
+
+    // The summary line of `node`, which must be a failure.
+    static std::string failure_of(const RunResult& result, const std::string& node) {
+        size_t summary_at = result.err.find(summary_block({}));
+        size_t at = result.err.find("\n" + node + ": failure (", summary_at);
+        if (summary_at == std::string::npos || at == std::string::npos) {
+            ADD_FAILURE() << "no failure of " << node << "\n" << describe(result);
+            return {};
+        }
+        return result.err.substr(at + 1, result.err.find('\n', at + 1) - at - 1);
+    }
+
+    // Launches: exit 254, `named`'s failure says `what` after the port, `other`'s is a failure
+    // too, and no command started on either node.
+    void launch_naming(const std::string& named, const std::string& what,
+                       const std::string& other) const {
+        RunResult result = launch();
+        EXPECT_EQ(result.exit_code, 254) << describe(result);
+        EXPECT_NE(failure_of(result, named).find(std::string("port ") + port + what),
+                  std::string::npos)
+            << describe(result);
+        failure_of(result, other);
+        for (int rank = 0; rank < 2; ++rank) {
+            EXPECT_FALSE(std::filesystem::exists(recorded(rank, "argv"))) << rank;
+        }
+    }
+};
+
+// Runs `argv` in node k's namespace now and `undo` there when the scope ends.
+class OnNode {
+public:
+    OnNode(const SlurmCluster& cluster, int k, const Words& argv, Words undo)
+        : m_cluster(cluster), m_k(k), m_undo(std::move(undo)) {
+        RunResult done = run(m_cluster.node_command(m_k, argv));
+        EXPECT_EQ(done.exit_code, 0) << describe(done);
+    }
+    ~OnNode() { run(m_cluster.node_command(m_k, m_undo)); }
+    OnNode(const OnNode&) = delete;
+    OnNode& operator=(const OnNode&) = delete;
+
+private:
+    const SlurmCluster& m_cluster;
+    int m_k;
+    Words m_undo;
+};
+
+TEST_F(SlurmRendezvous, AMasterPortDroppedOnNode1IsNamedByNode2) {
+    OnNode rule(cluster(), 1, drop_port(port), undo_drop_port());
+    // node1: stopped by the launcher, or its listener gave up.
+    launch_naming("node2", ": no connection within the check's time", "node1");
+}
+
+TEST_F(SlurmRendezvous, AMasterPortHeldOnNode1IsNamedWithItsProcess) {
+    TempDir state;
+    Background holder(cluster().node_command(1, port_holder(port, state.path() / "listening")), {},
+                      state.path() / "out", state.path() / "err");
+    ASSERT_TRUE(
+        eventually([&] { return std::filesystem::exists(state.path() / "listening"); }, 20s))
+        << read_file(state.path() / "err");
+    // node2: stopped by the launcher, or its own check failed.
+    launch_naming("node1", " is in use on the master, by process ", "node2");
 }
 
 // The GPU preflight in each task: nodes with fewer GPUs than processes (the fake nvidia-smi,

@@ -117,10 +117,11 @@ TEST_F(PreflightOverSsh, TorchrunNotOnThePathThenPython) {
     expect_refused(result, "cannot find 'torchrun' (on the node's PATH; give a Python that has "
                            "PyTorch with --python PATH, or set the node's PATH with -x PATH=...)");
 
-    // The fake torchrun, named as an interpreter, takes the place of a venv's python.
+    // The fake torchrun, named as an interpreter, takes the place of a venv's python (no
+    // Python to run the rendezvous check with: that is RendezvousOverSsh's).
     const std::filesystem::path python = m_fake.bin() / "python";
     std::filesystem::create_symlink(m_fake.bin() / "torchrun", python);
-    RunResult started = launch({"--python", python.string()}, options);
+    RunResult started = launch({"--python", python.string(), "--no-rendezvous-check"}, options);
     EXPECT_EQ(started.exit_code, 0) << describe(started);
     EXPECT_EQ(m_fake.ranks_started(), (std::vector<int>{0, 1}));
     Words argv = m_fake.argv(1);

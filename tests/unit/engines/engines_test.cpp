@@ -244,6 +244,26 @@ TEST(EnginesDryRun, SshNamesEachNodesWayAndShowsNothingBefore) {
     EXPECT_EQ(dry_run_transport(plan, plan.nodes[2]), "openssh port 2222");
 }
 
+// Who runs the rendezvous check: SSH's launcher with every node on this machine, its wrappers
+// with every node remote, nobody for a mix; srun's tasks; nobody without a planned check.
+TEST(EnginesRendezvous, TheEngineSaysWhoChecks) {
+    using job::RendezvousWay;
+    auto way = [](run::LaunchIntent launch, std::vector<job::NodeCommand> nodes) {
+        run::Plan plan = plan_of(std::move(launch), std::move(nodes));
+        EXPECT_EQ(rendezvous_way(plan), RendezvousWay::none);
+        plan.rendezvous = job::RendezvousPlan{};
+        return rendezvous_way(plan);
+    };
+    EXPECT_EQ(way(run::SshLaunch{}, {node(0, "localhost", true), node(1, "127.0.0.2", true)}),
+              RendezvousWay::launcher);
+    EXPECT_EQ(way(run::SshLaunch{}, {node(0, "node1", false), node(1, "node2", false)}),
+              RendezvousWay::transports);
+    EXPECT_EQ(way(run::SshLaunch{}, {node(0, "localhost", true), node(1, "node2", false)}),
+              RendezvousWay::none);
+    EXPECT_EQ(way(run::SrunLaunch{}, {node(0, "node1", false), node(1, "node2", false)}),
+              RendezvousWay::transports);
+}
+
 TEST(EnginesDryRun, SlurmShowsSrunsCommandFirstAndEveryNodeAsATask) {
     run::SrunLaunch launch{{"-p", "gpu"}, false};
     run::Plan plan = plan_of(launch, {node(0, "node1", false), node(1, "node2", false, 22)});

@@ -509,6 +509,46 @@ TEST(WrapperInput, ArgumentsEnvironmentAndTheWrapper) {
               0u);
 }
 
+TEST(WrapperInput, TheRendezvousCheckIsTheNodesPartAfterTheEnvironment) {
+    job::NodeCommand command = node({"torchrun", "train.py"});
+    const job::RendezvousPlan plan{.python = "python3",
+                                   .token = "0123456789abcdef",
+                                   .listener = 0,
+                                   .address = "node1",
+                                   .port = 29500,
+                                   .nodes = 2};
+    auto part = [&](int rank) {
+        command.rank = rank;
+        std::string text = wrapper_input(command, 1500ms, 0ms, ExitLine::omitted, plan);
+        std::string head = "{\nset -- 15 0 /tmp '' '' 0 '' '' '' torchrun train.py\n" +
+                           environment_block(command) + "cai_z() { ";
+        EXPECT_EQ(text.rfind(head, 0), 0u) << text;
+        std::size_t end = text.rfind(std::string(node_wrapper()));
+        EXPECT_EQ(text.substr(end), std::string(node_wrapper()) + "\n}\n");
+        return text.substr(head.size(), end - head.size());
+    };
+    // Node 0 listens in the background until the wrapper kills it (no --stdin), for twice the
+    // bound; the end line only when it ended by itself.
+    std::string listener = part(0);
+    EXPECT_EQ(listener.rfind("{ trap 'kill $cai_q; wait $cai_q 2>/dev/null; exit' TERM; "
+                             "python3 -I -S -c '",
+                             0),
+              0u)
+        << listener;
+    EXPECT_NE(listener.find("' --listen 29500 --token 0123456789abcdef --bound-ms 20000 "
+                            "</dev/null & cai_q=$!; wait $cai_q 2>/dev/null; printf "
+                            "\"\\036colossalai-rdzv-end\\n\"; } & cai_y=$!; }"),
+              std::string::npos)
+        << listener;
+    // The others connect in the foreground, then say they ended.
+    std::string connection = part(1);
+    EXPECT_NE(connection.find("' --connect node1 --port 29500 --token 0123456789abcdef "
+                              "--bound-ms 10000 </dev/null; printf "
+                              "\"\\036colossalai-rdzv-end\\n\"; }"),
+              std::string::npos)
+        << connection;
+}
+
 TEST(RemoteCommand, EnvironmentBlockQuotesEveryValue) {
     EXPECT_EQ(environment_block(node({})),
               "export COLOSSALAI_TEST_VALUE='a '\\''b'\\'' $HOME `id` $(id) \\ ;'\n"

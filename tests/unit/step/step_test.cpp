@@ -230,6 +230,23 @@ TEST_F(StepTest, ANoticeNamesItsNodeAndFailsNothing) {
     EXPECT_EQ(result(1), Outcome::exited(0));
 }
 
+// A task's rendezvous check: its first failed result is its outcome; the progress lines
+// (listening, answered) are no output of its job.
+TEST_F(StepTest, ARendezvousFailureIsItsNodesOutcome) {
+    start(1);
+    go();
+    starts(0);
+    job::RendezvousResult refused{job::RendezvousOutcome::refused, "node1", "10.0.0.1", 29500};
+    job::RendezvousResult timed_out{job::RendezvousOutcome::timed_out, "node1", "10.0.0.1", 29500};
+    for (const job::RendezvousResult& result : {refused, timed_out}) {
+        m_launcher->say(
+            test::task_line(0, std::string(job::rendezvous_marker) + job::rendezvous_line(result)));
+    }
+    ends(0, job::preflight_exit_status);
+    m_launcher->end(Outcome::exited(job::preflight_exit_status));
+    EXPECT_EQ(result(0), Outcome::cannot_run(job::describe(refused), job::preflight_exit_status));
+}
+
 // --- the stop sequence, with the engine's delivery recorded ---
 
 TEST_F(StepTest, StoppedBeforeGoNothingStarts) {
