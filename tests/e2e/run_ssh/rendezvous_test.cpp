@@ -80,7 +80,7 @@ protected:
         return "'node1' (" + cluster().address(k) + ") port " + port_text;
     }
 
-    TempDir m_job;
+    JobDir m_job; // train.py: each node's preflight reads the script first
     FakeTorchrun m_fake;
 };
 
