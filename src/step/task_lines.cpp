@@ -54,7 +54,10 @@ std::string rendezvous_check_shell(std::string_view rank, std::string_view probe
         "printf '%s\\n' \"$cai_z\" | while IFS= read -r cai_v; do case $cai_v in "
         "\"$(printf '\\036')\"*) printf '%s\\036%s\\n' {} \"$cai_v\";; esac; done\n"
         "case $cai_o:$cai_z in 0:*) ;; *\"$(printf '\\036')colossalai-rdzv \"*)\n{}exit {};; "
-        "esac\n",
+        "esac\n"
+        // A program ended by a signal (the launcher's stop, which reached it and not this shell)
+        // checked nothing either way: the job must not start after a stop.
+        "[ \"$cai_o\" -le 128 ] || exit \"$cai_o\"\n",
         probe, rank, exit, job::preflight_exit_status);
 }
 

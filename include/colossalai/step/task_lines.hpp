@@ -47,7 +47,8 @@ std::string notice_shell(std::string_view rank);
 // listener's or its connection's), passes each result line on with the rank, and when the
 // program failed with a result (is_failure: it exits 1) writes the exit marker with
 // job::preflight_exit_status on both streams and exits with it, the job not started. A program
-// that printed no result (not Python 3.6 or newer) is no check: the task goes on.
+// that printed no result (not Python 3.6 or newer) is no check: the task goes on, unless a
+// signal ended it (status above 128: the launcher's stop), when the task exits with that status.
 std::string rendezvous_check_shell(std::string_view rank, std::string_view probe);
 
 // What one line of a task says, read from the line alone.

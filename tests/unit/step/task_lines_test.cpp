@@ -132,6 +132,11 @@ TEST(RendezvousCheckShell, PassesTheResultsOnAndEndsTheTaskOnAFailure) {
     test::RunResult no_python = task("exit 127");
     EXPECT_EQ(no_python.exit_code, 0) << test::describe(no_python);
     EXPECT_EQ(no_python.out, "went on\n");
+    // CI saw the launcher's stop end a connecting node's program (no result) and its job start
+    // after it: a program ended by a signal ends the task with its status, the job not started.
+    test::RunResult stopped = task("sh -c 'kill -TERM $$'");
+    EXPECT_EQ(stopped.exit_code, 128 + SIGTERM) << test::describe(stopped);
+    EXPECT_EQ(stopped.out, "");
 }
 
 TEST(TaskOutcome, ARendezvousFailureIsThePreflightsStatus) {
