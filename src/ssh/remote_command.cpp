@@ -171,9 +171,10 @@ std::string rendezvous_function(const job::RendezvousPlan& plan, std::size_t ran
     if (listen) {
         // A subshell that says when the listener ended by itself, and at the wrapper's TERM
         // ends it and waits for it (the port is free when the job starts), saying nothing.
-        return fmt::format("cai_z() {{ {{ trap 'kill $cai_q; wait $cai_q 2>/dev/null; exit' TERM; {}</dev/null "
-                           "& cai_q=$!; wait $cai_q 2>/dev/null; {}; }} & cai_y=$!; }}\n",
-                           words, end);
+        return fmt::format(
+            "cai_z() {{ {{ trap 'kill $cai_q; wait $cai_q 2>/dev/null; exit' TERM; {}</dev/null "
+            "& cai_q=$!; wait $cai_q 2>/dev/null; {}; }} & cai_y=$!; }}\n",
+            words, end);
     }
     return fmt::format("cai_z() {{ {}</dev/null; {}; }}\n", words, end);
 }
