@@ -3,6 +3,7 @@
 #include "shared_options.hpp"
 
 #include "colossalai/job/host_key_policy.hpp"
+#include "colossalai/mpirun/mpirun_command.hpp"
 #include "colossalai/run/elastic.hpp"
 #include "colossalai/run/env_values.hpp"
 #include "colossalai/run/extra_args.hpp"
@@ -86,6 +87,11 @@ void add_export(Options& options, std::string_view, const std::string& value) {
 void add_env_exclude(Options& options, std::string_view, const std::string& value) {
     std::vector<run::EnvPattern> patterns = run::parse_env_patterns(value);
     options.env_exclude.insert(options.env_exclude.end(), patterns.begin(), patterns.end());
+}
+
+// --mpirun-args: mpirun's own words, parsed once here (mpirun::parse_mpirun_args).
+void set_mpirun_args(Options& options, std::string_view, const std::string& value) {
+    options.mpirun_args = mpirun::parse_mpirun_args(value);
 }
 
 void set_kill_grace(Options& options, std::string_view name, const std::string& value) {
@@ -193,9 +199,21 @@ constexpr RunOption table[] = {
      .help = "Time between TERM and KILL when stopping a node",
      .apply = set_kill_grace},
     shared::launcher_option<Options>(
-        "How the nodes are started: ssh (local children and SSH), or slurm (one srun step)"),
+        "How the nodes are started: ssh (local children and SSH), slurm (one srun step), or "
+        "mpirun (one mpirun, Open MPI or MPICH)"),
     shared::srun_args_option<Options>("With --launcher slurm: more srun options, as a shell would "
                                       "split them (\"--partition gpu --time 1:00:00\")"),
+    // --launcher mpirun's options, kept together to move into its row.
+    {.long_name = "--mpirun",
+     .value_name = "PATH",
+     .default_shown = "mpirun",
+     .help = "With --launcher mpirun: the mpirun (Open MPI) or mpiexec (MPICH) to run",
+     .apply = keep_text<Options, &Options::mpirun>},
+    {.long_name = "--mpirun-args",
+     .value_name = "ARGS",
+     .help = "With --launcher mpirun: more mpirun options, as a shell would split them "
+             "(\"--mca plm_rsh_agent ssh\")",
+     .apply = set_mpirun_args},
     {.long_name = "--network-interface",
      .value_name = "IFACE[,IFACE...]",
      .help = "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "

@@ -36,6 +36,11 @@ void set_launcher(Options& options, std::string_view name, const std::string& va
     if constexpr (std::is_same_v<decltype(options.launcher), run::Launcher>) {
         options.launcher = row->launcher;
     } else {
+        if (row->launcher == run::Launcher::mpirun) {
+            throw usage_error("{} mpirun: `colossalai check` does not reach nodes through mpirun "
+                              "yet (use --launcher ssh, or slurm)",
+                              name);
+        }
         options.launcher =
             row->launcher == run::Launcher::slurm ? check::Launcher::slurm : check::Launcher::ssh;
     }
@@ -116,7 +121,7 @@ constexpr OptionEntry<Options> python_option(std::string_view help) {
 template <class Options>
 constexpr OptionEntry<Options> launcher_option(std::string_view help) {
     return {.long_name = "--launcher",
-            .value_name = "ssh|slurm",
+            .value_name = "ssh|slurm|mpirun",
             .default_shown = "ssh",
             .help = help,
             .apply = set_launcher<Options>};

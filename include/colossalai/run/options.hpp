@@ -21,7 +21,7 @@ namespace colossalai::run {
 
 // How the nodes' jobs are started: over SSH (or as local children), or as the tasks of one
 // Slurm srun step.
-enum class Launcher { ssh, slurm };
+enum class Launcher { ssh, slurm, mpirun };
 
 // `colossalai run` as the cli parsed it: every value typed where the cli read it (host lists,
 // launcher arguments, the master's address and ports, -x and --env-exclude, interfaces,
@@ -59,10 +59,15 @@ struct Options {
     // --no-rendezvous-check: start the jobs without first checking that the nodes reach the
     // rendezvous (job/rendezvous_check.hpp), for sites that forbid listening before the job
     bool no_rendezvous_check = false;
-    Launcher launcher = Launcher::ssh;   // --launcher ssh|slurm
+    Launcher launcher = Launcher::ssh;   // --launcher ssh|slurm|mpirun
     std::optional<SshClient> ssh_client; // --ssh-client libssh|openssh; unset: libssh
     // --srun-args "--partition gpu --time 1:00:00", split into words (slurm::parse_srun_args)
     std::optional<std::vector<std::string>> srun_args;
+    // --launcher mpirun's options (mpirun/engine.hpp), kept together to move into its row:
+    // --mpirun PATH (unset: `mpirun` on PATH) and --mpirun-args "--mca plm_rsh_agent ssh", split
+    // into words (mpirun::parse_mpirun_args).
+    std::optional<std::string> mpirun;
+    std::optional<std::vector<std::string>> mpirun_args;
     // --network-interface "eth0,eth1" (NCCL's syntax)
     std::optional<NetworkInterfaces> network_interface;
     // --python PATH: nodes run `PATH -m torch.distributed.run` instead of torchrun

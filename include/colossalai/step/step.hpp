@@ -5,6 +5,7 @@
 #include "colossalai/output/sink.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -181,6 +182,18 @@ private:
     std::size_t m_launcher_fds = 0;
     const job::Process* m_polled_helper = nullptr;
 };
+
+// The Settings of a launcher process started on this machine for `nodes` (the plan's, in rank
+// order, one task each): `argv`, in node 0's working directory, with `launcher_environment` and
+// node 0's environment changes and flag variables (every node's are the same: the launcher passes
+// them on, or the task script exports them), started as a local job
+// (job::start_local_job, `kill_grace`) unless `spawn` is given.
+Step::Settings local_launcher_settings(std::vector<std::string> argv, std::string name,
+                                       const std::vector<job::NodeCommand>& nodes,
+                                       const std::vector<std::string>& launcher_environment,
+                                       std::chrono::milliseconds kill_grace,
+                                       std::function<void(std::string_view)> notice,
+                                       Spawn spawn = {});
 
 // The family's transport: every node's process is a view onto one shared Step (by its rank),
 // which the first go() starts once every node is ready; the loop polls the Step through the

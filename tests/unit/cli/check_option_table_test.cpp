@@ -194,7 +194,7 @@ TEST(CheckOptionTable, RespellsOnlyCheckAliasesThatAreNotValues) {
 
 TEST(CheckOptionTable, ABadValueIsAUsageErrorNamingTheOption) {
     for (const auto& [words, message] : std::vector<std::pair<Words, std::string>>{
-             {{"--launcher", "pbs"}, "--launcher 'pbs': expected ssh or slurm"},
+             {{"--launcher", "pbs"}, "--launcher 'pbs': expected ssh or slurm or mpirun"},
              {{"--ssh-timeout", "0"}, "--ssh-timeout '0': must be from 0.1 to 3600 seconds"},
              {{"--launcher", "slurm", "--srun-args", "-N 3"},
               "--srun-args: '-N' is set by the launcher itself"}}) {

@@ -65,8 +65,8 @@ TEST(EngineTable, EveryRowPlansItsLaunch) {
 
 // The --launcher values are the table's names, in its order (the default first).
 TEST(EngineTable, LauncherValuesAreTheTablesNames) {
-    EXPECT_EQ(names("|"), "ssh|slurm");
-    EXPECT_EQ(names(" or "), "ssh or slurm");
+    EXPECT_EQ(names("|"), "ssh|slurm|mpirun");
+    EXPECT_EQ(names(" or "), "ssh or slurm or mpirun");
     EXPECT_EQ(table().front()->launcher, run::Options{}.launcher);
 }
 
