@@ -4,6 +4,7 @@
 #include "colossalai/step/task_script.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
+#include "colossalai/util/signal_name.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/format.h>
@@ -112,8 +113,9 @@ std::vector<std::string> parse_mpirun_args(std::string_view text) {
     return words;
 }
 
-StopSignals stop_signals(MpiKind mpi) {
-    return mpi == MpiKind::open_mpi ? StopSignals{SIGUSR1, SIGUSR2} : StopSignals{SIGTERM, SIGUSR1};
+TaskSignals task_signals(MpiKind mpi) {
+    return mpi == MpiKind::open_mpi ? TaskSignals{SIGUSR1, SIGUSR2, SIGUSR2}
+                                    : TaskSignals{SIGALRM, SIGTERM, SIGUSR1};
 }
 
 std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mpi) {
@@ -129,32 +131,48 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
                           variable, nodes.size());
     script += export_lines(first);
     script += step::failed_check_shell("\"$r\"");
-    // The stop: mpirun forwards `stop` (and `kill`) to the wrapper, which passes SIGTERM (SIGKILL)
-    // on to its whole process group; the wrapper and the relay ignore the stop signals
-    // themselves, the job (started by the relay with every signal at its default) gets them.
-    // cai_w: a trap ran, so the wait below was interrupted and goes on; cai_x: stopped before the
-    // job started, which then does not start.
-    StopSignals signals = stop_signals(mpi);
-    auto trap_name = [](int signo) {
-        return signo == SIGTERM ? "TERM" : signo == SIGUSR1 ? "USR1" : "USR2";
-    };
+    // The signals mpirun forwards (task_signals): before the job, `kill` cancels it (cai_x) and
+    // `go` lets it start (cai_g), each ending the wait's sleep (cai_z); the wrapper and the relay
+    // ignore every stop signal themselves.
+    TaskSignals signals = task_signals(mpi);
+    auto name = [](int signo) { return std::string(*util::short_signal_name(signo)); };
     script += "trap 'exit 0' EXIT\ntrap : INT HUP QUIT ALRM TERM USR1 USR2\n";
-    // (Hydra's stop, SIGTERM, reaches the job from mpiexec itself.)
-    script += fmt::format("trap 'cai_w=1 cai_x=1{}' {}\n",
-                          signals.stop == SIGTERM ? "" : "; kill -TERM 0", trap_name(signals.stop));
-    script += fmt::format("trap 'cai_w=1 cai_x=1; kill -KILL 0' {}\n", trap_name(signals.kill));
+    script += fmt::format("trap 'cai_x=1; kill \"${{cai_z-}}\" 2>/dev/null' {}{}\n",
+                          name(signals.kill), signals.stop == SIGTERM ? " TERM" : "");
+    script +=
+        fmt::format("trap 'cai_g=1; kill \"${{cai_z-}}\" 2>/dev/null' {}\n", name(signals.go));
     script += step::task_preflight_shell(first, false);
     // Where mpirun placed the task: this machine has the node's address when it can bind to it.
     script += "perl -MSocket=:addrinfo,SOCK_STREAM -e 'my ($e, @a) = getaddrinfo($ARGV[0], \"\", "
               "{socktype => SOCK_STREAM}); for (@a) { socket(my $s, $_->{family}, SOCK_STREAM, "
               "0) or next; bind($s, $_->{addr}) and exit 0 } exit 1' \"$a\" || cai_f \"host $a\"\n";
+    // Ready: it waits until every task is (Engine::release sends `go`) or the launch stops. (The
+    // shell's word on a child ended by a signal, `Alarm clock`, `Terminated`, is not the job's.)
+    script += "[ -n \"${cai_x-}\" ] || " + step::ready_marker_shell("\"$r\"");
+    script += "sleep 2147483647 & cai_z=$!\n"
+              "while [ -z \"${cai_g-}${cai_x-}\" ]; do wait \"$cai_z\" 2>/dev/null; done\n"
+              "kill \"$cai_z\" 2>/dev/null\n";
     // Stopped before its job: it ends without a start marker, `not_started`. The start marker
     // says the job may have run.
     script += "[ -z \"${cai_x-}\" ] || exit 0\n";
+    // The stop: mpirun forwards `stop` (and `kill`) to the wrapper, which passes SIGTERM (SIGKILL)
+    // on to its whole process group: the job (started by the relay with every signal at its
+    // default) gets it. Hydra's stop, SIGTERM, reaches the job from mpiexec itself. cai_w: a trap
+    // ran, so the wait below was interrupted and goes on.
+    if (signals.stop == signals.kill) { // Open MPI: the second stop is the kill
+        script += fmt::format("trap 'cai_w=1; if [ -n \"${{cai_t-}}\" ]; then kill -KILL 0; else "
+                              "cai_t=1; kill -TERM 0; fi' {}\n",
+                              name(signals.stop));
+    } else {
+        script += fmt::format("trap 'cai_w=1{}' {}\n",
+                              signals.stop == SIGTERM ? "" : "; kill -TERM 0", name(signals.stop));
+        script += fmt::format("trap 'cai_w=1; kill -KILL 0' {}\n", name(signals.kill));
+    }
     script += step::start_marker_shell("\"$r\"", "mpirun", "\"$a\"");
     script += step::task_relay_shell(first, false) + " <&0 &\n";
     script += "cai_p=$!\n"
-              "while :; do cai_w=; wait \"$cai_p\"; s=$?; [ -n \"$cai_w\" ] && [ \"$s\" -gt 128 ] "
+              "while :; do cai_w=; wait \"$cai_p\" 2>/dev/null; s=$?; [ -n \"$cai_w\" ] && [ "
+              "\"$s\" -gt 128 ] "
               "|| break; done\n";
     script += step::exit_marker_shell("\"$r\"", "\"$s\"");
     return script;

@@ -15,7 +15,7 @@ namespace {
 // mpirun's (its daemons' messages, ssh's errors).
 class MpirunEngine : public step::Engine {
 public:
-    explicit MpirunEngine(run::MpiKind mpi) : m_signals(stop_signals(mpi)) {}
+    explicit MpirunEngine(run::MpiKind mpi) : m_signals(task_signals(mpi)) {}
 
     std::optional<step::LabelledLine> read_label(std::string_view line) const override {
         return step::LabelledLine{std::nullopt, line};
@@ -29,13 +29,30 @@ public:
     }
     std::string step_handle(std::string_view) const override { return {}; }
 
-    // The stop and the kill reach every task's wrapper through mpirun, which forwards them.
+    // The stop and the kill reach every task's wrapper through mpirun, which forwards them;
+    // before the jobs were let go, either is the kill, which ends the waiting tasks. Where the
+    // kill is a second stop (Open MPI) and no stop went before it, mpirun itself is killed: its
+    // daemons then end every task's process group.
     void deliver(step::Step& step, int signo) override {
-        step.signal_launcher(signo == SIGKILL ? m_signals.kill : m_signals.stop);
+        if (signo != SIGKILL) {
+            m_stopped = true;
+            step.signal_launcher(m_released ? m_signals.stop : m_signals.kill);
+        } else if (m_signals.kill == m_signals.stop && !m_stopped && m_released) {
+            step.end_by_launcher(SIGKILL);
+        } else {
+            step.signal_launcher(m_signals.kill);
+        }
+    }
+    // Every task is ready: their jobs start.
+    void release(step::Step& step) override {
+        m_released = true;
+        step.signal_launcher(m_signals.go);
     }
 
 private:
-    StopSignals m_signals;
+    TaskSignals m_signals;
+    bool m_released = false;
+    bool m_stopped = false;
 };
 
 } // namespace

@@ -70,9 +70,9 @@ ProbeOutput read_probe_output(std::string_view srun_output,
                                 job::parse_failed_check(said.what, nodes[said.rank])) {
                             answer.failure = std::move(failure);
                         }
-                    } else {
+                    } else if constexpr (std::is_same_v<Said, step::Exited>) {
                         answer.exit_status = said.status;
-                    }
+                    } // (Ready: srun's probes never wait to be let go)
                 }
             },
             step::read_task_line(labelled->text));

@@ -42,6 +42,10 @@ std::string exit_marker_shell(std::string_view rank, std::string_view status) {
         fmt::format("printf '{}%s\\n' {} {}", marker_format(task_exit_marker), rank, status));
 }
 
+std::string ready_marker_shell(std::string_view rank) {
+    return fmt::format("printf '{}\\n' {}\n", marker_format(task_ready_marker), rank);
+}
+
 TaskLine read_task_line(std::string_view line) {
     std::size_t separator = line.find(record_separator);
     std::optional<std::size_t> rank;
@@ -66,6 +70,9 @@ TaskLine read_task_line(std::string_view line) {
     }
     if (util::starts_with(body, job::failed_check_marker)) {
         return Failed{*rank, std::string(body.substr(job::failed_check_marker.size()))};
+    }
+    if (body == task_ready_marker) {
+        return Ready{*rank};
     }
     if (util::starts_with(body, task_exit_marker)) {
         if (std::optional<int> status =

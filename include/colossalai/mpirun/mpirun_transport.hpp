@@ -12,7 +12,7 @@ namespace colossalai::mpirun {
 // A member of the step family (step/step.hpp): mpirun is the launcher process, and this module
 // supplies its command (mpirun_command.hpp), its lines (none labelled: each task's lines carry
 // its rank; mpirun's own lines are its notices, `colossalai: mpirun: ...`), and the stop
-// delivery: the stop and the kill as stop_signals' signals to mpirun, which forwards them to
+// delivery: the stop and the kill as task_signals' signals to mpirun, which forwards them to
 // every task's wrapper, which turns them into SIGTERM and SIGKILL to its job (never mpirun's own
 // abort: Open MPI's loses the tasks' statuses and gives the job one second). Each task reports its
 // job's status in its exit marker. abandon() kills mpirun, whose daemons then end the tasks.

@@ -61,6 +61,9 @@ public:
     // The stop delivery: `signo` (SIGKILL: the kill) to every task, once per signal, while the
     // launcher runs; Step::handle() says whether a task named the step yet.
     virtual void deliver(Step& step, int signo) = 0;
+    // Every task said it is ready (task_lines.hpp: its preflight passed, and it waits) before any
+    // stop: the engine lets their jobs start, once. Engines whose tasks do not wait never get it.
+    virtual void release(Step&) {}
     // The delivery's own child (a scancel) while one runs, polled with the launcher.
     virtual job::Process* helper() { return nullptr; }
     // After the loop's events, and after deliver(): the delivery goes on (its helper ended).
@@ -141,6 +144,7 @@ private:
         std::optional<int> status;
         mutable std::optional<job::Outcome> reported;
         bool started = false;            // its start marker came: its job may have run
+        bool ready = false;              // its ready marker came
         std::optional<std::string> host; // the name the launcher chose (names_hosts)
     };
 
@@ -158,6 +162,7 @@ private:
     void not_started();
     void close_all();
     void deliver(int signo);
+    void ready(std::size_t rank);
 
     Settings m_settings;
     std::unique_ptr<Engine> m_engine;
@@ -177,6 +182,7 @@ private:
     bool m_stopped = false;
     bool m_launcher_ended_tasks = false;
     bool m_not_started = false;
+    bool m_released = false; // Engine::release was called
     // What the last collect_fds() gave the loop: how many of the launcher's, and whose after
     // them (a helper started in between has none).
     std::size_t m_launcher_fds = 0;

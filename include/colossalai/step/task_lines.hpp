@@ -18,6 +18,8 @@
 //   start:  RS `colossalai-task-start HANDLE NODE` (HANDLE: what the engine's stop delivery
 //           names the step by, Slurm's `JOB.STEP`; NODE: the scheduler's name of the node)
 //   failed: job::failed_check_marker `WHAT` (the preflight's failed check, as over SSH)
+//   ready:  RS `colossalai-task-ready` (its preflight passed and it waits to be let go: mpirun's
+//           tasks, so that one task's failure stops them all before any job starts)
 //   exit:   RS `colossalai-task-exit STATUS` (the job's status as sh reports it)
 // Pure, on whole lines (without their newline).
 namespace colossalai::step {
@@ -26,6 +28,8 @@ inline constexpr std::string_view task_start_marker = "\x1e"
                                                       "colossalai-task-start ";
 inline constexpr std::string_view task_exit_marker = "\x1e"
                                                      "colossalai-task-exit ";
+inline constexpr std::string_view task_ready_marker = "\x1e"
+                                                      "colossalai-task-ready";
 
 // The shell commands of a task's wrapper that write its lines (for `sh`; `rank`, `handle`,
 // `node` and `status` are shell words, e.g. `"$r"`): the start marker, on stdout then stderr; the
@@ -35,6 +39,8 @@ std::string start_marker_shell(std::string_view rank, std::string_view handle,
                                std::string_view node);
 std::string failed_check_shell(std::string_view rank);
 std::string exit_marker_shell(std::string_view rank, std::string_view status);
+// The ready marker, on stdout.
+std::string ready_marker_shell(std::string_view rank);
 
 // What one line of a task says, read from the line alone.
 struct Frame { // the job's bytes
@@ -50,6 +56,9 @@ struct Failed { // its preflight failed: `what` as job::parse_failed_check reads
     std::size_t rank = 0;
     std::string what;
 };
+struct Ready { // its preflight passed; it waits for the engine's Engine::release
+    std::size_t rank = 0;
+};
 struct Exited { // its job ended with `status`; the stream ends here
     std::size_t rank = 0;
     int status = 0;
@@ -57,7 +66,7 @@ struct Exited { // its job ended with `status`; the stream ends here
 struct Foreign { // no line of a task's: the launcher's own, slurmstepd's, a wrapper's error
     std::string_view text;
 };
-using TaskLine = std::variant<Frame, Started, Failed, Exited, Foreign>;
+using TaskLine = std::variant<Frame, Started, Failed, Ready, Exited, Foreign>;
 
 // Reads `line` (without its newline). A marker that does not parse (an exit marker without a
 // number, a start marker without a handle) is Foreign, the whole line.

@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace colossalai::mpirun {
@@ -72,11 +73,13 @@ TEST(ParseMpirunArgs, RefusesWhatTheLauncherSets) {
     }
 }
 
-TEST(StopSignals, AreTheOnesEachMpiForwards) {
-    EXPECT_EQ(stop_signals(MpiKind::open_mpi).stop, SIGUSR1);
-    EXPECT_EQ(stop_signals(MpiKind::open_mpi).kill, SIGUSR2);
-    EXPECT_EQ(stop_signals(MpiKind::hydra).stop, SIGTERM);
-    EXPECT_EQ(stop_signals(MpiKind::hydra).kill, SIGUSR1);
+TEST(TaskSignals, AreTheOnesEachMpiForwards) {
+    EXPECT_EQ(task_signals(MpiKind::open_mpi).go, SIGUSR1);
+    EXPECT_EQ(task_signals(MpiKind::open_mpi).stop, SIGUSR2);
+    EXPECT_EQ(task_signals(MpiKind::open_mpi).kill, SIGUSR2);
+    EXPECT_EQ(task_signals(MpiKind::hydra).go, SIGALRM);
+    EXPECT_EQ(task_signals(MpiKind::hydra).stop, SIGTERM);
+    EXPECT_EQ(task_signals(MpiKind::hydra).kill, SIGUSR1);
 }
 
 TEST(BuildMpirunCommand, OpenMpiOneTaskPerNodeInPlanOrder) {
@@ -117,9 +120,11 @@ TEST(MpirunTaskScript, RefusesCommandsThatDifferInMoreThanTheRank) {
 
 using test::said;
 
-// A task's script run by a real /bin/sh (test::run_task_script), its exit status last: `[N]`.
-std::string run_script(const std::string& script, const std::string& variables) {
-    return test::run_task_script(script, variables, true, "/usr/bin:/bin", "; echo \"[$?]\"");
+// A task's script run by a real /bin/sh (test::run_task_script) and let go with `go` once ready,
+// its exit status first: `[N]`.
+std::string run_script(const std::string& script, const std::string& variables,
+                       const std::string& go = "USR1") {
+    return test::run_task_script(script, variables, true, "/usr/bin:/bin", "; echo \"[$?]\"", go);
 }
 
 // The rank comes from the MPI's variable, never from the launcher's environment that the task
@@ -135,14 +140,16 @@ TEST(MpirunTaskScript, OpenMpiRunsItsRanksCommandBetweenTheMarkers) {
     nodes[1].words = nodes[0].words;
     std::string read =
         run_script(mpirun_task_script(nodes, MpiKind::open_mpi), "OMPI_COMM_WORLD_RANK=1");
-    EXPECT_EQ(read, said(1, step::task_start_marker, "mpirun 127.0.0.1") +
+    EXPECT_EQ(read, "[0]\n" + said(1, step::task_ready_marker, "") +
+                        said(1, step::task_start_marker, "mpirun 127.0.0.1") +
                         said(1, step::task_start_marker, "mpirun 127.0.0.1") +
                         "a b 'c' $(x)|--node_rank=1|" + said(1, step::task_exit_marker, "3") +
-                        said(1, step::task_exit_marker, "3") + "[0]\n");
+                        said(1, step::task_exit_marker, "3"));
 }
 
 TEST(MpirunTaskScript, HydraReadsPmiRank) {
-    std::string read = run_script(mpirun_task_script(two_nodes(), MpiKind::hydra), "PMI_RANK=0");
+    std::string read =
+        run_script(mpirun_task_script(two_nodes(), MpiKind::hydra), "PMI_RANK=0", "ALRM");
     EXPECT_NE(read.find("--nnodes=2|--node_rank=0|it's|a b|"), std::string::npos) << read;
     EXPECT_NE(read.find(said(0, step::task_exit_marker, "0")), std::string::npos) << read;
 }
@@ -150,8 +157,20 @@ TEST(MpirunTaskScript, HydraReadsPmiRank) {
 TEST(MpirunTaskScript, ARankThatIsNoNodeStartsNothing) {
     std::string read =
         run_script(mpirun_task_script(two_nodes(), MpiKind::open_mpi), "OMPI_COMM_WORLD_RANK=2");
-    EXPECT_EQ(read, "colossalai: mpirun gave this task the rank '2' (OMPI_COMM_WORLD_RANK), not "
-                    "one of the run's 2 nodes\n[127]\n");
+    EXPECT_EQ(read, "[127]\ncolossalai: mpirun gave this task the rank '2' (OMPI_COMM_WORLD_RANK), "
+                    "not one of the run's 2 nodes\n");
+}
+
+// The kill before the task is let go: it ends without its start marker, its job never started.
+TEST(MpirunTaskScript, TheKillBeforeTheGoStartsNothing) {
+    for (auto [mpi, variable, kill] :
+         {std::tuple{MpiKind::open_mpi, "OMPI_COMM_WORLD_RANK=0", "USR2"},
+          std::tuple{MpiKind::hydra, "PMI_RANK=0", "USR1"},
+          std::tuple{MpiKind::hydra, "PMI_RANK=0", "TERM"}}) {
+        EXPECT_EQ(run_script(mpirun_task_script(two_nodes(), mpi), variable, kill),
+                  "[0]\n" + said(0, step::task_ready_marker, ""))
+            << kill;
+    }
 }
 
 // A task that mpirun placed on a machine without its node's address fails its preflight
@@ -159,9 +178,9 @@ TEST(MpirunTaskScript, ARankThatIsNoNodeStartsNothing) {
 TEST(MpirunTaskScript, ATaskOnAnotherMachineFailsBeforeItsJob) {
     std::string read = run_script(mpirun_task_script(two_nodes("192.0.2.7"), MpiKind::open_mpi),
                                   "OMPI_COMM_WORLD_RANK=1");
-    EXPECT_EQ(read, said(1, job::failed_check_marker, "host 192.0.2.7") +
+    EXPECT_EQ(read, "[0]\n" + said(1, job::failed_check_marker, "host 192.0.2.7") +
                         said(1, step::task_exit_marker, "254") +
-                        said(1, step::task_exit_marker, "254") + "[0]\n");
+                        said(1, step::task_exit_marker, "254"));
     NodeCommand node = two_nodes().at(1);
     std::optional<job::PreflightFailure> failure = job::parse_failed_check("host 192.0.2.7", node);
     ASSERT_TRUE(failure);
