@@ -152,25 +152,29 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     script += "sleep 2147483647 & cai_z=$!\n"
               "while [ -z \"${cai_g-}${cai_x-}\" ]; do wait \"$cai_z\" 2>/dev/null; done\n"
               "kill \"$cai_z\" 2>/dev/null\n";
-    // Stopped before its job: it ends without a start marker, `not_started`. The start marker
-    // says the job may have run.
-    script += "[ -z \"${cai_x-}\" ] || exit 0\n";
     // The stop: mpirun forwards `stop` (and `kill`) to the wrapper, which passes SIGTERM (SIGKILL)
     // on to its whole process group: the job (started by the relay with every signal at its
     // default) gets it. Hydra's stop, SIGTERM, reaches the job from mpiexec itself. cai_w: a trap
-    // ran, so the wait below was interrupted and goes on.
+    // ran, so the wait below was interrupted and goes on; cai_x: stopped, so a job not started
+    // yet never starts. These traps are set before that check: a stop right after the go (a
+    // task that failed at once) is never taken for the go's cancel, nor lost.
     if (signals.stop == signals.kill) { // Open MPI: the second stop is the kill
-        script += fmt::format("trap 'cai_w=1; if [ -n \"${{cai_t-}}\" ]; then kill -KILL 0; else "
-                              "cai_t=1; kill -TERM 0; fi' {}\n",
-                              name(signals.stop));
+        script +=
+            fmt::format("trap 'cai_w=1 cai_x=1; if [ -n \"${{cai_t-}}\" ]; then kill -KILL 0; "
+                        "else cai_t=1; kill -TERM 0; fi' {}\n",
+                        name(signals.stop));
     } else {
-        script += fmt::format("trap 'cai_w=1{}' {}\n",
+        script += fmt::format("trap 'cai_w=1 cai_x=1{}' {}\n",
                               signals.stop == SIGTERM ? "" : "; kill -TERM 0", name(signals.stop));
-        script += fmt::format("trap 'cai_w=1; kill -KILL 0' {}\n", name(signals.kill));
+        script += fmt::format("trap 'cai_w=1 cai_x=1; kill -KILL 0' {}\n", name(signals.kill));
     }
+    // Stopped before its job: it ends without a start marker, `not_started`. The start marker
+    // says the job may have run.
+    script += "[ -z \"${cai_x-}\" ] || exit 0\n";
     script += step::start_marker_shell("\"$r\"", "mpirun", "\"$a\"");
     script += step::task_relay_shell(first, false) + " <&0 &\n";
-    script += "cai_p=$!\n"
+    // A stop between the check above and the relay's start: its job gets the SIGTERM now.
+    script += "cai_p=$!\n[ -z \"${cai_x-}\" ] || kill -TERM 0\n"
               "while :; do cai_w=; wait \"$cai_p\" 2>/dev/null; s=$?; [ -n \"$cai_w\" ] && [ "
               "\"$s\" -gt 128 ] "
               "|| break; done\n";
