@@ -201,7 +201,7 @@ int execute(const Command& command, std::ostream& out, std::ostream& err) {
         return execute_run_command(*run_options, out, err);
     }
     const auto& check_options = std::get<check::Options>(command);
-    if (check_options.cluster()) {
+    if (cluster_check::cluster_mode(check_options)) {
         return cluster_check::execute(check_options, out, err);
     }
     return check::execute(check_options, out, err);

@@ -2,8 +2,13 @@
 #include "commands.hpp"
 #include "register_options.hpp"
 
+#include "colossalai/cluster_check/command.hpp"
+#include "colossalai/engines/engines.hpp"
+#include "colossalai/run/engine_row.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <span>
@@ -56,6 +61,16 @@ std::vector<std::string> respell_check_aliases(std::vector<std::string> args) {
     return args;
 }
 
+namespace {
+
+// Whether any of `names` (long options, as --help names them) was given.
+bool any_given(const CLI::App& command, std::span<const std::string_view> names) {
+    return std::ranges::any_of(
+        names, [&](std::string_view name) { return command.count(std::string(name)) > 0; });
+}
+
+} // namespace
+
 void add_check_options(CLI::App& app, check::Options& options) {
     CLI::App* command = &app;
     for (const CheckOption& option : check_option_table()) {
@@ -69,16 +84,19 @@ check::Options finish_check_command(const CLI::App& command, check::Options opti
     if (options.json) {
         options.installation = true;
     }
-    if (!options.cluster() && (options.ssh_port || command.count("--ssh-timeout") > 0)) {
-        throw usage_error("--ssh-port and --ssh-timeout need --host, --hostfile or --allocation");
+    // The engines' own check options: the chosen engine's need cluster mode; another engine's
+    // are refused in the chosen one's words.
+    const run::EngineRow& engine = engines::chosen(options);
+    if (!cluster_check::cluster_mode(options) && any_given(command, engine.check_options)) {
+        throw usage_error("{} need --host, --hostfile or --allocation",
+                          fmt::join(engine.check_options, " and "));
     }
-    if (options.launcher == check::Launcher::slurm &&
-        (options.ssh_port || command.count("--ssh-timeout") > 0)) {
-        throw usage_error("--ssh-port and --ssh-timeout are for --launcher ssh (srun starts the "
-                          "checks)");
-    }
-    if (options.launcher != check::Launcher::slurm && command.count("--srun-args") > 0) {
-        throw usage_error("--srun-args needs --launcher slurm");
+    for (const run::EngineRow* owner : engines::table()) {
+        if (owner != &engine && any_given(command, owner->check_options)) {
+            throw usage_error("{}", engine.check_refuse(
+                                        fmt::format("{}", fmt::join(owner->check_options, " and ")),
+                                        owner->name));
+        }
     }
     if (!options.installation) {
         // help(prev) names the command after `prev`: "Usage: colossalai check [OPTIONS]".

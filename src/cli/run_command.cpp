@@ -74,8 +74,7 @@ run::Options finish_run_command(const RunArguments& arguments) {
 int execute_run_command(const run::Options& options, std::ostream& out, std::ostream& err) {
     // The master address other nodes use is an alias's HostName: the ssh config is read here,
     // above run, which cannot include ssh.
-    run::Plan plan =
-        run::prepare(options, engines::row(options.launcher), ssh::ConfiguredHostNames());
+    run::Plan plan = run::prepare(options, engines::chosen(options), ssh::ConfiguredHostNames());
     for (const std::string& notice : plan.notices) {
         fmt::print(err, "colossalai: {}\n", notice);
     }

@@ -2,8 +2,8 @@
 
 #include "shared_options.hpp"
 
+#include "colossalai/engines/engines.hpp"
 #include "colossalai/job/host_key_policy.hpp"
-#include "colossalai/mpirun/mpirun_command.hpp"
 #include "colossalai/run/elastic.hpp"
 #include "colossalai/run/env_values.hpp"
 #include "colossalai/run/extra_args.hpp"
@@ -17,8 +17,11 @@
 #include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 
 namespace colossalai::cli {
 
@@ -73,7 +76,7 @@ void set_num_nodes(Options& options, std::string_view name, const std::string& v
 }
 
 void set_master_port(Options& options, std::string_view name, const std::string& value) {
-    options.master_port = shared::to_port(value, name);
+    options.master_port = run::parse_port(value, name);
 }
 
 void set_master_addr(Options& options, std::string_view name, const std::string& value) {
@@ -89,11 +92,6 @@ void add_env_exclude(Options& options, std::string_view, const std::string& valu
     options.env_exclude.insert(options.env_exclude.end(), patterns.begin(), patterns.end());
 }
 
-// --mpirun-args: mpirun's own words, parsed once here (mpirun::parse_mpirun_args).
-void set_mpirun_args(Options& options, std::string_view, const std::string& value) {
-    options.mpirun_args = mpirun::parse_mpirun_args(value);
-}
-
 void set_kill_grace(Options& options, std::string_view name, const std::string& value) {
     options.kill_grace = util::parse_seconds(value, name, run::kill_grace_range);
 }
@@ -106,159 +104,184 @@ void set_host_key_checking(Options& options, std::string_view name, const std::s
     }
 }
 
-void set_ssh_client(Options& options, std::string_view name, const std::string& value) {
-    if (value != "libssh" && value != "openssh") {
-        throw usage_error("{} '{}': expected libssh or openssh", name,
-                          util::escape_for_message(value));
-    }
-    options.ssh_client = value == "libssh" ? run::SshClient::libssh : run::SshClient::openssh;
-}
-
 // --nnodes, --max_restarts, --rdzv_*: typed by run/elastic.hpp's parsers.
 template <auto field, auto parse>
 void set_elastic(Options& options, std::string_view name, const std::string& value) {
     options.elastic.*field = parse(value, name);
 }
 
-constexpr RunOption table[] = {
-    help_option<Options>(),
-    shared::host_option<Options>("HOSTS", "Comma-separated hosts: h1,h2 (also -host)",
-                                 set_hosts<&Options::host>),
-    shared::hostfile_option<Options>("FILE", "File with one host per line (# comments)"),
-    {.long_name = "--include",
-     .value_name = "HOSTS",
-     .help = "Use only these hosts of the hostfile, in order; GPUs as DeepSpeed: w0:0,1@w1",
-     .apply = set_selection<&Options::include>},
-    {.long_name = "--exclude",
-     .value_name = "HOSTS",
-     .help = "Use every host of the hostfile but these; GPUs as DeepSpeed: w1:0",
-     .apply = set_selection<&Options::exclude>},
-    {.long_name = "--num_nodes",
-     .value_name = "N",
-     .default_shown = "-1",
-     .help = "Use only the first N hosts (after --include/--exclude); -1: all",
-     .apply = set_num_nodes},
-    {.long_name = "--nproc_per_node",
-     .value_name = "N",
-     .help = "Processes per node: a number (usually of GPUs), or auto/cpu/gpu for torchrun; "
-             "default: the hosts' slots",
-     .apply = set_nproc_per_node},
-    {.long_name = "--master_port",
-     .value_name = "PORT",
-     .default_shown = "29500",
-     .help = "Port of the rendezvous on node 0",
-     .apply = set_master_port},
-    {.long_name = "--master_addr",
-     .value_name = "ADDR",
-     .default_shown = "127.0.0.1",
-     .help = "Address of node 0 as every node reaches it (several nodes: the first host's "
-             "HostName)",
-     .apply = set_master_addr},
-    {.long_name = "--nnodes",
-     .value_name = "N|MIN:MAX",
-     .help = "Nodes the job runs on (torchrun's): MIN:MAX makes it elastic (c10d rendezvous on "
-             "the master; nodes may leave while MIN remain); default: the number of hosts",
-     .apply = set_elastic<&run::ElasticOptions::nnodes, run::parse_node_range>},
-    {.long_name = "--max_restarts",
-     .value_name = "N",
-     .help = "How often torchrun restarts the workers of a failed or changed job",
-     .apply = set_elastic<&run::ElasticOptions::max_restarts, run::parse_max_restarts>},
-    {.long_name = "--rdzv_backend",
-     .value_name = "BACKEND",
-     .help = "torchrun's rendezvous: c10d (an elastic launch's default), static, etcd, etcd-v2",
-     .apply = set_elastic<&run::ElasticOptions::rdzv_backend, run::parse_rdzv_backend>},
-    {.long_name = "--rdzv_endpoint",
-     .value_name = "HOST:PORT",
-     .help = "Where the rendezvous is served; default: master_addr:master_port",
-     .apply = set_elastic<&run::ElasticOptions::rdzv_endpoint, run::parse_rdzv_endpoint>},
-    {.long_name = "--rdzv_id",
-     .value_name = "ID",
-     .help = "The job's rendezvous id; default: a fresh one per launch",
-     .apply = set_elastic<&run::ElasticOptions::rdzv_id, run::parse_rdzv_id>},
-    {.long_name = "--extra_launch_args",
-     .value_name = "ARGS",
-     .help = "More launcher options: a=1,b,c=2 -> --a=1 --b --c=2",
-     .apply = set_extra_launch_args},
-    shared::ssh_port_option<Options>("PORT",
-                                     "SSH port for every host (else ~/.ssh/config, else 22)"),
-    shared::ssh_timeout_option<Options>("SSH connect timeout per host"),
-    {.long_name = "--strict-host-key-checking",
-     .value_name = "MODE",
-     .help = "Unknown or changed SSH host keys: yes (refuse), accept-new (learn new keys), no "
+// The options that are not one engine's, in --help order; the engines' own are placed among them
+// (with_engine_options).
+std::span<const RunOption> general_options() {
+    static const RunOption general[] = {
+        help_option<Options>(),
+        shared::host_option<Options>("HOSTS", "Comma-separated hosts: h1,h2 (also -host)",
+                                     set_hosts<&Options::host>),
+        shared::hostfile_option<Options>("FILE", "File with one host per line (# comments)"),
+        {.long_name = "--include",
+         .value_name = "HOSTS",
+         .help = "Use only these hosts of the hostfile, in order; GPUs as DeepSpeed: w0:0,1@w1",
+         .apply = set_selection<&Options::include>},
+        {.long_name = "--exclude",
+         .value_name = "HOSTS",
+         .help = "Use every host of the hostfile but these; GPUs as DeepSpeed: w1:0",
+         .apply = set_selection<&Options::exclude>},
+        {.long_name = "--num_nodes",
+         .value_name = "N",
+         .default_shown = "-1",
+         .help = "Use only the first N hosts (after --include/--exclude); -1: all",
+         .apply = set_num_nodes},
+        {.long_name = "--nproc_per_node",
+         .value_name = "N",
+         .help = "Processes per node: a number (usually of GPUs), or auto/cpu/gpu for torchrun; "
+                 "default: the hosts' slots",
+         .apply = set_nproc_per_node},
+        {.long_name = "--master_port",
+         .value_name = "PORT",
+         .default_shown = "29500",
+         .help = "Port of the rendezvous on node 0",
+         .apply = set_master_port},
+        {.long_name = "--master_addr",
+         .value_name = "ADDR",
+         .default_shown = "127.0.0.1",
+         .help = "Address of node 0 as every node reaches it (several nodes: the first host's "
+                 "HostName)",
+         .apply = set_master_addr},
+        {.long_name = "--nnodes",
+         .value_name = "N|MIN:MAX",
+         .help = "Nodes the job runs on (torchrun's): MIN:MAX makes it elastic (c10d rendezvous on "
+                 "the master; nodes may leave while MIN remain); default: the number of hosts",
+         .apply = set_elastic<&run::ElasticOptions::nnodes, run::parse_node_range>},
+        {.long_name = "--max_restarts",
+         .value_name = "N",
+         .help = "How often torchrun restarts the workers of a failed or changed job",
+         .apply = set_elastic<&run::ElasticOptions::max_restarts, run::parse_max_restarts>},
+        {.long_name = "--rdzv_backend",
+         .value_name = "BACKEND",
+         .help = "torchrun's rendezvous: c10d (an elastic launch's default), static, etcd, etcd-v2",
+         .apply = set_elastic<&run::ElasticOptions::rdzv_backend, run::parse_rdzv_backend>},
+        {.long_name = "--rdzv_endpoint",
+         .value_name = "HOST:PORT",
+         .help = "Where the rendezvous is served; default: master_addr:master_port",
+         .apply = set_elastic<&run::ElasticOptions::rdzv_endpoint, run::parse_rdzv_endpoint>},
+        {.long_name = "--rdzv_id",
+         .value_name = "ID",
+         .help = "The job's rendezvous id; default: a fresh one per launch",
+         .apply = set_elastic<&run::ElasticOptions::rdzv_id, run::parse_rdzv_id>},
+        {.long_name = "--extra_launch_args",
+         .value_name = "ARGS",
+         .help = "More launcher options: a=1,b,c=2 -> --a=1 --b --c=2",
+         .apply = set_extra_launch_args},
+        shared::ssh_timeout_option<Options>("SSH connect timeout per host"),
+        {.long_name = "--strict-host-key-checking",
+         .value_name = "MODE",
+         .help =
+             "Unknown or changed SSH host keys: yes (refuse), accept-new (learn new keys), no "
              "(learn new keys, warn of changed ones), ask (= yes); else ~/.ssh/config, else yes",
-     .apply = set_host_key_checking},
-    {.long_name = "--ssh-client",
-     .value_name = "libssh|openssh",
-     .default_shown = "libssh",
-     .help = "How the remote nodes are reached: libssh (built in), or openssh (the ssh program, "
-             "in BatchMode, with all of ~/.ssh/config: host certificates, GSSAPI, ControlMaster)",
-     .apply = set_ssh_client},
-    {.long_name = "--kill-grace",
-     .value_name = "SECONDS",
-     .default_shown = "10",
-     .help = "Time between TERM and KILL when stopping a node",
-     .apply = set_kill_grace},
-    shared::launcher_option<Options>(
-        "How the nodes are started: ssh (local children and SSH), slurm (one srun step), or "
-        "mpirun (one mpirun, Open MPI or MPICH)"),
-    shared::srun_args_option<Options>("With --launcher slurm: more srun options, as a shell would "
-                                      "split them (\"--partition gpu --time 1:00:00\")"),
-    // --launcher mpirun's options, kept together to move into its row.
-    {.long_name = "--mpirun",
-     .value_name = "PATH",
-     .default_shown = "mpirun",
-     .help = "With --launcher mpirun: the mpirun (Open MPI) or mpiexec (MPICH) to run",
-     .apply = keep_text<Options, &Options::mpirun>},
-    {.long_name = "--mpirun-args",
-     .value_name = "ARGS",
-     .help = "With --launcher mpirun: more mpirun options, as a shell would split them "
-             "(\"--mca plm_rsh_agent ssh\")",
-     .apply = set_mpirun_args},
-    {.long_name = "--network-interface",
-     .value_name = "IFACE[,IFACE...]",
-     .help = "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "
-             "GLOO_SOCKET_IFNAME; ^ and = as NCCL reads them); each node checks they exist",
-     .apply = set_network_interface},
-    {.long_name = "--no-rendezvous-check",
-     .help = "Start the jobs without first checking that every node reaches the master's port "
-             "(for sites that forbid listening before the job)",
-     .apply = set_flag<Options, &Options::no_rendezvous_check>},
-    shared::python_option<Options>(
-        "Nodes run PATH -m torch.distributed.run instead of torchrun (a conda or venv "
-        "Python)"),
-    {.short_name = "-x",
-     .value_name = "NAME[=VALUE]",
-     .help = "Set a variable on every node, or pass on the launcher's value of NAME (repeatable; "
+         .apply = set_host_key_checking},
+        {.long_name = "--kill-grace",
+         .value_name = "SECONDS",
+         .default_shown = "10",
+         .help = "Time between TERM and KILL when stopping a node",
+         .apply = set_kill_grace},
+        shared::launcher_option<Options>(
+            "How the nodes are started: ssh (local children and SSH), slurm (one srun step), or "
+            "mpirun (one mpirun, Open MPI or MPICH)"),
+        {.long_name = "--network-interface",
+         .value_name = "IFACE[,IFACE...]",
+         .help = "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "
+                 "GLOO_SOCKET_IFNAME; ^ and = as NCCL reads them); each node checks they exist",
+         .apply = set_network_interface},
+        {.long_name = "--no-rendezvous-check",
+         .help = "Start the jobs without first checking that every node reaches the master's port "
+                 "(for sites that forbid listening before the job)",
+         .apply = set_flag<Options, &Options::no_rendezvous_check>},
+        shared::python_option<Options>(
+            "Nodes run PATH -m torch.distributed.run instead of torchrun (a conda or venv "
+            "Python)"),
+        {.short_name = "-x",
+         .value_name = "NAME[=VALUE]",
+         .help =
+             "Set a variable on every node, or pass on the launcher's value of NAME (repeatable; "
              "wins over --env-file and --env-exclude)",
-     .apply = add_export},
-    {.long_name = "--env-file",
-     .value_name = "FILE",
-     .help = "NAME=VALUE lines (# comments) to set on every node (repeatable); default: "
-             "./.colossalai_env, else ~/.colossalai_env, when present",
-     .apply = append<&Options::env_files>},
-    {.long_name = "--env-exclude",
-     .value_name = "PATTERNS",
-     .help = "Do not pass these of the launcher's variables: NAME or PREFIX*, comma-separated; a "
+         .apply = add_export},
+        {.long_name = "--env-file",
+         .value_name = "FILE",
+         .help = "NAME=VALUE lines (# comments) to set on every node (repeatable); default: "
+                 "./.colossalai_env, else ~/.colossalai_env, when present",
+         .apply = append<&Options::env_files>},
+        {.long_name = "--env-exclude",
+         .value_name = "PATTERNS",
+         .help =
+             "Do not pass these of the launcher's variables: NAME or PREFIX*, comma-separated; a "
              "node keeps its own value",
-     .apply = add_env_exclude},
-    {.long_name = "--log-dir",
-     .value_name = "DIR",
-     .help = "Also write each node's stdout and stderr to DIR/RANK-HOST.out and .err on this "
-             "machine",
-     .apply = keep_text<Options, &Options::log_dir>},
-    {.long_name = "--dry-run",
-     .help = "Print each node's host, rank, command and the variables that -x, --env-file and "
-             "--env-exclude set or drop; start nothing",
-     .apply = set_flag<Options, &Options::dry_run>},
-    {.short_name = "-m",
-     .value_name = "MODULE",
-     .help = "Run a module (python -m) instead of a script",
-     .role = OptionRole::module},
-};
+         .apply = add_env_exclude},
+        {.long_name = "--log-dir",
+         .value_name = "DIR",
+         .help = "Also write each node's stdout and stderr to DIR/RANK-HOST.out and .err on this "
+                 "machine",
+         .apply = keep_text<Options, &Options::log_dir>},
+        {.long_name = "--dry-run",
+         .help = "Print each node's host, rank, command and the variables that -x, --env-file and "
+                 "--env-exclude set or drop; start nothing",
+         .apply = set_flag<Options, &Options::dry_run>},
+        {.short_name = "-m",
+         .value_name = "MODULE",
+         .help = "Run a module (python -m) instead of a script",
+         .role = OptionRole::module},
+    };
+    return general;
+}
+
+// An engine's option as an entry of the table.
+RunOption entry_of(const run::EngineOption& option) {
+    return {.long_name = option.name,
+            .value_name = option.value_name,
+            .default_shown = option.default_shown,
+            .help = option.help,
+            .apply = option.apply};
+}
+
+// Places `option` and, after it, every option of `pending` that follows it (and so on).
+void place(std::vector<RunOption>& table, const RunOption& option,
+           std::vector<const run::EngineOption*>& pending) {
+    table.push_back(option);
+    for (auto it = pending.begin(); it != pending.end();) {
+        if ((*it)->follows == option.long_name) {
+            const run::EngineOption& next = **it;
+            pending.erase(it);
+            place(table, entry_of(next), pending);
+            it = pending.begin(); // `pending` changed below us
+        } else {
+            ++it;
+        }
+    }
+}
 
 } // namespace
 
+std::vector<RunOption> with_engine_options(std::span<const RunOption> general,
+                                           std::span<const run::EngineRow* const> engines) {
+    std::vector<const run::EngineOption*> pending;
+    for (const run::EngineRow* engine : engines) {
+        for (const run::EngineOption& option : engine->options) {
+            pending.push_back(&option);
+        }
+    }
+    std::vector<RunOption> table;
+    for (const RunOption& option : general) {
+        place(table, option, pending);
+    }
+    if (!pending.empty()) {
+        throw std::logic_error(
+            fmt::format("{} follows no option of colossalai run", pending.front()->name));
+    }
+    return table;
+}
+
 std::span<const RunOption> run_option_table() {
+    static const std::vector<RunOption> table =
+        with_engine_options(general_options(), engines::table());
     return table;
 }
 
@@ -266,11 +289,12 @@ const RunOption* find_long_option(std::string_view name) {
     if (!util::starts_with(name, "--")) {
         return nullptr;
     }
-    auto it = std::find_if(std::begin(table), std::end(table), [&](const RunOption& option) {
+    std::span<const RunOption> table = run_option_table();
+    auto it = std::find_if(table.begin(), table.end(), [&](const RunOption& option) {
         return !option.long_name.empty() &&
                run::same_option(name.substr(2), option.long_name.substr(2));
     });
-    return it == std::end(table) ? nullptr : &*it;
+    return it == table.end() ? nullptr : &*it;
 }
 
 } // namespace colossalai::cli

@@ -3,7 +3,10 @@
 // Private to the cli module: the options that `colossalai run` and `colossalai check` share,
 // each defined once (its spellings, its value's name and default, the one function that parses
 // it) for either command's options struct. Each command words the help itself ("every host",
-// "every node"), as its --help has always read.
+// "every node"), as its --help has always read. An option that one engine owns is that engine's
+// under `run` (its row's options, run/engine_row.hpp); check's own --ssh-port and --srun-args are
+// here, and parse their values with the same functions as the engines (run::parse_port,
+// slurm::parse_srun_args).
 
 #include "option_table.hpp"
 
@@ -24,26 +27,30 @@
 
 namespace colossalai::cli::shared {
 
-// --launcher NAME: an engine of the engines' table, into the command's Launcher (run's: the row's;
-// check's own enum, until check reaches its nodes through the rows).
+// The engines' command whose options struct is `Options`.
+template <class Options>
+constexpr engines::Command engines_command =
+    std::is_same_v<Options, run::Options> ? engines::Command::run : engines::Command::check;
+
+// --launcher NAME: an engine of the engines' table that serves the command, its row resolved
+// once.
 template <class Options>
 void set_launcher(Options& options, std::string_view name, const std::string& value) {
-    const run::EngineRow* row = engines::find(value);
+    constexpr engines::Command command = engines_command<Options>;
+    const run::EngineRow* row = engines::find(value, command);
     if (row == nullptr) {
         throw usage_error("{} '{}': expected {}", name, util::escape_for_message(value),
-                          engines::names(" or "));
+                          engines::names(" or ", command));
     }
-    if constexpr (std::is_same_v<decltype(options.launcher), run::Launcher>) {
-        options.launcher = row->launcher;
-    } else {
-        if (row->launcher == run::Launcher::mpirun) {
-            throw usage_error("{} mpirun: `colossalai check` does not reach nodes through mpirun "
-                              "yet (use --launcher ssh, or slurm)",
-                              name);
-        }
-        options.launcher =
-            row->launcher == run::Launcher::slurm ? check::Launcher::slurm : check::Launcher::ssh;
-    }
+    options.engine = row;
+}
+
+// --launcher's value as --help shows it: the command's engines, "ssh|slurm" (engines::names),
+// made once for the life of the option tables.
+template <class Options>
+std::string_view launcher_values() {
+    static const std::string values = engines::names("|", engines_command<Options>);
+    return values;
 }
 
 template <class Options>
@@ -56,26 +63,10 @@ void set_ssh_timeout(Options& options, std::string_view name, const std::string&
     options.ssh_timeout = util::parse_seconds(value, name, ssh::connect_timeout_range);
 }
 
-// A port in decimal (026 is 26); a number outside 1..65535 is named as the number it is
-// (run::checked_port).
-inline run::Port to_port(const std::string& text, std::string_view option) {
-    std::optional<int> port = util::parse_integer<int>(text);
-    if (!port) {
-        throw usage_error("{} '{}': not a port number (1..65535)", option,
-                          util::escape_for_message(text));
-    }
-    return run::checked_port(*port, option);
-}
-
-// --ssh-port, read alike by both commands.
-template <class Options>
-void set_ssh_port(Options& options, std::string_view name, const std::string& value) {
-    run::Port port = to_port(value, name);
-    if constexpr (std::is_same_v<decltype(options.ssh_port), std::optional<run::Port>>) {
-        options.ssh_port = port;
-    } else {
-        options.ssh_port = port.number;
-    }
+// check's --ssh-port (run's is the ssh engine's own, ssh/engine.cpp), read as run's is:
+// run::parse_port.
+inline void set_ssh_port(check::Options& options, std::string_view name, const std::string& value) {
+    options.ssh_port = run::parse_port(value, name).number;
 }
 
 // -H / --host / -host: the spellings both commands accept (the single-dash one too, which
@@ -93,12 +84,10 @@ constexpr OptionEntry<Options> host_option(std::string_view value_name, std::str
             .apply = apply};
 }
 
-template <class Options>
-constexpr OptionEntry<Options> ssh_port_option(std::string_view value_name, std::string_view help) {
-    return {.long_name = "--ssh-port",
-            .value_name = value_name,
-            .help = help,
-            .apply = set_ssh_port<Options>};
+inline constexpr OptionEntry<check::Options> ssh_port_option(std::string_view value_name,
+                                                             std::string_view help) {
+    return {
+        .long_name = "--ssh-port", .value_name = value_name, .help = help, .apply = set_ssh_port};
 }
 
 template <class Options>
@@ -117,12 +106,12 @@ constexpr OptionEntry<Options> python_option(std::string_view help) {
             .apply = keep_text<Options, &Options::python>};
 }
 
-// Its value's name lists the engines' table (engines::names("|"), checked by the unit tests).
+// Its value's name and default are the engines' table's: its names, its first row.
 template <class Options>
-constexpr OptionEntry<Options> launcher_option(std::string_view help) {
+OptionEntry<Options> launcher_option(std::string_view help) {
     return {.long_name = "--launcher",
-            .value_name = "ssh|slurm|mpirun",
-            .default_shown = "ssh",
+            .value_name = launcher_values<Options>(),
+            .default_shown = engines::table().front()->name,
             .help = help,
             .apply = set_launcher<Options>};
 }

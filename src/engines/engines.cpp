@@ -33,59 +33,87 @@ std::span<const run::EngineRow* const> table() {
     return rows;
 }
 
-const run::EngineRow* find(std::string_view name) {
-    auto it =
-        std::ranges::find_if(table(), [&](const run::EngineRow* row) { return row->name == name; });
+namespace {
+
+bool serves(const run::EngineRow& row, Command command) {
+    return command == Command::run || row.check_nodes != nullptr;
+}
+
+} // namespace
+
+const run::EngineRow* find(std::string_view name, Command command) {
+    auto it = std::ranges::find_if(table(), [&](const run::EngineRow* row) {
+        return row->name == name && serves(*row, command);
+    });
     return it == table().end() ? nullptr : *it;
 }
 
-const run::EngineRow& row(run::Launcher launcher) {
-    auto it = std::ranges::find_if(
-        table(), [&](const run::EngineRow* row) { return row->launcher == launcher; });
-    if (it == table().end()) {
-        throw fatal_error("no engine for this launcher");
-    }
-    return **it;
+namespace {
+
+const run::EngineRow& given_or_first(const run::EngineRow* given) {
+    return given != nullptr ? *given : *table().front();
 }
 
-std::string names(std::string_view separator) {
+} // namespace
+
+const run::EngineRow& chosen(const run::Options& options) {
+    return given_or_first(options.engine);
+}
+
+const run::EngineRow& chosen(const check::Options& options) {
+    return given_or_first(options.engine);
+}
+
+std::string names(std::string_view separator, Command command) {
     std::vector<std::string_view> all;
     for (const run::EngineRow* row : table()) {
-        all.push_back(row->name);
+        if (serves(*row, command)) {
+            all.push_back(row->name);
+        }
     }
     return fmt::format("{}", fmt::join(all, separator));
 }
 
 void validate(const run::Options& options) {
-    const run::EngineRow& chosen = row(options.launcher);
+    const run::EngineRow& engine = chosen(options);
     for (const run::EngineRow* owner : table()) {
-        if (owner == &chosen) {
+        if (owner == &engine) {
             continue;
         }
-        for (const run::OwnedOption& option : owner->options) {
+        for (const run::EngineOption& option : owner->options) {
             if (option.given(options)) {
-                throw usage_error("{}", chosen.refuse(option.name, owner->name));
+                throw usage_error("{}", engine.refuse(option.name, owner->name));
             }
         }
     }
-    if (chosen.validate != nullptr) {
-        chosen.validate(options);
+    if (engine.validate != nullptr) {
+        engine.validate(options);
     }
 }
 
 std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
                                                        job::LaunchHooks hooks) {
-    return std::visit(
-        Overloaded{
-            [&](const run::SshLaunch& launch) { return ssh::make_transports(plan, launch); },
-            [&](const run::SrunLaunch& launch) {
-                return slurm::make_transports(plan, launch, std::move(hooks));
-            },
-            [&](const run::MpirunLaunch& launch) {
-                return mpirun::make_transports(plan, launch, std::move(hooks));
-            },
-        },
-        plan.launch);
+    return std::visit(Overloaded{
+                          [&](const run::SshLaunch& launch) {
+                              return ssh::make_transports(plan, launch, std::move(hooks));
+                          },
+                          [&](const run::SrunLaunch& launch) {
+                              return slurm::make_transports(plan, launch, std::move(hooks));
+                          },
+                          [&](const run::MpirunLaunch& launch) {
+                              return mpirun::make_transports(plan, launch, std::move(hooks));
+                          },
+                      },
+                      plan.launch);
+}
+
+job::RendezvousWay rendezvous_way(const run::Plan& plan) {
+    return std::visit(Overloaded{
+                          [&](const run::SshLaunch&) { return ssh::rendezvous_way(plan); },
+                          [&](const run::SrunLaunch&) { return slurm::rendezvous_way(plan); },
+                          [](const run::MpirunLaunch&) { return mpirun::rendezvous_way(); },
+                      },
+                      plan.launch);
 }
 
 std::string dry_run_header(const run::Plan& plan) {

@@ -278,6 +278,51 @@ std::string torch_pair_shell(const TorchPairShellNames& names, const BrokenPair&
         pair_key(broken.torch_before), pair_key(broken.python_from));
 }
 
+std::string_view torch_pair_word(const std::optional<TorchPairCheck>& check) {
+    if (!check) {
+        return "";
+    }
+    switch (check->interpreter) {
+    case TorchInterpreter::shebang:
+        return "shebang";
+    case TorchInterpreter::command:
+        return "command";
+    }
+    return "";
+}
+
+std::string torch_pair_check_shell(std::string_view notice, std::string_view word,
+                                   std::string_view command, const BrokenPair& broken) {
+    // The word becomes torch_pair_shell's interpreter: the command, or none (its `#!` line). In
+    // a subshell: none of the variables it uses outlives it (the shell around it has its own).
+    return fmt::format(
+        "if [ -n \"${{{0}}}\" ]; then (case ${{{0}}} in command) {0}=${{{1}}};; *) "
+        "{0}=;; esac\n{2}); fi\n",
+        word, command,
+        torch_pair_shell({.notice = notice, .python = word, .command = command}, broken));
+}
+
+std::string describe_broken_pair(const NodePair& pair, std::string_view launcher,
+                                 const BrokenPair& broken) {
+    return fmt::format(
+        "PyTorch {}.{} on Python {}.{}: {} stops before any worker starts (torch's to_std loses "
+        "--redirects/--tee 0 and 3 on Python {}.{}+, fixed in PyTorch {}.{}); --extra_launch_args "
+        "redirects=9:1,tee=9:1 avoids it, leaving the streams untouched, for up to 9 processes "
+        "per node",
+        pair.torch.major, pair.torch.minor, pair.python.major, pair.python.minor, launcher,
+        broken.python_from.major, broken.python_from.minor, broken.torch_before.major,
+        broken.torch_before.minor);
+}
+
+std::optional<std::string> describe_node_notice(const std::optional<TorchPairCheck>& check,
+                                                std::string_view what) {
+    std::optional<NodePair> pair = parse_node_pair(what);
+    if (!check || !pair) {
+        return std::nullopt;
+    }
+    return describe_broken_pair(*pair, check->launcher, check->broken);
+}
+
 std::optional<NodePair> parse_node_pair(std::string_view what) {
     constexpr std::string_view pair = "pair ";
     if (!what.starts_with(pair)) {

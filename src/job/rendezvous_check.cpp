@@ -1,6 +1,7 @@
 #include "colossalai/job/rendezvous_check.hpp"
 
 #include "colossalai/util/integer.hpp"
+#include "colossalai/util/quote.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/format.h>
@@ -119,7 +120,7 @@ def serve(port):
         except OSError:
             pass
         c.close()
-    return True
+    return n <= 0 if "--expect" in o else True
 def attempt(name, port, token):
     try:
         ais = socket.getaddrinfo(name, port, 0, socket.SOCK_STREAM)
@@ -268,37 +269,68 @@ std::string_view rendezvous_program() {
     return program;
 }
 
-std::vector<std::string> rendezvous_arguments(const RendezvousProbe& probe) {
+namespace {
+
+// The program's arguments for `probe`: each fixed word through `word`, the connection's address
+// and the token as `address` and `token` give them.
+template <typename Word>
+std::vector<std::string> arguments(const RendezvousProbe& probe, Word word,
+                                   const std::string& address, const std::string& token) {
     std::vector<std::string> words;
     if (const auto* listen = std::get_if<RendezvousListen>(&probe.role)) {
-        words = {"--listen", std::to_string(listen->port)};
+        words = {word("--listen"), word(std::to_string(listen->port))};
         if (listen->stop_on_stdin) {
-            words.emplace_back("--stdin");
+            words.emplace_back(word("--stdin"));
         }
         if (listen->expect) {
-            words.insert(words.end(), {"--expect", std::to_string(*listen->expect)});
+            words.insert(words.end(), {word("--expect"), word(std::to_string(*listen->expect))});
         }
     } else {
         const auto& connect = std::get<RendezvousConnect>(probe.role);
-        words = {"--connect", connect.address, "--port", std::to_string(connect.port)};
+        words = {word("--connect"), address, word("--port"), word(std::to_string(connect.port))};
         if (connect.retry) {
-            words.emplace_back("--retry");
+            words.emplace_back(word("--retry"));
         }
     }
     if (probe.token) {
-        words.insert(words.end(), {"--token", *probe.token});
+        words.insert(words.end(), {word("--token"), token});
     }
     if (probe.own_name) {
-        words.emplace_back("--own-name");
+        words.emplace_back(word("--own-name"));
         if (probe.own_name->interface_given) {
-            words.emplace_back("--interface-given");
+            words.emplace_back(word("--interface-given"));
         }
         if (probe.own_name->hostname) {
-            words.insert(words.end(), {"--hostname", *probe.own_name->hostname});
+            words.insert(words.end(), {word("--hostname"), word(*probe.own_name->hostname)});
         }
     }
-    words.insert(words.end(), {"--bound-ms", std::to_string(probe.bound.count())});
+    words.insert(words.end(), {word("--bound-ms"), word(std::to_string(probe.bound.count()))});
     return words;
+}
+
+} // namespace
+
+std::vector<std::string> rendezvous_arguments(const RendezvousProbe& probe) {
+    const auto* connect = std::get_if<RendezvousConnect>(&probe.role);
+    return arguments(
+        probe, [](std::string value) { return value; },
+        connect != nullptr ? connect->address : std::string(), probe.token.value_or(""));
+}
+
+std::string rendezvous_shell_command(const std::string& python, const RendezvousProbe& probe,
+                                     std::string_view program_variable, const ShellWords& given) {
+    const auto* connect = std::get_if<RendezvousConnect>(&probe.role);
+    std::string address = given.address.value_or(
+        util::shell_quote(connect != nullptr ? connect->address : std::string()));
+    std::string token = given.token.value_or(util::shell_quote(probe.token.value_or("")));
+    std::string command =
+        fmt::format("{} -I -S -c \"${}\"", util::shell_quote(python), program_variable);
+    for (const std::string& word : arguments(
+             probe, [](const std::string& value) { return util::shell_quote(value); }, address,
+             token)) {
+        command += ' ' + word;
+    }
+    return command;
 }
 
 std::vector<std::string> rendezvous_command(const std::string& python,

@@ -91,7 +91,7 @@ void write_dry_run(const Plan& plan, std::ostream& out) {
             elastic.max_restarts ? fmt::format(", max_restarts {}", *elastic.max_restarts) : "",
             elastic.nodes.min, elastic.nodes.min == 1 ? "node remains" : "nodes remain");
     }
-    if (checks_rendezvous_locally(plan)) {
+    if (engines::rendezvous_way(plan) != job::RendezvousWay::none) {
         text += describe_rendezvous_check(*plan.rendezvous) + "\n";
     }
     text += engines::dry_run_header(plan);

@@ -161,6 +161,21 @@ private:
         if (m_started || m_failed || m_launcher_signal != 0 || !all_settled()) {
             return;
         }
+        // The rendezvous check's turns, each once the last one settled: the nodes that took a
+        // part are ready() again when it answered, or failed (and no job starts).
+        while (m_rendezvous_turns.size() > 0) {
+            job::RendezvousTurn turn = m_rendezvous_turns.front();
+            m_rendezvous_turns.erase(m_rendezvous_turns.begin());
+            bool asked = false;
+            for (Node& node : m_nodes) {
+                if (!node.exit && node.process->check_rendezvous(turn)) {
+                    asked = true;
+                }
+            }
+            if (asked) {
+                return;
+            }
+        }
         m_started = true;
         m_started_at = m_settings.now();
         m_progress->erase(); // before any job can write to the terminal
@@ -372,6 +387,9 @@ private:
     std::optional<size_t> m_first_failure; // that node, once fail-fast acted on it
     int m_launcher_signal = 0;
     bool m_started = false; // go() was called
+    // The rendezvous check's turns not yet taken (Process::check_rendezvous).
+    std::vector<job::RendezvousTurn> m_rendezvous_turns{job::RendezvousTurn::listen,
+                                                        job::RendezvousTurn::connect};
     Clock::time_point m_started_at{};
     std::optional<Clock::time_point> m_kill_deadline;
     int m_grace_signal = SIGTERM; // what the nodes were sent when the grace timer was armed

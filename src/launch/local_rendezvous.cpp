@@ -1,5 +1,6 @@
 #include "colossalai/launch/local_rendezvous.hpp"
 
+#include "colossalai/engines/engines.hpp"
 #include "colossalai/exec/capture.hpp"
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/exec/wait.hpp"
@@ -94,9 +95,7 @@ private:
 } // namespace
 
 bool checks_rendezvous_locally(const run::Plan& plan) {
-    return plan.rendezvous && std::holds_alternative<run::SshLaunch>(plan.launch) &&
-           std::all_of(plan.nodes.begin(), plan.nodes.end(),
-                       [](const job::NodeCommand& node) { return node.local; });
+    return engines::rendezvous_way(plan) == job::RendezvousWay::launcher;
 }
 
 std::string describe_rendezvous_check(const job::RendezvousPlan& check) {

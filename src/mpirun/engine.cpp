@@ -31,9 +31,33 @@ private:
     MpirunTransport m_mpirun;
 };
 
-constexpr run::OwnedOption mpirun_options[] = {
-    {"--mpirun", [](const run::Options& options) { return options.mpirun.has_value(); }},
-    {"--mpirun-args", [](const run::Options& options) { return options.mpirun_args.has_value(); }},
+// Its own part of run::Options::engine_options.
+run::MpirunLaunch::Given& given(run::Options& options) {
+    return std::get<run::MpirunLaunch::Given>(options.engine_options);
+}
+const run::MpirunLaunch::Given& given(const run::Options& options) {
+    return std::get<run::MpirunLaunch::Given>(options.engine_options);
+}
+
+constexpr run::EngineOption mpirun_options[] = {
+    {.name = "--mpirun",
+     .value_name = "PATH",
+     .default_shown = "mpirun",
+     .help = "With --launcher mpirun: the mpirun (Open MPI) or mpiexec (MPICH) to run",
+     .follows = "--srun-args",
+     .apply = [](run::Options& options, std::string_view,
+                 const std::string& value) { given(options).mpirun = value; },
+     .given = [](const run::Options& options) { return given(options).mpirun.has_value(); }},
+    {.name = "--mpirun-args",
+     .value_name = "ARGS",
+     .help = "With --launcher mpirun: more mpirun options, as a shell would split them "
+             "(\"--mca plm_rsh_agent ssh\")",
+     .follows = "--mpirun",
+     .apply =
+         [](run::Options& options, std::string_view, const std::string& value) {
+             given(options).mpirun_args = parse_mpirun_args(value);
+         },
+     .given = [](const run::Options& options) { return given(options).mpirun_args.has_value(); }},
 };
 
 std::string refuse_for_mpirun(std::string_view option, std::string_view owner) {
@@ -93,14 +117,13 @@ run::LaunchIntent mpirun_launch(const run::Options& options, bool, run::Plan& pl
         }
         node.local = false;
     }
-    std::string program = options.mpirun.value_or("mpirun");
+    std::string program = given(options).mpirun.value_or("mpirun");
     run::MpiKind mpi = find_mpi(program);
     return run::MpirunLaunch{program, mpi,
-                             options.mpirun_args.value_or(std::vector<std::string>{})};
+                             given(options).mpirun_args.value_or(std::vector<std::string>{})};
 }
 
 constexpr run::EngineRow mpirun_row{.name = "mpirun",
-                                    .launcher = run::Launcher::mpirun,
                                     .options = mpirun_options,
                                     .refuse = refuse_for_mpirun,
                                     .validate = validate_for_mpirun,
@@ -117,6 +140,10 @@ const run::EngineRow& engine_row() {
 std::unique_ptr<job::LaunchTransports>
 make_transports(const run::Plan& plan, const run::MpirunLaunch& launch, job::LaunchHooks hooks) {
     return std::make_unique<MpirunLaunchTransports>(plan, launch, std::move(hooks));
+}
+
+job::RendezvousWay rendezvous_way() {
+    return job::RendezvousWay::none;
 }
 
 std::string dry_run_header(const run::Plan& plan, const run::MpirunLaunch& launch) {

@@ -1,5 +1,6 @@
 #include "colossalai/mpirun/mpirun_command.hpp"
 
+#include "colossalai/run/torch_forms.hpp"
 #include "colossalai/step/task_lines.hpp"
 #include "colossalai/step/task_script.hpp"
 #include "colossalai/util/error.hpp"
@@ -141,7 +142,7 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
                           name(signals.kill), signals.stop == SIGTERM ? " TERM" : "");
     script +=
         fmt::format("trap 'cai_g=1; kill \"${{cai_z-}}\" 2>/dev/null' {}\n", name(signals.go));
-    script += step::task_preflight_shell(first, false);
+    script += step::task_preflight_shell(first, false, run::broken_pair());
     // Where mpirun placed the task: this machine has the node's address when it can bind to it.
     script += "perl -MSocket=:addrinfo,SOCK_STREAM -e 'my ($e, @a) = getaddrinfo($ARGV[0], \"\", "
               "{socktype => SOCK_STREAM}); for (@a) { socket(my $s, $_->{family}, SOCK_STREAM, "

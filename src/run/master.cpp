@@ -15,6 +15,15 @@ Port checked_port(int number, std::string_view option) {
     return Port{number};
 }
 
+Port parse_port(const std::string& text, std::string_view option) {
+    std::optional<int> port = util::parse_integer<int>(text);
+    if (!port) {
+        throw usage_error("{} '{}': not a port number (1..65535)", option,
+                          util::escape_for_message(text));
+    }
+    return checked_port(*port, option);
+}
+
 MasterAddress default_master_address() {
     return MasterAddress{"127.0.0.1"};
 }

@@ -67,6 +67,17 @@ void add_broken_pair_notice(const Context& context, const LaunchSpec& spec, Plan
     }
 }
 
+// A remote node reads its own PyTorch and Python pair in its preflight and the launcher names the
+// node in the notice (a local node's versions are the launcher's: add_broken_pair_notice).
+void add_node_pair_checks(const LaunchSpec& spec, Plan& plan) {
+    std::optional<job::TorchPairCheck> check = node_pair_check(spec.form, spec.extra);
+    for (NodeCommand& node : plan.nodes) {
+        if (!node.local) {
+            node.preflight.torch_pair = check;
+        }
+    }
+}
+
 // The master every node's torchrun meets at, and the option that named it.
 struct Master {
     MasterAddress address;
@@ -425,6 +436,7 @@ Plan make_plan(const Options& options, const Context& context, const EngineRow& 
               spec, plan);
     plan.launch = engine.launch(options, source.allocated, plan);
     add_broken_pair_notice(context, spec, plan);
+    add_node_pair_checks(spec, plan);
     plan.rendezvous = plan_rendezvous(options, spec, plan);
     plan.log_dir = context.log_dir;
     plan.timings = {options.kill_grace, options.ssh_timeout};

@@ -200,24 +200,27 @@ std::optional<std::string> broken_pair_notice(LauncherForm form,
                                               const std::optional<util::Version>& torch,
                                               const std::optional<util::Version>& python,
                                               const std::vector<LaunchArg>& extra) {
-    if (!torch || !python || form == LauncherForm::distributed_launch ||
-        *torch < broken_torch_from || *torch >= broken_torch_before ||
+    if (!torch || !python || *torch < broken_torch_from || *torch >= broken_torch_before ||
         *python < broken_python_from) {
         return std::nullopt;
     }
-    std::optional<std::string_view> redirects = extra_value(extra, "redirects");
-    std::optional<std::string_view> tee = extra_value(extra, "tee");
-    if (redirects && tee && avoids_lost_members(*redirects) && avoids_lost_members(*tee)) {
+    if (!node_pair_check(form, extra)) {
         return std::nullopt;
     }
-    return fmt::format(
-        "PyTorch {}.{} on Python {}.{}: {} stops before any worker starts (torch's to_std loses "
-        "--redirects/--tee 0 and 3 on Python {}.{}+, fixed in PyTorch {}.{}); --extra_launch_args "
-        "redirects=9:1,tee=9:1 avoids it, leaving the streams untouched, for up to 9 processes "
-        "per node",
-        torch->major, torch->minor, python->major, python->minor, form_name(form),
-        broken_python_from.major, broken_python_from.minor, broken_torch_before.major,
-        broken_torch_before.minor);
+    return job::describe_broken_pair({*torch, *python}, form_name(form), broken_pair());
+}
+
+std::optional<job::TorchPairCheck> node_pair_check(LauncherForm form,
+                                                   const std::vector<LaunchArg>& extra) {
+    std::optional<std::string_view> redirects = extra_value(extra, "redirects");
+    std::optional<std::string_view> tee = extra_value(extra, "tee");
+    if (form == LauncherForm::distributed_launch ||
+        (redirects && tee && avoids_lost_members(*redirects) && avoids_lost_members(*tee))) {
+        return std::nullopt;
+    }
+    return job::TorchPairCheck{form == LauncherForm::torchrun ? job::TorchInterpreter::shebang
+                                                              : job::TorchInterpreter::command,
+                               std::string(form_name(form)), broken_pair()};
 }
 
 job::BrokenPair broken_pair() {

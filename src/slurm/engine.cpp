@@ -1,10 +1,13 @@
 #include "colossalai/slurm/engine.hpp"
 
 #include "colossalai/run/host_pattern.hpp"
+#include "colossalai/slurm/node_check.hpp"
 #include "colossalai/slurm/slurm_transport.hpp"
+#include "colossalai/slurm/srun_args.hpp"
 #include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -25,8 +28,23 @@ private:
     SlurmTransport m_srun;
 };
 
-constexpr run::OwnedOption slurm_options[] = {
-    {"--srun-args", [](const run::Options& options) { return options.srun_args.has_value(); }},
+// Its own part of run::Options::engine_options.
+std::optional<std::vector<std::string>>& srun_args(run::Options& options) {
+    return std::get<run::SrunLaunch::Given>(options.engine_options).srun_args;
+}
+const std::optional<std::vector<std::string>>& srun_args(const run::Options& options) {
+    return std::get<run::SrunLaunch::Given>(options.engine_options).srun_args;
+}
+
+constexpr run::EngineOption slurm_options[] = {
+    {.name = "--srun-args",
+     .value_name = "ARGS",
+     .help = "With --launcher slurm: more srun options, as a shell would split them "
+             "(\"--partition gpu --time 1:00:00\")",
+     .follows = "--launcher",
+     .apply = [](run::Options& options, std::string_view,
+                 const std::string& value) { srun_args(options) = parse_srun_args(value); },
+     .given = [](const run::Options& options) { return srun_args(options).has_value(); }},
 };
 
 std::string refuse_for_slurm(std::string_view option, std::string_view owner) {
@@ -74,28 +92,61 @@ void needs_hosts_for_slurm() {
                       "sbatch)");
 }
 
+// A host with a user part (`shown` as the message names it): every task runs as the user who
+// starts srun.
+[[noreturn]] void refuse_host_user(std::string_view shown) {
+    throw usage_error("--launcher slurm: host '{}' names a user; Slurm runs every task as the "
+                      "user who starts srun",
+                      shown);
+}
+
 // Every node is a task of one srun step, none is started locally or over SSH, and every task
 // runs as the user who starts srun.
 run::LaunchIntent srun_launch(const run::Options& options, bool allocated, run::Plan& plan) {
     for (job::NodeCommand& node : plan.nodes) {
         if (node.user) {
-            throw usage_error("--launcher slurm: host '{}' names a user; Slurm runs every task "
-                              "as the user who starts srun",
-                              node.host);
+            refuse_host_user(node.host);
         }
         node.local = false;
     }
-    return run::SrunLaunch{options.srun_args.value_or(std::vector<std::string>{}), allocated};
+    return run::SrunLaunch{.srun_args = srun_args(options).value_or(std::vector<std::string>{}),
+                           .allocates = allocated};
+}
+
+std::string refuse_for_slurm_check(std::string_view options, std::string_view owner) {
+    return fmt::format("{} are for --launcher {} (srun starts the checks)", options, owner);
+}
+
+// check's options that only it reads.
+constexpr std::string_view slurm_check_options[] = {"--srun-args"};
+
+// srun reaches the nodes of a Slurm allocation only (not a PBS job's).
+void check_slurm_allocation(const std::optional<run::SchedulerVariable>& variable) {
+    if (!variable || variable->kind != run::SchedulerKind::slurm) {
+        throw usage_error("--launcher slurm needs the nodes: --host or --hostfile, or run it "
+                          "inside a Slurm allocation (salloc, sbatch)");
+    }
+}
+
+void check_slurm_host(const run::Host& host) {
+    if (host.user) {
+        refuse_host_user(util::escape_for_message(host.name));
+    }
 }
 
 constexpr run::EngineRow slurm_row{.name = "slurm",
-                                   .launcher = run::Launcher::slurm,
                                    .options = slurm_options,
                                    .refuse = refuse_for_slurm,
                                    .validate = validate_for_slurm,
                                    .own_hosts = srun_allocation,
                                    .needs_hosts = needs_hosts_for_slurm,
-                                   .launch = srun_launch};
+                                   .launch = srun_launch,
+                                   .check_nodes = check_nodes,
+                                   .check_options = slurm_check_options,
+                                   .check_refuse = refuse_for_slurm_check,
+                                   .check_alone_checks_allocation = true,
+                                   .check_allocation = check_slurm_allocation,
+                                   .check_host = check_slurm_host};
 
 } // namespace
 
@@ -106,6 +157,10 @@ const run::EngineRow& engine_row() {
 std::unique_ptr<job::LaunchTransports>
 make_transports(const run::Plan& plan, const run::SrunLaunch& launch, job::LaunchHooks hooks) {
     return std::make_unique<SrunLaunchTransports>(plan, launch, std::move(hooks));
+}
+
+job::RendezvousWay rendezvous_way(const run::Plan& plan) {
+    return plan.rendezvous ? job::RendezvousWay::transports : job::RendezvousWay::none;
 }
 
 std::string dry_run_header(const run::Plan& plan, const run::SrunLaunch& launch) {

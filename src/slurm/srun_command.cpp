@@ -1,6 +1,8 @@
 #include "colossalai/slurm/srun_command.hpp"
 
 #include "colossalai/exec/signal_policy.hpp"
+#include "colossalai/job/preflight.hpp"
+#include "colossalai/run/torch_forms.hpp"
 #include "colossalai/step/task_lines.hpp"
 #include "colossalai/step/task_script.hpp"
 #include "colossalai/util/error.hpp"
@@ -15,7 +17,34 @@ namespace colossalai::slurm {
 
 using job::NodeCommand;
 
-std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocated) {
+// The command that runs this task's part of `check` (its rank in "$r", the program in "$cai_y"):
+// the listener's on its rank, everyone else's connection, to the script's master address
+// ("$cai_m") when the check's address is the master's. The token is the step's id ("$cai_s"):
+// fresh for each launch, the same in every task, and known before any task runs.
+std::string rendezvous_probe(const job::RendezvousPlan& check, const std::string& master) {
+    auto command = [&](std::size_t rank) {
+        job::ShellWords words{std::nullopt, "\"$cai_s\""};
+        if (check.address == master) {
+            words.address = "\"$cai_m\"";
+        }
+        job::RendezvousProbe probe = job::probe_for(check, rank, job::ProbeStart::together);
+        if (std::holds_alternative<job::RendezvousListen>(probe.role)) {
+            // Past the others' bound: a task whose check failed ends the step (fail-fast)
+            // before the listener gives up and its task would start its job.
+            probe.bound *= 2;
+        }
+        return job::rendezvous_shell_command(check.python, probe, "cai_y", words);
+    };
+    std::size_t other = check.listener == 0 ? 1 : 0;
+    if (!check.listener) {
+        return command(other);
+    }
+    return fmt::format("if [ \"$r\" = {} ]; then {}; else {}; fi", *check.listener,
+                       command(*check.listener), command(other));
+}
+
+std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocated,
+                             const std::optional<job::RendezvousPlan>& rendezvous) {
     step::check_same_commands(nodes);
     const NodeCommand& first = nodes.front();
     // The master address is the step's first node when srun chose the nodes and the user did
@@ -43,7 +72,12 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     // The preflight, as in ssh's node wrapper: a failed check is named on stdout, then the task
     // ends with the preflight's status, its command not started.
     script += step::failed_check_shell("\"$r\"");
-    script += step::task_preflight_shell(first, master_from_shell);
+    script += step::task_preflight_shell(first, master_from_shell, run::broken_pair());
+    if (rendezvous) {
+        script += "cai_y=" + util::shell_quote(job::rendezvous_program()) + "\n";
+        script += step::rendezvous_check_shell(
+            "\"$r\"", rendezvous_probe(*rendezvous, first.preflight.master_address));
+    }
     // The stop signals that Slurm delivers to every process of the step are trapped here (the
     // wrapper must live to print the job's status) and ignored by the relay; the job, started by
     // the relay with every signal at its default, gets them.
@@ -56,7 +90,8 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
 
 std::vector<std::string> build_srun_command(const std::vector<NodeCommand>& nodes,
                                             const std::vector<std::string>& srun_args,
-                                            bool allocated) {
+                                            bool allocated,
+                                            const std::optional<job::RendezvousPlan>& rendezvous) {
     std::vector<std::string> argv = {"srun", fmt::format("--nodes={}", nodes.size()),
                                      fmt::format("--ntasks={}", nodes.size()),
                                      "--ntasks-per-node=1"};
@@ -69,13 +104,13 @@ std::vector<std::string> build_srun_command(const std::vector<NodeCommand>& node
     }
     argv.insert(argv.end(), {"--kill-on-bad-exit=0", "--label"});
     argv.insert(argv.end(), srun_args.begin(), srun_args.end());
-    argv.insert(argv.end(),
-                {"/bin/sh", "-c", srun_task_script(nodes, allocated), "colossalai-task"});
+    argv.insert(argv.end(), {"/bin/sh", "-c", srun_task_script(nodes, allocated, rendezvous),
+                             "colossalai-task"});
     return argv;
 }
 
 std::vector<std::string> srun_command(const run::Plan& plan, const run::SrunLaunch& launch) {
-    return build_srun_command(plan.nodes, launch.srun_args, launch.allocates);
+    return build_srun_command(plan.nodes, launch.srun_args, launch.allocates, plan.rendezvous);
 }
 
 } // namespace colossalai::slurm

@@ -1,8 +1,11 @@
 #include "colossalai/ssh/engine.hpp"
 
 #include "colossalai/job/local_transport.hpp"
+#include "colossalai/ssh/node_check.hpp"
 #include "colossalai/ssh/openssh_transport.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
+#include "colossalai/util/error.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -10,6 +13,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <variant>
 
 namespace colossalai::ssh {
@@ -31,21 +35,30 @@ void allow_descriptors_for(std::size_t remote_nodes, std::size_t per_node) {
     }
 }
 
+// How many of `plan`'s nodes are remote.
+std::size_t remote_nodes_of(const run::Plan& plan) {
+    return static_cast<std::size_t>(
+        std::count_if(plan.nodes.begin(), plan.nodes.end(),
+                      [](const job::NodeCommand& node) { return !node.local; }));
+}
+
 // Local nodes as children, the remote ones over the client the launch names (none without
 // remote nodes).
 class SshLaunchTransports : public job::LaunchTransports {
 public:
-    SshLaunchTransports(const run::Plan& plan, const run::SshLaunch& launch)
+    SshLaunchTransports(const run::Plan& plan, const run::SshLaunch& launch, job::LaunchHooks hooks)
         : m_local(plan.launcher_environment, plan.timings.kill_grace) {
-        std::size_t remote_nodes = static_cast<std::size_t>(
-            std::count_if(plan.nodes.begin(), plan.nodes.end(),
-                          [](const job::NodeCommand& node) { return !node.local; }));
+        std::size_t remote_nodes = remote_nodes_of(plan);
         allow_descriptors_for(remote_nodes, launch.ssh_client == run::SshClient::openssh ? 4 : 2);
         if (remote_nodes == 0) {
             return;
         }
         SshSettings settings = ssh_settings(plan.timings.ssh_timeout, plan.timings.kill_grace);
         settings.connect.host_key_policy = launch.strict_host_key_checking;
+        settings.notice = std::move(hooks.notice);
+        if (rendezvous_way(plan) == job::RendezvousWay::transports) { // after the barrier
+            settings.rendezvous = plan.rendezvous;
+        }
         switch (launch.ssh_client) {
         case run::SshClient::libssh:
             m_remote.emplace<SshTransport>(settings);
@@ -94,33 +107,72 @@ private:
     std::variant<std::monostate, SshTransport, OpenSshTransport> m_remote;
 };
 
-constexpr run::OwnedOption ssh_options[] = {
-    {"--ssh-port", [](const run::Options& options) { return options.ssh_port.has_value(); }},
-    {"--ssh-client", [](const run::Options& options) { return options.ssh_client.has_value(); }},
+// Its own part of run::Options::engine_options.
+run::SshLaunch::Given& given(run::Options& options) {
+    return std::get<run::SshLaunch::Given>(options.engine_options);
+}
+const run::SshLaunch::Given& given(const run::Options& options) {
+    return std::get<run::SshLaunch::Given>(options.engine_options);
+}
+
+void set_ssh_port(run::Options& options, std::string_view name, const std::string& value) {
+    given(options).ssh_port = run::parse_port(value, name);
+}
+
+void set_ssh_client(run::Options& options, std::string_view name, const std::string& value) {
+    if (value != "libssh" && value != "openssh") {
+        throw usage_error("{} '{}': expected libssh or openssh", name,
+                          util::escape_for_message(value));
+    }
+    given(options).ssh_client =
+        value == "libssh" ? run::SshClient::libssh : run::SshClient::openssh;
+}
+
+constexpr run::EngineOption ssh_options[] = {
+    {.name = "--ssh-port",
+     .value_name = "PORT",
+     .help = "SSH port for every host (else ~/.ssh/config, else 22)",
+     .follows = "--extra_launch_args",
+     .apply = set_ssh_port,
+     .given = [](const run::Options& options) { return given(options).ssh_port.has_value(); }},
+    {.name = "--ssh-client",
+     .value_name = "libssh|openssh",
+     .default_shown = "libssh",
+     .help = "How the remote nodes are reached: libssh (built in), or openssh (the ssh program, "
+             "in BatchMode, with all of ~/.ssh/config: host certificates, GSSAPI, ControlMaster)",
+     .follows = "--strict-host-key-checking",
+     .apply = set_ssh_client,
+     .given = [](const run::Options& options) { return given(options).ssh_client.has_value(); }},
 };
 
 std::string refuse_for_ssh(std::string_view option, std::string_view owner) {
     return fmt::format("{} needs --launcher {}", option, owner);
 }
 
+// check's options that only it reads.
+constexpr std::string_view ssh_check_options[] = {"--ssh-port", "--ssh-timeout"};
+
 // Each remote node over the client chosen, with the host key policy and the port given.
 run::LaunchIntent ssh_launch(const run::Options& options, bool, run::Plan& plan) {
-    if (options.ssh_port) {
+    const run::SshLaunch::Given& own = given(options);
+    if (own.ssh_port) {
         for (job::NodeCommand& node : plan.nodes) {
-            node.ssh_port = options.ssh_port->number;
+            node.ssh_port = own.ssh_port->number;
         }
     }
-    return run::SshLaunch{options.strict_host_key_checking,
-                          options.ssh_client.value_or(run::SshClient::libssh)};
+    return run::SshLaunch{.strict_host_key_checking = options.strict_host_key_checking,
+                          .ssh_client = own.ssh_client.value_or(run::SshClient::libssh)};
 }
 
 constexpr run::EngineRow ssh_row{.name = "ssh",
-                                 .launcher = run::Launcher::ssh,
                                  .options = ssh_options,
                                  .refuse = refuse_for_ssh,
                                  .reaches_hosts = true,
                                  .withholds_job_identity = true,
-                                 .launch = ssh_launch};
+                                 .launch = ssh_launch,
+                                 .check_nodes = check_nodes,
+                                 .check_options = ssh_check_options,
+                                 .check_refuse = refuse_for_ssh};
 
 } // namespace
 
@@ -128,9 +180,17 @@ const run::EngineRow& engine_row() {
     return ssh_row;
 }
 
-std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
-                                                       const run::SshLaunch& launch) {
-    return std::make_unique<SshLaunchTransports>(plan, launch);
+job::RendezvousWay rendezvous_way(const run::Plan& plan) {
+    std::size_t remote = remote_nodes_of(plan);
+    if (!plan.rendezvous || (remote != 0 && remote != plan.nodes.size())) {
+        return job::RendezvousWay::none;
+    }
+    return remote == 0 ? job::RendezvousWay::launcher : job::RendezvousWay::transports;
+}
+
+std::unique_ptr<job::LaunchTransports>
+make_transports(const run::Plan& plan, const run::SshLaunch& launch, job::LaunchHooks hooks) {
+    return std::make_unique<SshLaunchTransports>(plan, launch, std::move(hooks));
 }
 
 std::string dry_run_transport(const run::SshLaunch& launch, const job::NodeCommand& node) {

@@ -115,11 +115,11 @@ public:
     // output follows it and stays in libssh's buffers, stderr too, until the job runs).
     BeforeGo before_go(PreflightAnswer& answer, std::span<const pollfd> /*fds*/) override {
         BeforeGo step;
-        if (m_answered) {
+        if (!answer.awaiting()) {
             return step; // the rest waits in libssh for go
         }
         m_session->activity = false;
-        while (!step.verdict && !step.failure && !m_ending) {
+        while (!step.verdict && !step.rendezvous && !step.failure && !m_ending) {
             char byte = 0;
             int n = lib::ssh_channel_read_nonblocking(m_session->channel, &byte, 1, 0);
             if (n == SSH_ERROR) {
@@ -129,11 +129,12 @@ public:
             } else if (n == 0) {
                 break;
             } else {
-                step.verdict = answer.take(std::string_view(&byte, 1)).verdict;
+                PreflightAnswer::Step taken = answer.take(std::string_view(&byte, 1));
+                step.verdict = std::move(taken.verdict);
+                step.rendezvous = std::move(taken.rendezvous);
             }
         }
-        if (step.verdict) {
-            m_answered = !step.verdict->failure;
+        if (step.verdict || step.rendezvous) {
             m_session->activity = false;
         } else if (!step.failure && m_ending) {
             step.failure = read_ending(answer);
@@ -316,7 +317,6 @@ private:
     std::shared_ptr<Attempt> m_attempt;
     SessionPtr m_session;
     ChannelStreams m_streams;
-    bool m_answered = false; // the preflight passed: the rest waits in libssh for go
     // The node's stdout ended before its answer: what it wrote on stderr.
     std::optional<std::string> m_ending;
     std::chrono::milliseconds m_unacked_limit;

@@ -33,10 +33,12 @@ struct WrapperReport {
 // channel knows by itself (a lost connection, the job's exit signal).
 using ChannelEnd = std::variant<WrapperReport, job::Outcome>;
 
-// What a channel made of the node before `go`: the preflight answer's verdict, and a node or
-// connection that ended (both may come in one pass: ready, then gone).
+// What a channel made of the node before `go`: the preflight answer's verdict (or, once asked,
+// the rendezvous check's result: PreflightAnswer::await_rendezvous), and a node or connection
+// that ended (both may come in one pass: ready, then gone).
 struct BeforeGo {
     std::optional<PreflightVerdict> verdict;
+    std::optional<RendezvousAnswer> rendezvous; // the rendezvous check's part, once asked
     std::optional<job::Outcome> failure;
 };
 

@@ -1,5 +1,9 @@
 #include "node_session.hpp"
 
+#include "colossalai/job/preflight.hpp"
+
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <csignal>
 #include <optional>
@@ -23,8 +27,17 @@ public:
                 std::chrono::milliseconds answer_timeout, const SshSettings& settings,
                 std::string input, std::vector<HostTiming>& timings)
         : m_timings(timings), m_channel(std::move(channel)), m_command(command),
-          m_answer_timeout(answer_timeout), m_now(settings.now),
+          m_answer_timeout(answer_timeout), m_now(settings.now), m_notice(settings.notice),
           m_control(settings.heartbeat, settings.silence_limit, std::move(input)) {
+        if (settings.rendezvous) {
+            // Its turn, and the wait for its result: the probe's bound, and the answer's wait
+            // again for the way there and back.
+            m_rendezvous_turn =
+                settings.rendezvous->listener == static_cast<std::size_t>(command.rank)
+                    ? job::RendezvousTurn::listen
+                    : job::RendezvousTurn::connect;
+            m_rendezvous_wait = settings.rendezvous->bound + answer_timeout;
+        }
         if (m_channel->started()) {
             // No worker queue: the node is picked as soon as it is queued.
             m_timing.mark(Mark::queued);
@@ -45,6 +58,21 @@ public:
         m_control.go(m_now());
         m_channel->begin_job(m_now());
         flush();
+    }
+
+    // The wrapper runs its part (remote_command.hpp, rendezvous_line) and answers on stdout as
+    // it answered the preflight: the session reads that line in the checking phase again.
+    bool check_rendezvous(job::RendezvousTurn turn) override {
+        if (m_phase != Phase::connected || m_result || m_rendezvous_turn != turn) {
+            return false;
+        }
+        m_rendezvous_turn.reset();
+        m_phase = Phase::checking;
+        m_answer->await_rendezvous(m_now(), m_rendezvous_wait,
+                                   turn == job::RendezvousTurn::connect);
+        m_control.rendezvous();
+        flush();
+        return true;
     }
 
     void collect_fds(std::vector<pollfd>& fds) override {
@@ -158,8 +186,16 @@ private:
         if (m_answer->started()) {
             mark_logged_in();
         }
+        for (const std::string& notice : m_answer->take_notices()) {
+            if (m_notice) {
+                m_notice(fmt::format("colossalai: {}\n", notice));
+            }
+        }
         if (step.verdict) {
             take_verdict(*step.verdict);
+        }
+        if (step.rendezvous) {
+            take_rendezvous(*step.rendezvous);
         }
         if (m_result) {
             return;
@@ -196,6 +232,22 @@ private:
         // The answer is no output of the job's.
         m_timing.marks[static_cast<std::size_t>(Mark::first_output)].reset();
         m_phase = Phase::connected;
+    }
+
+    // The node's part of the rendezvous check answered: it waits for go again, or ends with
+    // what failed (nothing started on it).
+    void take_rendezvous(const RendezvousAnswer& answer) {
+        if (!answer.result) {
+            finish(job::Outcome::cannot_run(
+                "rendezvous check: the node's Python printed no result (is it Python 3.6 or "
+                "newer? --no-rendezvous-check skips the check)",
+                job::preflight_exit_status));
+        } else if (job::is_failure(*answer.result)) {
+            finish(job::Outcome::cannot_run(job::describe(*answer.result),
+                                            job::preflight_exit_status));
+        } else {
+            m_phase = Phase::connected;
+        }
     }
 
     void run(std::span<const pollfd> fds) {
@@ -263,8 +315,12 @@ private:
     job::NodeCommand m_command; // what the wrapper's failed checks name (moved to m_answer)
     std::chrono::milliseconds m_answer_timeout;
     Now m_now;
+    std::function<void(std::string_view)> m_notice; // SshSettings::notice
     Phase m_phase = Phase::connecting;
     std::optional<PreflightAnswer> m_answer; // from the checking phase on
+    // The rendezvous check's turn in which this node has its part, until it was told to run it.
+    std::optional<job::RendezvousTurn> m_rendezvous_turn;
+    std::chrono::milliseconds m_rendezvous_wait{0};
     WrapperControl m_control; // the wrapper's stdin not yet written, the signals relayed
     std::optional<Outcome> m_result;
 };

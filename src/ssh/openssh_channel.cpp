@@ -194,7 +194,7 @@ private:
                 return;
             }
             take_before_go(stream, bytes, answer, step);
-            if (m_answered) {
+            if (!answer.awaiting()) {
                 return; // the rest waits for go: nothing is read before the job starts
             }
         }
@@ -202,7 +202,8 @@ private:
 
     void take_before_go(Stream stream, std::string_view bytes, PreflightAnswer& answer,
                         BeforeGo& step) {
-        if (m_answered) { // the answer was given: the rest waits for go
+        if (!answer.awaiting() || (m_answered && stream == Stream::err)) {
+            // The answer was given: the rest waits for go (the rendezvous check's stderr too).
             (stream == Stream::out ? m_held_out : m_held_err).append(bytes);
             return;
         }
@@ -211,6 +212,11 @@ private:
             return;
         }
         PreflightAnswer::Step taken = answer.take(bytes);
+        if (taken.rendezvous) {
+            step.rendezvous = std::move(taken.rendezvous);
+            m_held_out += bytes.substr(taken.consumed);
+            return;
+        }
         if (!taken.verdict) {
             return;
         }

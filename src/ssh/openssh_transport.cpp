@@ -35,8 +35,8 @@ std::unique_ptr<job::Process> OpenSshTransport::start(const job::NodeCommand& co
     request.environment = m_environment;
     request.working_directory = command.working_directory;
     request.stdin_pipe = true;
-    std::string input =
-        wrapper_input(command, m_settings.kill_grace, m_settings.silence_limit, ExitLine::printed);
+    std::string input = wrapper_input(command, m_settings.kill_grace, m_settings.silence_limit,
+                                      ExitLine::printed, m_settings.rendezvous);
     try {
         return make_openssh_session(exec::spawn_job(request), command, output, m_settings,
                                     std::move(input), m_timings);

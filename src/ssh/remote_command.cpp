@@ -1,6 +1,7 @@
 #include "colossalai/ssh/remote_command.hpp"
 
 #include "colossalai/exec/signal_policy.hpp"
+#include "colossalai/run/torch_forms.hpp"
 #include "colossalai/util/integer.hpp"
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/signal_name.hpp"
@@ -46,13 +47,21 @@ constexpr std::string_view loader = "exec /bin/sh -s";
 //   (it was stopped by SIGSTOP, which sends no PAUSE), says the node stopped the job, and not
 //   that the job failed. A job that ended before the limit keeps its status: the wrapper kills
 //   the watcher as soon as the job has ended.
-// - Preflight, before the job: the working directory, the command (argv[0]), the master address
+// - Preflight, before the job: the working directory, the command (argv[0]), the script torchrun
+//   will open (cai_j; '' with -m or no_python: nothing checked), the master address
 //   (`getent ahosts`, not even started for a numeric address: IPv4 digits and dots, or IPv6
 //   with a `:`), the named interfaces and, when the launch asks for GPUs, their count
-//   (job::gpu_check_word; no probe runs otherwise). The answer is one line on stdout (ready, or the
-//   failed check); then the wrapper waits for the launcher's `go` line, and ends without
-//   starting anything on anything else (EOF). The launcher reads the answer in its loop while
-//   it connects other hosts: the checks cost a launch no round trip of their own.
+//   (job::gpu_check_word; no probe runs otherwise). Once they pass, and when the launch asks it
+//   (cai_b, job::torch_pair_word), the node reads its own PyTorch and Python: a known-broken
+//   pair is one notice line (job::notice_marker) before the answer, which fails nothing. The answer
+//   is one line on stdout (ready, or the failed check); then the wrapper waits for the launcher's
+//   `go` line, and ends without starting anything on anything else (EOF). The launcher reads the
+//   answer in its loop while it connects other hosts: the checks cost a launch no round trip of
+//   their own.
+// - Between ready and `go`, each `rdzv` line runs cai_z, the node's part of the rendezvous check
+//   (rendezvous_function, in the prelude): the listener in the background (cai_y, killed at `go`
+//   or EOF: its stdin is not the launcher's), the connection in the foreground; their result
+//   lines go to stdout, where the launcher reads them as it read the answer.
 // - The job's status is passed on as it is: 128+N means "exit code 128+N" or "killed by
 //   signal N", which sh cannot tell apart; the launcher, which knows the signals it relayed,
 //   decides.
@@ -64,7 +73,12 @@ constexpr std::string_view wrapper_head =
     R"sh(printf "\036colossalai-started\n"
 cai_g=$1 cai_h=$2 cai_d=$3 cai_m=$4 cai_i=$5 cai_x=$6 cai_u=$7
 shift 7
+cai_j=$1
+shift
+cai_b=$1
+shift
 cai_f() { printf "\036colossalai-failed %s\n" "$1"; exit 125; }
+cai_note() { printf "\036colossalai-notice %s\n" "$1"; }
 )sh";
 // Then the preflight (job::preflight_shell, shared with the srun task script), then:
 constexpr std::string_view wrapper_tail =
@@ -72,7 +86,10 @@ constexpr std::string_view wrapper_tail =
 cai_e=
 env --default-signal=INT >/dev/null 2>&1 && cai_e="env --default-signal=INT,QUIT"
 printf "\036colossalai-ready\n"
-IFS= read -r cai_l && [ "$cai_l" = go ] || exit 125
+cai_y=
+while IFS= read -r cai_l && [ "$cai_l" = rdzv ]; do cai_z; done
+[ -z "$cai_y" ] || { kill "$cai_y"; wait "$cai_y"; } 2>/dev/null
+[ "$cai_l" = go ] || exit 125
 exec 3<&0 </dev/null
 setsid $cai_e "$@" 3<&- &
 cai_p=$!
@@ -116,6 +133,7 @@ std::string relayed_case() {
 const std::string& wrapper_text() {
     static const std::string text =
         std::string(wrapper_head) + job::preflight_shell(job::preflight_shell_names("1")) +
+        job::torch_pair_check_shell("cai_note", "cai_b", "1", run::broken_pair()) +
         std::string(wrapper_tail) + relayed_case() + std::string(wrapper_control_tail);
     return text;
 }
@@ -132,6 +150,32 @@ std::string_view first_line(std::string_view text) {
         }
     }
     return {};
+}
+
+// The shell function the wrapper runs at rendezvous_line: the node's part of `plan`, then
+// rendezvous_end_line once it ended. The listener stops when the wrapper kills it, so not at a
+// line on its stdin, and lives twice the bound: the others' connections start only once it
+// listens.
+std::string rendezvous_function(const job::RendezvousPlan& plan, std::size_t rank) {
+    job::RendezvousProbe probe = job::probe_for(plan, rank, job::ProbeStart::told);
+    auto* listen = std::get_if<job::RendezvousListen>(&probe.role);
+    if (listen) {
+        listen->stop_on_stdin = false;
+        probe.bound *= 2;
+    }
+    std::string words;
+    for (const std::string& word : job::rendezvous_command(plan.python, probe)) {
+        words += util::shell_quote(word) + ' ';
+    }
+    constexpr std::string_view end = "printf \"\\036colossalai-rdzv-end\\n\"";
+    if (listen) {
+        // A subshell that says when the listener ended by itself, and at the wrapper's TERM
+        // ends it and waits for it (the port is free when the job starts), saying nothing.
+        return fmt::format("cai_z() {{ {{ trap 'kill $cai_q; wait $cai_q 2>/dev/null; exit' TERM; {}</dev/null "
+                           "& cai_q=$!; wait $cai_q 2>/dev/null; {}; }} & cai_y=$!; }}\n",
+                           words, end);
+    }
+    return fmt::format("cai_z() {{ {}</dev/null; {}; }}\n", words, end);
 }
 
 } // namespace
@@ -174,7 +218,8 @@ std::string_view node_wrapper() {
 }
 
 std::string wrapper_input(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
-                          std::chrono::milliseconds silence_limit, ExitLine exit_line) {
+                          std::chrono::milliseconds silence_limit, ExitLine exit_line,
+                          const std::optional<job::RendezvousPlan>& rendezvous) {
     long long tenths = (kill_grace.count() + 99) / 100;
     long long silence = silence_limit.count() > 0 ? (silence_limit.count() + 99) / 100 : 0;
     std::vector<std::string> arguments{
@@ -185,8 +230,16 @@ std::string wrapper_input(const job::NodeCommand& command, std::chrono::millisec
         fmt::format("{}", fmt::join(command.preflight.interfaces, ",")),
         exit_line == ExitLine::printed ? "1" : "0",
         job::gpu_check_word(command.preflight.gpus)};
+    // The script the node checks: '' checks none (-m, no_python).
+    arguments.push_back(command.preflight.script.value_or(""));
+    // Whether and how the node reads its PyTorch and Python pair ('': not at all).
+    arguments.push_back(std::string(job::torch_pair_word(command.preflight.torch_pair)));
     arguments.insert(arguments.end(), command.argv.begin(), command.argv.end());
-    return program_input(wrapper_text(), arguments, environment_block(command));
+    std::string prelude = environment_block(command);
+    if (rendezvous) {
+        prelude += rendezvous_function(*rendezvous, static_cast<std::size_t>(command.rank));
+    }
+    return program_input(wrapper_text(), arguments, prelude);
 }
 
 std::string ExitLineReader::feed(std::string_view bytes) {

@@ -18,11 +18,11 @@ SshTransport::~SshTransport() = default;
 std::unique_ptr<job::Process> SshTransport::start(const job::NodeCommand& command,
                                                   output::NodeOutput& output) {
     auto attempt = std::make_shared<Attempt>();
-    m_pool.submit(
-        [attempt, node = command, connect = m_settings.connect,
-         input = wrapper_input(command, m_settings.kill_grace, m_settings.silence_limit)] {
-            attempt->connect(node, connect, input);
-        });
+    m_pool.submit([attempt, node = command, connect = m_settings.connect,
+                   input = wrapper_input(command, m_settings.kill_grace, m_settings.silence_limit,
+                                         ExitLine::omitted, m_settings.rendezvous)] {
+        attempt->connect(node, connect, input);
+    });
     return make_libssh_session(std::move(attempt), command, output, m_settings, m_timings);
 }
 

@@ -16,6 +16,10 @@ void WrapperControl::go(job::Clock::time_point now) {
     m_outbox += go_line;
 }
 
+void WrapperControl::rendezvous() {
+    m_outbox += rendezvous_line;
+}
+
 bool WrapperControl::relay(int signo) {
     std::optional<std::string> line = control_line(signo);
     if (line) {

@@ -31,6 +31,8 @@ public:
 
     // The job starts: `go` is queued and the first heartbeat is due one interval after `now`.
     void go(job::Clock::time_point now);
+    // Before go: the wrapper runs its part of the rendezvous check (rendezvous_line) next.
+    void rendezvous();
     // Queues the control line for `signo` and remembers the signal; false for a signal the
     // wrapper does not relay (nothing queued).
     bool relay(int signo);

@@ -262,6 +262,28 @@ void Step::task_line(Stream stream, const LabelledLine& labelled) {
         ready(rank);
         return;
     }
+    if (const auto* noticed = std::get_if<Noticed>(&read); noticed && rank < m_tasks.size()) {
+        const Task& task = m_tasks[rank];
+        if (std::optional<std::string> text =
+                job::describe_node_notice(task.command.preflight.torch_pair, noticed->what)) {
+            notice(
+                fmt::format("colossalai: {}: {}\n", task.host.value_or(task.command.host), *text));
+            return;
+        }
+    }
+    if (const auto* checked = std::get_if<Rendezvous>(&read); checked && rank < m_tasks.size()) {
+        Task& task = m_tasks[rank];
+        if (job::is_failure(checked->result)) {
+            if (!task.failure) {
+                task.failure = checked->result;
+            }
+        } else if (checked->result.outcome == job::RendezvousOutcome::own_name_loopback) {
+            notice(fmt::format("colossalai: warning: {}: {}\n",
+                               task.host.value_or(task.command.host),
+                               job::describe(checked->result)));
+        }
+        return; // listening, answered: the check's own progress
+    }
     const auto* frame = std::get_if<Frame>(&read);
     const auto* exited = std::get_if<Exited>(&read);
     if ((frame == nullptr && exited == nullptr) || rank >= m_tasks.size()) {

@@ -46,6 +46,22 @@ std::string ready_marker_shell(std::string_view rank) {
     return fmt::format("printf '{}\\n' {}\n", marker_format(task_ready_marker), rank);
 }
 
+std::string notice_shell(std::string_view rank) {
+    return fmt::format("cai_note() {{ printf '{}%s\\n' {} \"$1\"; }}\n",
+                       marker_format(job::notice_marker), rank);
+}
+
+std::string rendezvous_check_shell(std::string_view rank, std::string_view probe) {
+    std::string exit = exit_marker_shell(rank, std::to_string(job::preflight_exit_status));
+    return fmt::format(
+        "cai_z=$({} </dev/null 2>/dev/null)\ncai_o=$?\n"
+        "printf '%s\\n' \"$cai_z\" | while IFS= read -r cai_v; do case $cai_v in "
+        "\"$(printf '\\036')\"*) printf '%s\\036%s\\n' {} \"$cai_v\";; esac; done\n"
+        "case $cai_o:$cai_z in 0:*) ;; *\"$(printf '\\036')colossalai-rdzv \"*)\n{}exit {};; "
+        "esac\n",
+        probe, rank, exit, job::preflight_exit_status);
+}
+
 TaskLine read_task_line(std::string_view line) {
     std::size_t separator = line.find(record_separator);
     std::optional<std::size_t> rank;
@@ -74,6 +90,14 @@ TaskLine read_task_line(std::string_view line) {
     if (body == task_ready_marker) {
         return Ready{*rank};
     }
+    if (util::starts_with(body, job::notice_marker)) {
+        return Noticed{*rank, std::string(body.substr(job::notice_marker.size()))};
+    }
+    if (util::starts_with(body, job::rendezvous_marker)) {
+        if (std::optional<job::RendezvousResult> result = job::parse_rendezvous_line(body)) {
+            return Rendezvous{*rank, std::move(*result)};
+        }
+    }
     if (util::starts_with(body, task_exit_marker)) {
         if (std::optional<int> status =
                 util::parse_integer<int>(body.substr(task_exit_marker.size()))) {
@@ -83,10 +107,12 @@ TaskLine read_task_line(std::string_view line) {
     return Foreign{line};
 }
 
-job::Outcome task_outcome(const std::optional<job::PreflightFailure>& failure, int exit_status,
+job::Outcome task_outcome(const std::optional<TaskFailure>& failure, int exit_status,
                           const std::set<int>& delivered) {
     if (failure) {
-        return job::Outcome::cannot_run(job::describe(*failure), job::preflight_exit_status);
+        return job::Outcome::cannot_run(
+            std::visit([](const auto& failed) { return job::describe(failed); }, *failure),
+            job::preflight_exit_status);
     }
     if (exit_status > 128 && exit_status < 128 + 65 && delivered.count(exit_status - 128) != 0) {
         return job::Outcome::killed(exit_status - 128);

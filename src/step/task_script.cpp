@@ -2,6 +2,7 @@
 
 #include "colossalai/job/preflight.hpp"
 #include "colossalai/step/relay.hpp"
+#include "colossalai/step/task_lines.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
 
@@ -28,7 +29,8 @@ void check_same_commands(const std::vector<NodeCommand>& nodes) {
     }
 }
 
-std::string task_preflight_shell(const NodeCommand& first, bool master_from_shell) {
+std::string task_preflight_shell(const NodeCommand& first, bool master_from_shell,
+                                 const job::BrokenPair& broken) {
     std::string interfaces = fmt::format("{}", fmt::join(first.preflight.interfaces, ","));
     // Node 0's GPU need is every task's: the nodes run one command (check_same_commands), so the
     // same process count, and GPU indices are refused by the step's engines.
@@ -39,7 +41,14 @@ std::string task_preflight_shell(const NodeCommand& first, bool master_from_shel
     script += master_from_shell
                   ? "cai_m=$m\n"
                   : fmt::format("cai_m={}\n", util::shell_quote(first.preflight.master_address));
+    // The script every task checks: '' checks none (-m, no_python).
+    script += fmt::format("cai_j={}\n", util::shell_quote(first.preflight.script.value_or("")));
     script += job::preflight_shell(job::preflight_shell_names("cai_c"));
+    // Once the checks pass: a known-broken PyTorch and Python pair is a notice, not a failure.
+    script += notice_shell("\"$r\"");
+    script += fmt::format("cai_b={}\n", job::torch_pair_word(first.preflight.torch_pair));
+    script += job::torch_pair_check_shell("cai_note", "cai_b", "cai_c", broken);
+    // The relay's interpreter.
     script += "command -v perl >/dev/null 2>&1 || cai_f 'helper perl'\n";
     return script;
 }

@@ -1,5 +1,8 @@
 #include "support.hpp"
 
+#include <stdexcept>
+#include <utility>
+
 namespace colossalai::test {
 
 namespace fs = std::filesystem;
@@ -61,6 +64,20 @@ std::string system_cuda_release() {
                           "sed -n 's/.*release \\([0-9.]*\\),.*/\\1/p'"});
     std::string release = nvcc.out.substr(0, nvcc.out.find('\n'));
     return release.empty() ? "12.1" : release;
+}
+
+HiddenOnNode::HiddenOnNode(pid_t pid, std::filesystem::path dir)
+    : m_pid(pid), m_dir(std::move(dir)) {
+    RunResult mounted = run({"nsenter", "--target", std::to_string(m_pid), "--mount", "--", "mount",
+                             "-t", "tmpfs", "-o", "size=1m", "colossalai-hidden", m_dir.string()});
+    if (mounted.exit_code != 0) {
+        throw std::runtime_error("cannot hide " + m_dir.string() + " from process " +
+                                 std::to_string(m_pid) + ": " + describe(mounted));
+    }
+}
+
+HiddenOnNode::~HiddenOnNode() {
+    run({"nsenter", "--target", std::to_string(m_pid), "--mount", "--", "umount", m_dir.string()});
 }
 
 } // namespace colossalai::test

@@ -6,6 +6,8 @@
 #include "files.hpp"
 #include "process.hpp"
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -40,6 +42,22 @@ std::filesystem::path write_python_shim(const std::string& tool, const std::file
 // TREES/<its host name>/site-packages (`hostname`: each test host or Slurm node has its own), so
 // that nodes sharing this machine's files can differ.
 void write_per_host_python(const std::filesystem::path& python, const std::filesystem::path& trees);
+// An empty file system mounted over `dir` in the mount namespace of process `pid` (a test node's
+// sshd or slurmd, whose children run that node's jobs) for the object's life: on that node alone
+// the directory's files are gone, while the test nodes otherwise share this machine's files.
+// Throws std::runtime_error when the mount fails; unmounts at the end (best effort).
+class HiddenOnNode {
+public:
+    HiddenOnNode(pid_t pid, std::filesystem::path dir);
+    ~HiddenOnNode();
+    HiddenOnNode(const HiddenOnNode&) = delete;
+    HiddenOnNode& operator=(const HiddenOnNode&) = delete;
+
+private:
+    pid_t m_pid;
+    std::filesystem::path m_dir;
+};
+
 // The release of this machine's /usr/local/cuda (the test nodes share its files), so that a fake
 // PyTorch can match it and only the differences a test makes count; "12.1" without one.
 std::string system_cuda_release();

@@ -5,13 +5,13 @@
 #include <string>
 #include <vector>
 
-namespace colossalai::check {
+namespace colossalai::run {
+// The engine a cluster check reaches its nodes through (run/engine_row.hpp). Only declared: check
+// never looks into it; cluster_check, above run and the engines, does.
+struct EngineRow;
+} // namespace colossalai::run
 
-// How a cluster check reaches its nodes (--launcher), chosen once where the options are read.
-enum class Launcher {
-    ssh,   // one SSH connection per node (the default)
-    slurm, // one srun step of one task per node (slurm/srun_probe.hpp)
-};
+namespace colossalai::check {
 
 // `colossalai check` as the user asked for it.
 struct Options {
@@ -24,17 +24,14 @@ struct Options {
     // --allocation: the nodes of the Slurm allocation or PBS job this runs in. Never implied:
     // `srun colossalai check -i` inside an allocation checks each task's own node.
     bool allocation = false;
-    Launcher launcher = Launcher::ssh;
+    // --launcher NAME: its row in the engines' table (engines::find), resolved once by the cli;
+    // nullptr: not given, the table's first row (ssh).
+    const run::EngineRow* engine = nullptr;
+    // The engines' own options, read by the engine chosen (still check's fields, issue #37).
     // --srun-args, as words (slurm::parse_srun_args refused the options srun's command sets).
     std::vector<std::string> srun_args;
     std::optional<int> ssh_port;                  // --ssh-port
     std::chrono::milliseconds ssh_timeout{30000}; // --ssh-timeout SECONDS (connect, per host)
-
-    // --launcher slurm alone checks the nodes of the Slurm allocation this runs in.
-    bool cluster() const {
-        return host.has_value() || hostfile.has_value() || allocation ||
-               launcher == Launcher::slurm;
-    }
 
     bool operator==(const Options&) const = default;
 };

@@ -5,6 +5,7 @@
 // function below dispatches the plan's launch intent with one std::visit, so an intent
 // alternative without its engine does not compile.
 
+#include "colossalai/check/options.hpp"
 #include "colossalai/job/launch_transports.hpp"
 #include "colossalai/run/engine_row.hpp"
 #include "colossalai/run/plan.hpp"
@@ -19,14 +20,20 @@ namespace colossalai::engines {
 // The engines' table: one row per --launcher value, each defined in its engine's module.
 std::span<const run::EngineRow* const> table();
 
-// The row named `name` (a --launcher value); nullptr when no engine has that name.
-const run::EngineRow* find(std::string_view name);
+// The command whose --launcher names an engine: `run` takes every row, `check` those it can reach
+// nodes through (EngineRow::check_nodes).
+enum class Command { run, check };
 
-// The row of `launcher`.
-const run::EngineRow& row(run::Launcher launcher);
+// The row named `name` (a --launcher value of `command`); nullptr when no such engine serves it.
+const run::EngineRow* find(std::string_view name, Command command = Command::run);
 
-// The --launcher values in table order, joined by `separator`: "ssh|slurm", "ssh or slurm".
-std::string names(std::string_view separator);
+// The engine `options` chose: its --launcher row, else the table's first (the default).
+const run::EngineRow& chosen(const run::Options& options);
+const run::EngineRow& chosen(const check::Options& options);
+
+// The --launcher values of `command` in table order, joined by `separator`: "ssh|slurm" (as
+// --help shows them), "ssh or slurm" (as a message lists them).
+std::string names(std::string_view separator, Command command = Command::run);
 
 // The checks of `options` that belong to the engines, after run::validate_options (throws the
 // usage error): an option that another engine owns, in the chosen engine's words
@@ -36,6 +43,10 @@ void validate(const run::Options& options);
 // The transports that start `plan`'s nodes, made by the engine of `plan.launch`.
 std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
                                                        job::LaunchHooks hooks);
+
+// Who runs `plan`'s rendezvous check (plan.rendezvous), as the engine of `plan.launch` says.
+// Pure.
+job::RendezvousWay rendezvous_way(const run::Plan& plan);
 
 // --dry-run: what the engine shows before the nodes (srun's command); empty: nothing. Pure.
 std::string dry_run_header(const run::Plan& plan);

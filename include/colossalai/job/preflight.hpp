@@ -47,6 +47,28 @@ bool gpus_suffice(const GpusNeeded& needed, int found);
 // else the count needed, with a `!` after it when a node with no GPU fails too ("4", "2!").
 std::string gpu_check_word(const GpusNeeded& needed);
 
+// A PyTorch and Python pairing whose torchrun stops before any worker starts: PyTorch in
+// [torch_from, torch_before) on Python python_from or newer (the bounds are run::torch_forms',
+// which owns the fact; the job module only carries them to the node).
+struct BrokenPair {
+    util::Version torch_from;
+    util::Version torch_before;
+    util::Version python_from;
+};
+
+// Where a node finds the interpreter whose PyTorch and Python it reads: the `#!` line of the
+// command it runs (torchrun), or the command itself (`PYTHON -m torch.distributed.run`).
+enum class TorchInterpreter { shebang, command };
+
+// A node's check of its own PyTorch and Python (Preflight::torch_pair): where it finds the
+// interpreter, the launcher form its notice names (run::form_name: "torchrun") and the bounds
+// (run::broken_pair).
+struct TorchPairCheck {
+    TorchInterpreter interpreter = TorchInterpreter::shebang;
+    std::string launcher;
+    BrokenPair broken;
+};
+
 // What a node checks besides its working directory and its command (argv[0]), which the
 // NodeCommand holds.
 struct Preflight {
@@ -57,6 +79,11 @@ struct Preflight {
     // absolute): it must be readable on the node. nullopt with `-m MODULE` or a program run
     // without Python (--no_python), where nothing is checked.
     std::optional<std::string> script{};
+    // The node reads its own PyTorch and Python for the known-broken pair (torch_pair_shell) and
+    // names it in a notice; nullopt: it does not (decided once by the planner: a local node's
+    // versions are the launcher's own, whose notice the plan has; and none where the pair cannot
+    // stop the launch, run::node_pair_check).
+    std::optional<TorchPairCheck> torch_pair{};
 };
 
 // The checks, in the order a node runs them; then what a transport itself needs on the node
@@ -100,6 +127,10 @@ struct NodeCommand;
 // first byte (ASCII RS) never starts a line of a login banner or a job's text output.
 inline constexpr std::string_view failed_check_marker = "\036colossalai-failed ";
 
+// How a node's shell says something that fails nothing (before its answer): a line of its own,
+// `notice_marker` then the notice command's text (torch_pair_shell's `pair TORCH PYTHON`).
+inline constexpr std::string_view notice_marker = "\036colossalai-notice ";
+
 // The failure that `what` (the text after the marker) names, its subject taken from `command`
 // (the script's path from `command`; an interface's name and the master address the node looked
 // up from `what`: an srun task
@@ -127,15 +158,17 @@ struct PreflightShellNames {
 };
 
 // The names that the node wrapper and the srun task script both give the preflight's values
-// (`cai_f`, `cai_d`, `cai_m`, `cai_i`, `cai_u`), with where each holds its command: the
-// wrapper's first positional parameter (`1`), the task script's `cai_c`.
+// (`cai_f`, `cai_d`, `cai_m`, `cai_i`, `cai_u`, `cai_j`: the script, '' for none), with where
+// each holds its command: the wrapper's first positional parameter (`1`), the task script's
+// `cai_c`.
 constexpr PreflightShellNames preflight_shell_names(std::string_view command) {
     return {.fail = "cai_f",
             .directory = "cai_d",
             .command = command,
             .master = "cai_m",
             .interfaces = "cai_i",
-            .gpus = "cai_u"};
+            .gpus = "cai_u",
+            .script = "cai_j"};
 }
 
 // The checks as POSIX sh lines (no `'` in them), in PreflightCheck's order, reading and calling
@@ -145,15 +178,6 @@ constexpr PreflightShellNames preflight_shell_names(std::string_view command) {
 // (its `GPU ` lines counted by the shell itself), or, without nvidia-smi,
 // /proc/driver/nvidia/gpus/ is listed by a glob. Uses the variables `cai_n`, `cai_o` and `cai_v`.
 std::string preflight_shell(const PreflightShellNames& names);
-
-// A PyTorch and Python pairing whose torchrun stops before any worker starts: PyTorch in
-// [torch_from, torch_before) on Python python_from or newer (the bounds are run::torch_forms',
-// which owns the fact; the job module only carries them to the node).
-struct BrokenPair {
-    util::Version torch_from;
-    util::Version torch_before;
-    util::Version python_from;
-};
 
 // What the torch-pair lines read and call, by name: the variable holding --python's
 // interpreter (empty: torchrun is the command), the one holding the command the node runs (its
@@ -186,5 +210,29 @@ struct NodePair {
     util::Version python;
 };
 std::optional<NodePair> parse_node_pair(std::string_view what);
+
+// The word that carries `check` to a node's shell (torch_pair_check_shell): empty for none,
+// `shebang` or `command`.
+std::string_view torch_pair_word(const std::optional<TorchPairCheck>& check);
+
+// torch_pair_shell for a shell that holds torch_pair_word in the variable `word` and its command
+// in `command`: nothing runs for an empty word; with `command`, the command is the interpreter.
+// It runs in a subshell, so that it sets none of the shell's variables. `notice` as
+// torch_pair_shell's (a function of the shell, which the subshell inherits).
+std::string torch_pair_check_shell(std::string_view notice, std::string_view word,
+                                   std::string_view command, const BrokenPair& broken);
+
+// The one-line notice of a PyTorch and Python pair in `broken` whose `launcher` (a form's name)
+// stops before any worker starts: both versions, why, which PyTorch fixed it, and the least
+// change that avoids it with its limit (--extra_launch_args redirects=9:1,tee=9:1, up to 9
+// processes per node). Pure.
+std::string describe_broken_pair(const NodePair& pair, std::string_view launcher,
+                                 const BrokenPair& broken);
+
+// The notice a node's `what` (the text after notice_marker) gives, for a node whose preflight
+// has `check`: describe_broken_pair of the pair it read; nullopt without a check or when `what`
+// is no pair.
+std::optional<std::string> describe_node_notice(const std::optional<TorchPairCheck>& check,
+                                                std::string_view what);
 
 } // namespace colossalai::job

@@ -26,6 +26,9 @@ inline Clock::time_point steady_now() {
     return Clock::now();
 }
 
+// The rendezvous check's turns after the barrier (Process::check_rendezvous), in this order.
+enum class RendezvousTurn { listen, connect };
+
 // One node's job. Passive: the launcher's event loop asks for fds to wait on and calls back
 // when they are ready. All methods are called from the launcher's thread only.
 class Process {
@@ -66,6 +69,15 @@ public:
     // `not_started` result, and a process that cannot get ready ends with an error result.
     virtual bool ready() const { return true; }
     virtual void go() {}
+
+    // The rendezvous check (job/rendezvous_check.hpp) after the barrier and before go(), in two
+    // turns: `listen` (the node that serves the rendezvous), then, once it listens, `connect`
+    // (every other node). check_rendezvous(turn) tells the node to run its part of `turn`: true
+    // when it has one, and then it is not ready() until that part answered (the listener
+    // listens, the connection was answered); a failed part is the node's result (cannot_run,
+    // job::preflight_exit_status). False: no part in this turn (not its role, or its transport
+    // checks the rendezvous its own way, or not at all). The listener stops at go() or at its end.
+    virtual bool check_rendezvous(RendezvousTurn /*turn*/) { return false; }
 
     // The node's name when the transport learnt it only as the job started (srun allocating the
     // nodes: the plan's hosts are placeholders); nullopt: the plan's host. The loop's notices and

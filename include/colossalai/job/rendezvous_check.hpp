@@ -21,7 +21,8 @@ namespace colossalai::job {
 // The node that serves the rendezvous: binds `port` on the wildcard address (IPv6 dual-stack,
 // else IPv4) with SO_REUSEADDR and a backlog for a thousand nodes, says "listening" and answers
 // every connection with the launch's token until it is told to stop: a line or EOF on its stdin
-// (`stop_on_stdin`), `expect` connections answered, or the probe's bound.
+// (`stop_on_stdin`), `expect` connections answered, or the probe's bound (with `expect`, a
+// failure without a result line of its own: another node failed, or came too late).
 struct RendezvousListen {
     int port = 0;
     bool stop_on_stdin = true;
@@ -73,6 +74,12 @@ struct RendezvousPlan {
     friend bool operator==(const RendezvousPlan&, const RendezvousPlan&) = default;
 };
 
+// Who runs a launch's check (each engine says, engines::rendezvous_way): nobody (none planned,
+// or an engine that cannot: SSH with this machine and remote hosts mixed), the launcher itself
+// before the jobs (every node its child: launch/local_rendezvous.hpp), or the transports (the
+// SSH wrappers after the barrier, srun's task scripts).
+enum class RendezvousWay { none, launcher, transports };
+
 // How the nodes' probes are started: `told`, the listener first and the others once it listens
 // (local children; SSH: a phase after the barrier), the listener stopped by a line on its stdin;
 // `together` (srun's and mpirun's tasks, which have no go line): all at once, each other node
@@ -93,6 +100,18 @@ std::string_view rendezvous_program();
 
 // The program's own arguments for `probe` (after `-c PROGRAM`).
 std::vector<std::string> rendezvous_arguments(const RendezvousProbe& probe);
+
+// The command of a task script (POSIX sh text) for `probe`: `python -I -S -c "$VARIABLE"
+// ARGUMENTS...`, the program in the script's variable `program_variable` (set once to
+// rendezvous_program()), each word quoted (util::shell_quote) but the connection's address and
+// the token, where `words` gives them as the script's own (`"$cai_m"`): a value the script
+// knows only when it runs (the master srun chose, the step's id).
+struct ShellWords {
+    std::optional<std::string> address;
+    std::optional<std::string> token;
+};
+std::string rendezvous_shell_command(const std::string& python, const RendezvousProbe& probe,
+                                     std::string_view program_variable, const ShellWords& words);
 
 // The whole command: `python -I -S -c PROGRAM ARGUMENTS...` (isolated from the node's
 // PYTHON* variables and site packages: nothing but the standard library is imported).

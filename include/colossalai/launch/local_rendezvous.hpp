@@ -13,8 +13,8 @@
 // srun's task script), not here.
 namespace colossalai::launch {
 
-// Whether the launcher runs the check itself before the jobs start: the plan has one
-// (run::Plan::rendezvous) and every node is a local child (SshLaunch).
+// Whether the launcher runs the check itself before the jobs start: the engine says so
+// (engines::rendezvous_way: every node is a local child).
 bool checks_rendezvous_locally(const run::Plan& plan);
 
 // The dry run's line for the check that will run: who listens, where the others connect.

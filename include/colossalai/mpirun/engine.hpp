@@ -4,6 +4,7 @@
 // shows it.
 
 #include "colossalai/job/launch_transports.hpp"
+#include "colossalai/job/rendezvous_check.hpp"
 #include "colossalai/run/engine_row.hpp"
 #include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/plan.hpp"
@@ -24,6 +25,10 @@ const run::EngineRow& engine_row();
 // One MpirunTransport for every node of `plan` (mpirun's tasks); its notices go to `hooks`.
 std::unique_ptr<job::LaunchTransports>
 make_transports(const run::Plan& plan, const run::MpirunLaunch& launch, job::LaunchHooks hooks);
+
+// Who runs the rendezvous check before mpirun's jobs start: nobody yet (job::RendezvousWay::none;
+// the task script runs no rendezvous probe), so --dry-run names no check for mpirun.
+job::RendezvousWay rendezvous_way();
 
 // --dry-run: mpirun's command, the lines before the nodes'. Pure.
 std::string dry_run_header(const run::Plan& plan, const run::MpirunLaunch& launch);

@@ -1,16 +1,22 @@
 #pragma once
 
 // What an engine (src/engines lists them) says about `colossalai run`: its name, the options only
-// it reads, its own checks, and what the planner asks of it (where the hosts come from, whether
-// it reaches them from this machine, its launch intent). Each engine defines its row in its own
-// module (ssh/engine.hpp, slurm/engine.hpp); run/ holds the type without any engine's code, and
-// the planner (make_plan) is handed the chosen row, as ninja's build is handed its CommandRunner.
+// it reads (each declared whole here: `colossalai run`'s option table takes them from the rows),
+// its own checks, and what the planner asks of it (where the hosts come from, whether it reaches
+// them from this machine, its launch intent); and how `colossalai check` reaches nodes through
+// it. Each engine defines its row in its own module (ssh/engine.hpp, slurm/engine.hpp); run/
+// holds the type without any engine's code, and the planner (make_plan) is handed the chosen
+// row, as ninja's build is handed its CommandRunner.
 
+#include "colossalai/check/options.hpp"
 #include "colossalai/run/hosts.hpp"
 #include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/options.hpp"
 #include "colossalai/run/plan.hpp"
+#include "colossalai/run/scheduler_hosts.hpp"
 
+#include <chrono>
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,9 +25,20 @@
 
 namespace colossalai::run {
 
-// An option that one engine owns: given with another engine, that engine refuses it.
-struct OwnedOption {
-    std::string_view name; // as --help names it: "--ssh-port"
+// An option that one engine owns, as `colossalai run`'s option table shows and reads it (the cli
+// makes it an entry of its one table); given with another engine, that engine refuses it. Its
+// value lands in the engine's own part of Options::engine_options.
+struct EngineOption {
+    std::string_view name = {};          // as --help names it: "--ssh-port"
+    std::string_view value_name = {};    // as --help shows the value: "PORT"; empty: a flag
+    std::string_view default_shown = {}; // the default --help shows; empty: none
+    std::string_view help = {};
+    // The option it follows in --help ("--extra_launch_args"): the order --help, the man page
+    // and the docs have always had.
+    std::string_view follows = {};
+    // Converts `value` (empty for a flag) into `options`; throws a usage error for a bad value.
+    // `name` is the option as --help names it, for the message.
+    void (*apply)(Options& options, std::string_view name, const std::string& value) = nullptr;
     bool (*given)(const Options& options) = nullptr;
 };
 
@@ -33,10 +50,28 @@ struct EngineHosts {
     std::string notice;
 };
 
+// What `colossalai check` (cluster_check) hands the engine it reaches the nodes through: the
+// node program in both of its forms (each engine runs the one it needs) and its limits.
+struct CheckRequest {
+    const check::Options& options; // the engine's own check options among them (--ssh-port, ...)
+    std::vector<Host> hosts;       // in report order
+    std::string node_input;        // the node program as a login shell's input
+    std::vector<std::string> node_argv;           // the node program as a command
+    std::chrono::milliseconds probe_timeout{0};   // each probe's on the node
+    std::chrono::milliseconds connect_timeout{0}; // per node (--ssh-timeout)
+    std::size_t max_answer_bytes = 0;             // per node; more is no answer of ours
+};
+
+// One node's raw reply to the check: what its node program printed, which cluster_check parses,
+// and why nothing ran there, which it says when `output` holds no answer.
+struct NodeReply {
+    std::string output;
+    std::string error;
+};
+
 struct EngineRow {
-    std::string_view name;                // its --launcher value
-    Launcher launcher;                    // run::Options' value for it
-    std::span<const OwnedOption> options; // the options only it reads
+    std::string_view name;                 // its --launcher value
+    std::span<const EngineOption> options; // the options only it reads
     // The one line that refuses `option`, owned by the engine named `owner`, with this engine.
     std::string (*refuse)(std::string_view option, std::string_view owner) = nullptr;
     // Its own checks across the options, beyond the options it does not own (throws a usage
@@ -64,6 +99,24 @@ struct EngineRow {
     // usage error) or adjust (none is local under srun; each node's --ssh-port); `allocated`:
     // own_hosts gave the hosts.
     LaunchIntent (*launch)(const Options& options, bool allocated, Plan& plan) = nullptr;
+
+    // How `colossalai check` reaches the nodes through it (cluster_check): the replies of
+    // `request.hosts`, in their order, each node's failure in its reply (never thrown). nullptr:
+    // check cannot, and refuses it as its --launcher; the columns below are then unused.
+    std::vector<NodeReply> (*check_nodes)(const CheckRequest& request) = nullptr;
+    // check's options that only it reads, as --help names them ("--ssh-port").
+    std::span<const std::string_view> check_options = {};
+    // The one line that refuses `options` (another engine's check options, joined: "--ssh-port
+    // and --ssh-timeout"), owned by the engine named `owner`, with this engine under check.
+    std::string (*check_refuse)(std::string_view options, std::string_view owner) = nullptr;
+    // Whether `check --launcher NAME` alone checks the nodes of the allocation it runs in;
+    // false: check needs --host, --hostfile or --allocation to check any node but this machine.
+    bool check_alone_checks_allocation = false;
+    // Refuses (a usage error) the allocation `variable` names (nullopt: none) when it cannot
+    // reach its nodes; nullptr: it reaches any.
+    void (*check_allocation)(const std::optional<SchedulerVariable>& variable) = nullptr;
+    // Refuses (a usage error) a host it cannot check; nullptr: it checks any.
+    void (*check_host)(const Host& host) = nullptr;
 };
 
 } // namespace colossalai::run

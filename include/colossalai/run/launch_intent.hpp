@@ -5,11 +5,15 @@
 // and dry run (engines::make_transports, engines::dry_run_header): run/ holds each engine's
 // values here without knowing any engine's code. Adding an engine adds its alternative to
 // LaunchIntent; every std::visit over it then fails to compile until the engine is handled.
+// Each alternative also declares, as its `Given`, the values of the options its engine owns
+// (its row's options, run/engine_row.hpp): run::Options holds one of each (EngineOptions).
 
 #include "colossalai/job/host_key_policy.hpp"
+#include "colossalai/run/master.hpp"
 
 #include <optional>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -25,6 +29,13 @@ enum class SshClient { libssh, openssh };
 // ssh::OpenSshTransport through the `ssh` program; each builds the node wrapper's command from
 // the node's NodeCommand).
 struct SshLaunch {
+    // The options the ssh engine owns, as given (ssh/engine.cpp reads and checks them).
+    struct Given {
+        std::optional<Port> ssh_port;        // --ssh-port
+        std::optional<SshClient> ssh_client; // --ssh-client libssh|openssh; unset: libssh
+        friend bool operator==(const Given&, const Given&) = default;
+    };
+
     // --strict-host-key-checking: replaces the ssh config's StrictHostKeyChecking.
     std::optional<job::HostKeyPolicy> strict_host_key_checking;
     // --ssh-client: which SSH client reaches the remote nodes.
@@ -35,6 +46,13 @@ struct SshLaunch {
 // --launcher slurm: every node is one task of a single srun step (slurm::SlurmTransport builds
 // srun's command from the plan and these values); no node is local.
 struct SrunLaunch {
+    // The options the slurm engine owns, as given (slurm/engine.cpp reads and checks them).
+    struct Given {
+        // --srun-args "--partition gpu --time 1:00:00", split into words (slurm::parse_srun_args)
+        std::optional<std::vector<std::string>> srun_args;
+        friend bool operator==(const Given&, const Given&) = default;
+    };
+
     // --srun-args, as words (slurm::parse_srun_args refused the options srun's command sets).
     std::vector<std::string> srun_args;
     // srun allocates the nodes (--num_nodes without hosts, outside an allocation): the plan's
@@ -50,6 +68,14 @@ enum class MpiKind { open_mpi, hydra };
 // --launcher mpirun: every node is one task of a single mpirun (mpirun::MpirunTransport builds
 // its command from the plan and these values); no node is local.
 struct MpirunLaunch {
+    // The options the mpirun engine owns, as given (mpirun/engine.cpp reads and checks them).
+    struct Given {
+        std::optional<std::string> mpirun; // --mpirun PATH; unset: `mpirun` on PATH
+        // --mpirun-args "--mca plm_rsh_agent ssh", split into words (mpirun::parse_mpirun_args)
+        std::optional<std::vector<std::string>> mpirun_args;
+        friend bool operator==(const Given&, const Given&) = default;
+    };
+
     std::string program;                  // --mpirun PATH, else `mpirun`
     MpiKind mpi = MpiKind::open_mpi;      // what its --version said
     std::vector<std::string> mpirun_args; // --mpirun-args, as words
@@ -57,5 +83,17 @@ struct MpirunLaunch {
 };
 
 using LaunchIntent = std::variant<SshLaunch, SrunLaunch, MpirunLaunch>;
+
+template <class Intent>
+struct GivenOf;
+template <class... Launch>
+struct GivenOf<std::variant<Launch...>> {
+    using type = std::tuple<typename Launch::Given...>;
+};
+
+// The engine-owned options of `colossalai run` as given, one `Given` per LaunchIntent
+// alternative (std::get<SshLaunch::Given>): each engine's row sets and reads its own, and
+// refuses another's (engines::validate). Derived from LaunchIntent: no second list of engines.
+using EngineOptions = GivenOf<LaunchIntent>::type;
 
 } // namespace colossalai::run

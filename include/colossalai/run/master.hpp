@@ -26,6 +26,11 @@ inline constexpr Port default_master_port{29500};
 // number (1..65535)" outside 1..65535.
 Port checked_port(int number, std::string_view option);
 
+// `text`, given to `option`, as a port in decimal (026 is 26): the one reading of --master_port
+// and of both commands' --ssh-port. Throws the usage error "OPTION 'TEXT': not a port number
+// (1..65535)" for a text that is not a number, checked_port's for one outside 1..65535.
+Port parse_port(const std::string& text, std::string_view option);
+
 // A master address as every node reaches it: a host name or an address (an IPv6 one without its
 // brackets), never with a user part.
 struct MasterAddress {

@@ -19,9 +19,7 @@
 
 namespace colossalai::run {
 
-// How the nodes' jobs are started: over SSH (or as local children), or as the tasks of one
-// Slurm srun step.
-enum class Launcher { ssh, slurm, mpirun };
+struct EngineRow; // run/engine_row.hpp
 
 // `colossalai run` as the cli parsed it: every value typed where the cli read it (host lists,
 // launcher arguments, the master's address and ports, -x and --env-exclude, interfaces,
@@ -50,7 +48,6 @@ struct Options {
     ElasticOptions extra_elastic;
     // --nnodes, --max_restarts, --rdzv_backend, --rdzv_endpoint, --rdzv_id (torchrun's names)
     ElasticOptions elastic;
-    std::optional<Port> ssh_port;                 // --ssh-port
     std::chrono::milliseconds ssh_timeout{30000}; // --ssh-timeout SECONDS (connect, per host)
     std::chrono::milliseconds kill_grace{10000};  // --kill-grace SECONDS (TERM -> KILL)
     // --strict-host-key-checking MODE; nullopt: each node's ssh config decides (else yes)
@@ -59,15 +56,12 @@ struct Options {
     // --no-rendezvous-check: start the jobs without first checking that the nodes reach the
     // rendezvous (job/rendezvous_check.hpp), for sites that forbid listening before the job
     bool no_rendezvous_check = false;
-    Launcher launcher = Launcher::ssh;   // --launcher ssh|slurm|mpirun
-    std::optional<SshClient> ssh_client; // --ssh-client libssh|openssh; unset: libssh
-    // --srun-args "--partition gpu --time 1:00:00", split into words (slurm::parse_srun_args)
-    std::optional<std::vector<std::string>> srun_args;
-    // --launcher mpirun's options (mpirun/engine.hpp), kept together to move into its row:
-    // --mpirun PATH (unset: `mpirun` on PATH) and --mpirun-args "--mca plm_rsh_agent ssh", split
-    // into words (mpirun::parse_mpirun_args).
-    std::optional<std::string> mpirun;
-    std::optional<std::vector<std::string>> mpirun_args;
+    // --launcher NAME: the engine's row in the engines' table (engines::find), resolved once
+    // by the cli; nullptr: not given, the table's first row (engines::chosen)
+    const EngineRow* engine = nullptr;
+    // The options that one engine owns (--ssh-port, --srun-args, ...), as given, whichever
+    // engine is chosen: engines::validate refuses another engine's
+    EngineOptions engine_options;
     // --network-interface "eth0,eth1" (NCCL's syntax)
     std::optional<NetworkInterfaces> network_interface;
     // --python PATH: nodes run `PATH -m torch.distributed.run` instead of torchrun

@@ -62,14 +62,14 @@ struct Context {
 // node (a runtime error when there is none); the command form from the PyTorch version, and what
 // that form of that version accepts (run/torch_forms.hpp), with a notice for a broken pairing of
 // this machine's PyTorch and Python when a node runs here; the filtered environment and the working
-// directory for every node. What differs between engines is asked of `engine`, the row of
-// options.launcher (where else the hosts come from, whether it reaches them from this machine,
+// directory for every node. What differs between engines is asked of `engine`, the chosen
+// row (engines::chosen: where else the hosts come from, whether it reaches them from this machine,
 // the launch intent). Throws a usage error for any problem.
 Plan make_plan(const Options& options, const Context& context, const EngineRow& engine);
 
 // Gathers the Context with real I/O (reads the hostfile, environ, the current directory, finds
 // the Python environment and its PyTorch version, detects local hosts with LocalHostDetector)
-// and calls make_plan with `engine` (options.launcher's row). `host_name` maps an ssh-config alias
+// and calls make_plan with `engine` (the chosen row). `host_name` maps an ssh-config alias
 // to its HostName (the ssh module reads the config, above this one). `options` are validated
 // already. Nothing is started or connected to; the only thing written is a missing --log-dir,
 // created once the plan is made (not for a dry run).

@@ -82,4 +82,11 @@ std::optional<std::string> broken_pair_notice(LauncherForm form,
 // a node's preflight reads its own versions against them (job::torch_pair_shell): one fact.
 job::BrokenPair broken_pair();
 
+// What a remote node reads of its own pair for `form` (job::torch_pair_shell; the interpreter is
+// torchrun's `#!` line, or the command for the `-m torch.distributed.run` form), or nullopt where
+// broken_pair_notice says nothing whatever the versions: the form does not go through
+// torch.distributed.run, or --redirects and --tee are both given with values that avoid 0 and 3.
+std::optional<job::TorchPairCheck> node_pair_check(LauncherForm form,
+                                                   const std::vector<LaunchArg>& extra);
+
 } // namespace colossalai::run

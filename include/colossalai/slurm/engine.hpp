@@ -24,6 +24,9 @@ const run::EngineRow& engine_row();
 std::unique_ptr<job::LaunchTransports>
 make_transports(const run::Plan& plan, const run::SrunLaunch& launch, job::LaunchHooks hooks);
 
+// Who runs `plan`'s rendezvous check: the tasks' scripts, whenever one is planned. Pure.
+job::RendezvousWay rendezvous_way(const run::Plan& plan);
+
 // --dry-run: srun's command, the lines before the nodes'. Pure.
 std::string dry_run_header(const run::Plan& plan, const run::SrunLaunch& launch);
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "colossalai/job/node_command.hpp"
+#include "colossalai/job/rendezvous_check.hpp"
 #include "colossalai/run/plan.hpp"
 
 #include <string>
@@ -28,7 +29,12 @@ namespace colossalai::slurm {
 // word (node 0's placeholder: NodeWords::implicit_master) becomes the step's first node, taken
 // from SLURM_STEP_NODELIST natively (`node[01-04],gpu7` -> `node01`: each bracket's first
 // number).
-std::string srun_task_script(const std::vector<job::NodeCommand>& nodes, bool allocated = false);
+// With `rendezvous`, each task runs its part of the rendezvous check after its preflight
+// (job::ProbeStart::together, step::rendezvous_check_shell): the listener's task until every
+// other task was answered, the others retrying within the bound, to the script's master address
+// (cai_m) when the check's address is the master's.
+std::string srun_task_script(const std::vector<job::NodeCommand>& nodes, bool allocated = false,
+                             const std::optional<job::RendezvousPlan>& rendezvous = std::nullopt);
 
 // The argv of the srun that runs `nodes` (the plan's, in rank order):
 //   srun --nodes=N --ntasks=N --ntasks-per-node=1 --nodelist=H1,H2,... --kill-on-bad-exit=0
@@ -40,9 +46,10 @@ std::string srun_task_script(const std::vector<job::NodeCommand>& nodes, bool al
 // srun's labels always keep apart (unbuffered, a partial line of one task could be followed by
 // another's).
 // With `allocated`, no --nodelist: srun allocates any N nodes (outside an allocation).
-std::vector<std::string> build_srun_command(const std::vector<job::NodeCommand>& nodes,
-                                            const std::vector<std::string>& srun_args,
-                                            bool allocated = false);
+std::vector<std::string>
+build_srun_command(const std::vector<job::NodeCommand>& nodes,
+                   const std::vector<std::string>& srun_args, bool allocated = false,
+                   const std::optional<job::RendezvousPlan>& rendezvous = std::nullopt);
 
 // The srun of `plan`, whose launch intent is `launch`.
 std::vector<std::string> srun_command(const run::Plan& plan, const run::SrunLaunch& launch);

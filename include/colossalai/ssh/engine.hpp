@@ -22,9 +22,14 @@ const run::EngineRow& engine_row();
 // The transports of `plan`: local nodes as the launcher's children (job::LocalTransport), the
 // others over `launch.ssh_client` (libssh's SshTransport or OpenSshTransport) with
 // `launch.strict_host_key_checking`; raises the launcher's descriptor limit as the remote nodes
-// need (as far as the hard limit allows).
-std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
-                                                       const run::SshLaunch& launch);
+// need (as far as the hard limit allows). A remote node's notice goes to `hooks.notice`.
+std::unique_ptr<job::LaunchTransports>
+make_transports(const run::Plan& plan, const run::SshLaunch& launch, job::LaunchHooks hooks);
+
+// Who runs `plan`'s rendezvous check (plan.rendezvous): the launcher when every node is on this
+// machine, the wrappers after the barrier when every node is remote; nobody for a launch that
+// mixes both. Pure.
+job::RendezvousWay rendezvous_way(const run::Plan& plan);
 
 // --dry-run: how `node` is reached: "local", "ssh", "ssh port 2222", "openssh port 2222" (the
 // client named when it is not the default one). Pure.

@@ -2,6 +2,7 @@
 
 #include "colossalai/job/node_command.hpp"
 #include "colossalai/job/outcome.hpp"
+#include "colossalai/job/rendezvous_check.hpp"
 
 #include <chrono>
 #include <optional>
@@ -24,7 +25,8 @@
 // answered.
 //
 // A node's job runs under a small POSIX sh program, the "node wrapper" (wrapper_input):
-//   "$@" = <grace-tenths> <silence> <cwd> <master> <interfaces> <exit-line> <argv...>
+//   "$@" = <grace-tenths> <silence> <cwd> <master> <interfaces> <exit-line> <gpus> <script>
+//          <torch-pair> <argv...>
 // with the environment block — one `export NAME='value'` line per variable — run before it, so that
 // no value ever appears in a process list. The wrapper first says it started (one line,
 // started_line), runs its preflight checks and answers with one line on stdout (parse_ready_line);
@@ -77,11 +79,23 @@ std::string_view node_wrapper();
 // libssh has the exit-status request itself.
 enum class ExitLine { omitted, printed };
 
+// The line that tells a ready wrapper to run its part of the rendezvous check (the launch's
+// job::RendezvousPlan, given to wrapper_input) before `go`: the listener, in the background
+// until `go` or EOF kills it, or the connection, whose result line comes before the wrapper
+// reads its next line. Each part answers with the probe's result lines (job::rendezvous_marker).
+inline constexpr std::string_view rendezvous_line = "rdzv\n";
+// The wrapper's line once its part ended by itself (after its result lines, if any); not for
+// a listener the wrapper stopped.
+inline constexpr std::string_view rendezvous_end_line = "\036colossalai-rdzv-end";
+
 // What the launcher writes first on a node's channel after login_command(): the node wrapper
 // with its arguments and the environment block. `silence_limit` 0: no limit (EOF only).
+// `rendezvous`: the launch's rendezvous check, whose part for this node (job::probe_for, by its
+// rank) runs at rendezvous_line; nullopt: none (the wrapper then never gets that line).
 std::string wrapper_input(const job::NodeCommand& command, std::chrono::milliseconds kill_grace,
                           std::chrono::milliseconds silence_limit,
-                          ExitLine exit_line = ExitLine::omitted);
+                          ExitLine exit_line = ExitLine::omitted,
+                          const std::optional<job::RendezvousPlan>& rendezvous = std::nullopt);
 
 // The exit line: this, then the job's status (0-255) or silence_signal (its silence limit
 // stopped the job), then a newline; the last bytes of the wrapper's stdout.

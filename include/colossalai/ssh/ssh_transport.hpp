@@ -1,12 +1,15 @@
 #pragma once
 
 #include "colossalai/job/process.hpp"
+#include "colossalai/job/rendezvous_check.hpp"
 #include "colossalai/ssh/connect.hpp"
 #include "colossalai/ssh/timing.hpp"
 #include "colossalai/ssh/worker_pool.hpp"
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <string_view>
 
 namespace colossalai::ssh {
 
@@ -32,9 +35,15 @@ struct SshSettings {
     // connection. ServerAliveInterval / ServerAliveCountMax in the ssh config replace both.
     std::chrono::milliseconds keepalive_interval{5000};
     int keepalive_count = 12;
+    // The launch's rendezvous check, run by the node wrappers after the barrier (their
+    // rendezvous_line; job::Process::check_rendezvous); nullopt: none.
+    std::optional<job::RendezvousPlan> rendezvous;
     // Where the heartbeat and keepalive times come from: the steady clock; unit tests move a
     // clock of their own by hand.
     Now now = steady_now;
+    // Where a node's notice goes (its wrapper's, before the answer: a known-broken PyTorch and
+    // Python pair), as a whole `colossalai: HOST: ...` line; empty: nowhere.
+    std::function<void(std::string_view)> notice;
 };
 
 // The settings for `--ssh-timeout` (connect timeout per host) and `--kill-grace`: unacked

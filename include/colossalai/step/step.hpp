@@ -3,6 +3,7 @@
 #include "colossalai/exec/spawn.hpp"
 #include "colossalai/job/process.hpp"
 #include "colossalai/output/sink.hpp"
+#include "colossalai/step/task_lines.hpp"
 
 #include <array>
 #include <chrono>
@@ -138,8 +139,8 @@ public:
 private:
     struct Task {
         output::NodeOutput* sink = nullptr;
-        job::NodeCommand command;                     // what a failed check names
-        std::optional<job::PreflightFailure> failure; // the task's preflight failed
+        job::NodeCommand command;           // what a failed check names
+        std::optional<TaskFailure> failure; // the task's preflight or rendezvous check failed
         std::array<bool, 2> open{true, true};
         std::optional<int> status;
         mutable std::optional<job::Outcome> reported;

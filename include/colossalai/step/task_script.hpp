@@ -1,6 +1,7 @@
 #pragma once
 
 #include "colossalai/job/node_command.hpp"
+#include "colossalai/job/preflight.hpp"
 
 #include <string>
 #include <vector>
@@ -16,11 +17,14 @@ namespace colossalai::step {
 // planner's NodeCommand::words points at (they never do as planned): every task runs node 0's.
 void check_same_commands(const std::vector<job::NodeCommand>& nodes);
 
-// The preflight lines, for sh: node 0's working directory, command, interfaces and GPU need
-// (every task's: the nodes run one command), the master address `$m` when `master_from_shell`
-// else node 0's planned one, the checks of job::preflight_shell, then that perl is there for the
+// The preflight lines, for sh: node 0's working directory, command, interfaces, GPU need and
+// script (every task's: the nodes run one command), the master address `$m` when
+// `master_from_shell` else node 0's planned one, the checks of job::preflight_shell; once they
+// pass, the notice of a PyTorch and Python pair in `broken` (run::broken_pair(): the function
+// `cai_note`, task_lines.hpp's notice_shell, never a failure); then that perl is there for the
 // relay (`cai_f 'helper perl'`).
-std::string task_preflight_shell(const job::NodeCommand& first, bool master_from_shell);
+std::string task_preflight_shell(const job::NodeCommand& first, bool master_from_shell,
+                                 const job::BrokenPair& broken);
 
 // The relay's command, without a newline: `perl -e RELAY "$r" WORDS...`, node 0's argv with
 // `"--node_rank=$r"` at its node-rank word and, when `master_from_shell`, `"--master_addr=$m"` at

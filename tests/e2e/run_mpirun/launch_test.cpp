@@ -55,6 +55,12 @@ protected:
     }
 
     std::filesystem::path job() const { return m_dir.path() / "job"; }
+    // `name`, a script in the job's directory, which every node's preflight reads (the hosts
+    // share this file system); the fake torchrun runs the behaviour its test wrote.
+    std::string script(const std::string& name) const {
+        write_file(job() / name, "# the job's script\n");
+        return name;
+    }
     std::filesystem::path recorded(int rank, const std::string& what) const {
         return m_dir.path() / "record" / (std::to_string(rank) + "." + what);
     }
@@ -133,7 +139,7 @@ TEST_P(MpirunLaunch, EachNodesOutputIsExactAndEachNodeHasItsStatus) {
                    "warning " + std::to_string(rank));
     }
     behave("all", "out out$rank\nerr err$rank\n");
-    RunResult result = run_launcher({"--log-dir", "logs", "exact-4142.py", "--lr", "a b"});
+    RunResult result = run_launcher({"--log-dir", "logs", script("exact-4142.py"), "--lr", "a b"});
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     for (int rank = 0; rank < 3; ++rank) {
         std::string stem = std::to_string(rank) + "-node" + std::to_string(rank + 1);
@@ -161,7 +167,7 @@ TEST_P(MpirunLaunch, EachNodesOutputIsExactAndEachNodeHasItsStatus) {
 TEST_P(MpirunLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
     behave("all", "exec sleep 2718.28\n");
     behave("2", "echo failing >&2; exit 3\n");
-    RunResult result = run_launcher({"failfast-2718.py"});
+    RunResult result = run_launcher({script("failfast-2718.py")});
     EXPECT_EQ(result.exit_code, 3) << describe(result);
     EXPECT_TRUE(has_line(result.err, "node3: failing")) << describe(result);
     // The stop reaches the other jobs through the wrappers (SIGTERM), and each reports it.
@@ -179,7 +185,7 @@ TEST_P(MpirunLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
 TEST_P(MpirunLaunch, ANodeWhosePreflightFailsStopsEveryNodeBeforeItsJob) {
     install_fake_nvidia_smi(m_dir.path() / "bin", 2);
     set_fake_gpus(m_dir.path() / "bin", "node2", 1);
-    RunResult result = run_launcher({"preflight-1732.py"}, 2);
+    RunResult result = run_launcher({script("preflight-1732.py")}, 2);
     EXPECT_EQ(result.exit_code, 254) << describe(result);
     EXPECT_NE(result.err.find("\nnode2: failure (2 GPUs asked (2 processes, one GPU each), 1 "
                               "found (nvidia-smi -L)"),
@@ -201,7 +207,8 @@ TEST_P(MpirunLaunch, ASigtermReachesEveryJobWhoseHandlerWritesItsCheckpoint) {
                   "\"$record/$rank.checkpoint\"; exit 0' TERM\n"
                   ": > \"$record/$rank.trapping\"\n"
                   "while :; do sleep 0.1; done\n");
-    std::unique_ptr<Background> running = start({"--kill-grace", "20", "checkpoint-2236.py"});
+    std::unique_ptr<Background> running =
+        start({"--kill-grace", "20", script("checkpoint-2236.py")});
     ASSERT_TRUE(all_recorded("trapping")) << launcher_err();
     running->signal(SIGTERM);
     EXPECT_EQ(exit_code_of(*running, 60s), 143) << launcher_err();
@@ -225,7 +232,7 @@ TEST_P(MpirunLaunch, ASigtermReachesEveryJobWhoseHandlerWritesItsCheckpoint) {
 // the jobs is left on any node.
 TEST_P(MpirunLaunch, CtrlCThenASecondCtrlCEndsEveryJob) {
     behave("all", "trap '' INT TERM\n: > \"$record/$rank.trapping\"\nexec sleep 1414.21\n");
-    std::unique_ptr<Background> running = start({"--kill-grace", "60", "ctrlc-1414.py"});
+    std::unique_ptr<Background> running = start({"--kill-grace", "60", script("ctrlc-1414.py")});
     ASSERT_TRUE(all_recorded("trapping")) << launcher_err();
     running->signal(SIGINT);
     std::this_thread::sleep_for(1s);

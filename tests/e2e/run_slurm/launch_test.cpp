@@ -6,6 +6,7 @@
 
 #include "fake_gpus.hpp"
 #include "lines.hpp"
+#include "rendezvous_faults.hpp"
 #include "slurm_cluster.hpp"
 #include "support.hpp"
 
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,22 @@ protected:
         }
         install_fake_torchrun(m_dir.path());
         std::filesystem::create_directories(job());
+        // The scripts the tests name: each task's preflight reads its script (as torchrun opens
+        // it) before its command starts.
+        for (const char* script :
+             {"train.py", "t.py", "checkpoint-2236.py", "queued.py", "waiting-2718.py"}) {
+            write_file(job() / script, "");
+        }
+    }
+
+    // The slurmd of node k, whose children run the node's tasks.
+    pid_t slurmd(int k) const {
+        for (pid_t pid : cluster().pids_on_node(k)) {
+            if (read_file("/proc/" + std::to_string(pid) + "/comm") == "slurmd\n") {
+                return pid;
+            }
+        }
+        throw std::runtime_error("no slurmd on node " + std::to_string(k));
     }
 
     std::filesystem::path job() const { return m_dir.path() / "job"; }
@@ -245,6 +263,114 @@ TEST_F(SlurmLaunch, ATaskWhosePreflightFailsStartsNothing) {
     }
 }
 
+// Issue #39: each task reads the script, relative to the working directory, as torchrun will open
+// it. One missing on node2 alone (an empty file system over its directory there) is named by
+// node2, exit 254, and node2's command never starts. srun has no barrier: node1's task, whose
+// checks pass, may start its job before node2 fails, and fail-fast then stops it. With -m, or a
+// program that torchrun runs without Python, nothing is checked.
+TEST_F(SlurmLaunch, AScriptMissingOnOneNodeIsNamed) {
+    write_file(job() / "copied/train.py", "");
+    HiddenOnNode hidden(slurmd(2), job() / "copied");
+    behave("0", "exec sleep 2236.07\n");
+    RunResult result = run_launcher({"--launcher", "slurm", "--host", "node1,node2",
+                                     "--nproc_per_node", "1", "copied/train.py"});
+    EXPECT_EQ(result.exit_code, 254) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "node2: failure (cannot read the script 'copied/train.py' on "
+                                     "the node (torchrun opens it from the working directory: "
+                                     "copy it to every node, or check its name))"))
+        << describe(result);
+    EXPECT_FALSE(has_line(result.err, "node1: success")) << describe(result);
+    EXPECT_FALSE(std::filesystem::exists(recorded(1, "argv")));
+    EXPECT_TRUE(
+        eventually([&] { return cluster().processes_with_marker("2236.07").empty(); }, 30s));
+    behave("0", "exit 0\n");
+    for (const Words& unchecked : {Words{"-m", "copied.train"},
+                                   Words{"--extra_launch_args", "no_python", "copied/train.py"}}) {
+        Words args = {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1"};
+        args.insert(args.end(), unchecked.begin(), unchecked.end());
+        std::filesystem::remove(recorded(1, "argv"));
+        RunResult started = run_launcher(args);
+        EXPECT_EQ(started.exit_code, 0) << unchecked.front() << describe(started);
+        EXPECT_TRUE(std::filesystem::exists(recorded(1, "argv"))) << unchecked.front();
+    }
+}
+
+// The rendezvous check in each task (job::ProbeStart::together: no go line through srun): node
+// 0's task listens until the other answered, the other retries within the bound. A master port
+// dropped on node1 (nftables in its namespace), or held there by another process: the node that
+// saw it is named, exit 254, no command started on either node (the other one's line names its
+// own check, or says fail-fast stopped it).
+class SlurmRendezvous : public SlurmLaunch {
+protected:
+    static constexpr const char* port = "29433";
+
+    RunResult launch() const {
+        return run_launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node",
+                             "1", "--master_port", port, "train.py"});
+    }
+
+    // The summary line of `node`, which must be a failure.
+    static std::string failure_of(const RunResult& result, const std::string& node) {
+        size_t summary_at = result.err.find(summary_block({}));
+        size_t at = result.err.find("\n" + node + ": failure (", summary_at);
+        if (summary_at == std::string::npos || at == std::string::npos) {
+            ADD_FAILURE() << "no failure of " << node << "\n" << describe(result);
+            return {};
+        }
+        return result.err.substr(at + 1, result.err.find('\n', at + 1) - at - 1);
+    }
+
+    // Launches: exit 254, `named`'s failure says `what` after the port, `other`'s is a failure
+    // too, and no command started on either node.
+    void launch_naming(const std::string& named, const std::string& what,
+                       const std::string& other) const {
+        RunResult result = launch();
+        EXPECT_EQ(result.exit_code, 254) << describe(result);
+        EXPECT_NE(failure_of(result, named).find(std::string("port ") + port + what),
+                  std::string::npos)
+            << describe(result);
+        failure_of(result, other);
+        for (int rank = 0; rank < 2; ++rank) {
+            EXPECT_FALSE(std::filesystem::exists(recorded(rank, "argv"))) << rank;
+        }
+    }
+};
+
+// Runs `argv` in node k's namespace now and `undo` there when the scope ends.
+class OnNode {
+public:
+    OnNode(const SlurmCluster& cluster, int k, const Words& argv, Words undo)
+        : m_cluster(cluster), m_k(k), m_undo(std::move(undo)) {
+        RunResult done = run(m_cluster.node_command(m_k, argv));
+        EXPECT_EQ(done.exit_code, 0) << describe(done);
+    }
+    ~OnNode() { run(m_cluster.node_command(m_k, m_undo)); }
+    OnNode(const OnNode&) = delete;
+    OnNode& operator=(const OnNode&) = delete;
+
+private:
+    const SlurmCluster& m_cluster;
+    int m_k;
+    Words m_undo;
+};
+
+TEST_F(SlurmRendezvous, AMasterPortDroppedOnNode1IsNamedByNode2) {
+    OnNode rule(cluster(), 1, drop_port(port), undo_drop_port());
+    // node1: stopped by the launcher, or its listener gave up.
+    launch_naming("node2", ": no connection within the check's time", "node1");
+}
+
+TEST_F(SlurmRendezvous, AMasterPortHeldOnNode1IsNamedWithItsProcess) {
+    TempDir state;
+    Background holder(cluster().node_command(1, port_holder(port, state.path() / "listening")), {},
+                      state.path() / "out", state.path() / "err");
+    ASSERT_TRUE(
+        eventually([&] { return std::filesystem::exists(state.path() / "listening"); }, 20s))
+        << read_file(state.path() / "err");
+    // node2: stopped by the launcher, or its own check failed.
+    launch_naming("node1", " is in use on the master, by process ", "node2");
+}
+
 // The GPU preflight in each task: nodes with fewer GPUs than processes (the fake nvidia-smi,
 // tests/fixtures/fake_nvidia_smi.sh, first on the tasks' PATH) stop the launch, each named with
 // what was asked and found, exit 254, no command started.
@@ -388,6 +514,7 @@ class SlurmLaunchStubborn : public SlurmLaunch,
 TEST_P(SlurmLaunchStubborn, IsKilledAfterItsStop) {
     const StubbornCase& c = GetParam();
     const std::string marker = "stubborn-" + c.name + ".py";
+    write_file(job() / marker, "");
     std::string ignored = c.signo == SIGINT ? "INT" : "TERM";
     behave("all", "trap '' " + ignored + "\n: > \"$record/$rank.ignoring\"\nhold\n");
     std::unique_ptr<Background> running = start_on_both({"--kill-grace", c.args, marker});
@@ -522,6 +649,34 @@ TEST_F(SlurmLaunch, DryRunPrintsTheSrunCommandAndEveryNodesCommand) {
     EXPECT_TRUE(std::filesystem::is_empty(m_dir.path() / "record"));
 }
 
+// Issue #40: Debian's torchrun (PyTorch 1.13 on Python 3.11) on both test nodes is a known-broken
+// pair: each task reads its own versions and the launcher names each node once in a notice; the
+// command is not changed (torchrun then stops as it does). The fake torchrun (a sh script) and
+// redirects/tee that avoid 0 and 3 earn none.
+TEST_F(SlurmLaunch, ABrokenPairOnEachNodeIsNamedInANotice) {
+    RunResult result =
+        run_launcher({"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1",
+                      (fixtures_dir() / "train_allreduce.py").string()},
+                     {}, true);
+    ASSERT_FALSE(result.timed_out) << describe(result);
+    for (const char* node : {"node1", "node2"}) {
+        std::string line =
+            "colossalai: " + std::string(node) +
+            ": PyTorch 1.13 on Python 3.11: torchrun stops before any worker starts (torch's "
+            "to_std loses --redirects/--tee 0 and 3 on Python 3.11+, fixed in PyTorch 2.0); "
+            "--extra_launch_args redirects=9:1,tee=9:1 avoids it, leaving the streams untouched, "
+            "for up to 9 processes per node";
+        EXPECT_TRUE(has_line(result.err, line)) << describe(result);
+        EXPECT_EQ(result.err.find(line), result.err.rfind(line)); // once
+    }
+    EXPECT_NE(result.exit_code, 0) << describe(result);
+    RunResult faked = run_launcher(
+        {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "1", "train.py"});
+    EXPECT_EQ(faked.exit_code, 0) << describe(faked);
+    EXPECT_EQ(faked.err.find("stops before any worker starts"), std::string::npos)
+        << describe(faked);
+}
+
 TEST_F(SlurmLaunch, RealGlooAllReduceInsideAndOutsideAnAllocation) {
     const std::string fixture = (fixtures_dir() / "train_allreduce.py").string();
     const Words args = {"--launcher",
@@ -556,6 +711,8 @@ TEST_F(SlurmLaunch, RealGlooAllReduceInsideAndOutsideAnAllocation) {
         EXPECT_NE(result.err.find(summary_block({"node1: success", "node2: success"})),
                   std::string::npos)
             << describe(result);
+        // redirects and tee avoid 0 and 3: the tasks read no pair, and no notice comes.
+        EXPECT_EQ(result.err.find("stops before any worker starts"), std::string::npos);
     }
 }
 

@@ -66,6 +66,7 @@ protected:
         ASSERT_NE(s_ssh, nullptr) << "SSH hosts bring-up failed: " << s_ssh_error;
         install_fake_torchrun(m_dir.path());
         std::filesystem::create_directories(job());
+        write_file(job() / "t.py", ""); // each node's preflight reads the script
         write_file(m_dir.path() / "bars.out", awkward_bytes(true));
         write_file(m_dir.path() / "bars.err", awkward_bytes(true) + "\r");
         write_file(m_dir.path() / "lines.out", awkward_bytes(false));

@@ -53,6 +53,14 @@ SlurmCluster::controller_command(const std::vector<std::string>& argv) const {
     return command;
 }
 
+std::vector<std::string> SlurmCluster::node_command(int k,
+                                                    const std::vector<std::string>& argv) const {
+    std::vector<std::string> command{slurm_cluster_script().string(), "host-exec", dir().string(),
+                                     std::to_string(k)};
+    command.insert(command.end(), argv.begin(), argv.end());
+    return command;
+}
+
 RunResult SlurmCluster::run_on_controller(const std::vector<std::string>& argv,
                                           const RunOptions& options) const {
     return run(controller_command(argv), options);

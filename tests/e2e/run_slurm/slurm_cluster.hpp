@@ -47,6 +47,8 @@ public:
     std::vector<std::string> controller_command(const std::vector<std::string>& argv) const;
     RunResult run_on_controller(const std::vector<std::string>& argv,
                                 const RunOptions& options = {}) const;
+    // argv that runs `argv` in node k's network namespace (cluster.sh host-exec).
+    std::vector<std::string> node_command(int k, const std::vector<std::string>& argv) const;
     // Live processes in node k's network namespace (k = 0: the controller's).
     std::vector<pid_t> pids_on_node(int k) const;
     // Those of them on any node whose command line contains `marker`.

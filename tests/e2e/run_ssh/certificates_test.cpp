@@ -45,7 +45,7 @@ protected:
         return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
     }
 
-    TempDir m_job;
+    JobDir m_job;
     TempDir m_keys{"colossalai-ssh-ca"};
     FakeTorchrun m_fake;
 };

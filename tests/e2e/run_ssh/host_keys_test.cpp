@@ -67,7 +67,7 @@ protected:
         return lines;
     }
 
-    TempDir m_job;
+    JobDir m_job;
     FakeTorchrun m_fake;
 };
 

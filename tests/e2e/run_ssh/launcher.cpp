@@ -70,9 +70,8 @@ RunResult run_launcher(const SshCluster& cluster, const Words& args, const Launc
     argv.insert(argv.end(), args.begin(), args.end());
     RunOptions run_options;
     run_options.env = options.env ? *options.env : launcher_environment(cluster);
-    if (!options.cwd.empty()) {
-        run_options.cwd = options.cwd;
-    }
+    static const JobDir shared_job;
+    run_options.cwd = options.cwd.empty() ? shared_job.path() : options.cwd;
     run_options.timeout = options.timeout;
     return cluster.run_on_client(argv, run_options, options.home);
 }

@@ -51,9 +51,18 @@ private:
 Env launcher_environment(const SshCluster& cluster, const std::filesystem::path& bin = {},
                          const Env& extra = {});
 
+// A job directory that holds the script the tests name, train.py: each node's preflight reads its
+// script (as torchrun opens it, from the working directory) before anything starts.
+class JobDir : public TempDir {
+public:
+    explicit JobDir(const std::string& tag = "colossalai-ssh-job") : TempDir(tag) {
+        write("train.py", "");
+    }
+};
+
 struct LaunchOptions {
-    std::optional<Env> env; // default: launcher_environment(cluster)
-    std::filesystem::path cwd;
+    std::optional<Env> env;     // default: launcher_environment(cluster)
+    std::filesystem::path cwd;  // default: a JobDir of the test program's
     std::filesystem::path home; // default: the cluster's shared client home
     std::chrono::milliseconds timeout{120000};
 };

@@ -39,7 +39,7 @@ protected:
         return run_fake_job(cluster(), m_fake, args, m_job.path(), home);
     }
 
-    TempDir m_job;
+    JobDir m_job;
     FakeTorchrun m_fake;
 };
 

@@ -17,6 +17,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -57,7 +58,7 @@ protected:
         EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{});
     }
 
-    TempDir m_job;
+    JobDir m_job;
     FakeTorchrun m_fake;
 };
 
@@ -116,10 +117,11 @@ TEST_F(PreflightOverSsh, TorchrunNotOnThePathThenPython) {
     expect_refused(result, "cannot find 'torchrun' (on the node's PATH; give a Python that has "
                            "PyTorch with --python PATH, or set the node's PATH with -x PATH=...)");
 
-    // The fake torchrun, named as an interpreter, takes the place of a venv's python.
+    // The fake torchrun, named as an interpreter, takes the place of a venv's python (no
+    // Python to run the rendezvous check with: that is RendezvousOverSsh's).
     const std::filesystem::path python = m_fake.bin() / "python";
     std::filesystem::create_symlink(m_fake.bin() / "torchrun", python);
-    RunResult started = launch({"--python", python.string()}, options);
+    RunResult started = launch({"--python", python.string(), "--no-rendezvous-check"}, options);
     EXPECT_EQ(started.exit_code, 0) << describe(started);
     EXPECT_EQ(m_fake.ranks_started(), (std::vector<int>{0, 1}));
     Words argv = m_fake.argv(1);
@@ -187,6 +189,49 @@ TEST_F(PreflightOverSsh, ANodeWithFewerGpusThanProcessesStopsTheLaunch) {
         EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{}) << client;
     }
     EXPECT_TRUE(fake_nvidia_smi_ran(m_fake.bin()));
+}
+
+// Issue #39: every node reads the script, relative to the working directory, as torchrun will
+// open it. One missing on node2 alone (an empty file system over its directory there) is named by
+// node2, exit 254, and no job starts on any node, over both clients. With -m, or a program that
+// torchrun runs without Python, nothing is checked.
+TEST_F(PreflightOverSsh, AScriptMissingOnOneNodeStartsNothing) {
+    write_file(m_job / "copied/train.py", "");
+    HiddenOnNode hidden(cluster().sshd_pid(2), m_job / "copied");
+    LaunchOptions options;
+    options.env = launcher_environment(cluster(), m_fake.bin());
+    options.cwd = m_job.path();
+    options.timeout = 60s;
+    const std::string reason = "(cannot read the script 'copied/train.py' on the node (torchrun "
+                               "opens it from the working directory: copy it to every node, or "
+                               "check its name))";
+    for (const char* client : {"libssh", "openssh"}) {
+        RunResult result = run_launcher(cluster(),
+                                        {"-H", "node1,node2", "--nproc_per_node", "1",
+                                         "--ssh-client", client, "copied/train.py"},
+                                        options);
+        EXPECT_EQ(result.exit_code, 254) << client << describe(result);
+        EXPECT_EQ(result.out, "") << client << describe(result);
+        EXPECT_TRUE(has_line(result.err, "node2: failure " + reason)) << client << describe(result);
+        EXPECT_FALSE(has_line(result.err, "node1: failure " + reason))
+            << client << describe(result);
+        EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{}) << client;
+    }
+    for (const Words& unchecked : {Words{"-m", "copied.train"},
+                                   Words{"--extra_launch_args", "no_python", "copied/train.py"}}) {
+        Words args = {"-H", "node1,node2", "--nproc_per_node", "1"};
+        args.insert(args.end(), unchecked.begin(), unchecked.end());
+        RunResult result = run_launcher(cluster(), args, options);
+        EXPECT_EQ(result.exit_code, 0) << unchecked.front() << describe(result);
+        EXPECT_EQ(m_fake.ranks_started(), (std::vector<int>{0, 1})) << unchecked.front();
+        for (int rank = 0; rank < 2; ++rank) { // this launch's command, on both nodes
+            Words argv = m_fake.argv(rank);
+            EXPECT_NE(std::find(argv.begin(), argv.end(),
+                                unchecked.size() == 2 ? "copied.train" : "--no_python"),
+                      argv.end())
+                << rank;
+        }
+    }
 }
 
 TEST_F(PreflightOverSsh, ACpuOnlyClusterRunsItsJob) {

@@ -31,7 +31,7 @@ struct TerminalRun {
     std::string out;
 };
 
-// Runs `argv` with `env`, stderr on a new pseudo-terminal, stdout into a file of `dir`.
+// Runs `argv` with `env` in `dir`, stderr on a new pseudo-terminal, stdout into a file of `dir`.
 TerminalRun run_with_terminal_stderr(const std::vector<std::string>& argv, const Env& env,
                                      const std::filesystem::path& dir) {
     TerminalRun run;
@@ -62,6 +62,9 @@ TerminalRun run_with_terminal_stderr(const std::vector<std::string>& argv, const
         ::dup2(in, 0);
         ::dup2(out, 1);
         ::dup2(slave, 2);
+        if (::chdir(dir.c_str()) != 0) {
+            ::_exit(126);
+        }
         ::execve(args[0], args.data(), envp.data());
         ::_exit(127);
     }
@@ -109,7 +112,7 @@ protected:
 TEST_F(ConnectProgressOverSsh, OnATerminalTheLineIsErasedBeforeAnyNodeOutput) {
     FakeTorchrun fake;
     fake.behave("echo \"rank $rank err\" >&2\n");
-    TempDir dir("colossalai-progress");
+    JobDir dir("colossalai-progress");
     Words argv = {binary().string(), "run"};
     for (const std::string& word : args()) {
         argv.push_back(word);

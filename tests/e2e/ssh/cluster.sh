@@ -4,10 +4,10 @@
 # A cluster is N hosts node1..nodeN plus a client, each a network namespace of its own with one
 # interface `eth0` on a private /24, all joined by a bridge that lives in a "switch" namespace.
 # Every host runs its own sshd in its own UTS namespace (host name nodeK) and mount namespace
-# (/etc/hosts of the cluster, root's ~/.bashrc and ~/.profile masked by an empty file, and an
-# /etc/passwd with the login-shell users below). The
-# launcher runs in the client namespace with the cluster's client home bind-mounted over /root,
-# so OpenSSH and libssh (both read the passwd home, not only $HOME) see the test identity.
+# (its own copy of the cluster's /etc/hosts, root's ~/.bashrc and ~/.profile masked by an empty
+# file, and an /etc/passwd with the login-shell users below). The launcher runs in the client
+# namespace with the cluster's client home bind-mounted over /root, so OpenSSH and libssh (both
+# read the passwd home, not only $HOME) see the test identity.
 # Nothing is created in the root network namespace and nothing is written to /etc; the only
 # global state is /run/netns/<ours>, /run/sshd and the owner records under $STATE_ROOT.
 #
@@ -125,7 +125,7 @@ host_command() {
 write_fstab() {
     local k=$1 f
     {
-        echo "$DIR/etc/hosts /etc/hosts none bind 0 0"
+        echo "$DIR/node$k/hosts /etc/hosts none bind 0 0"
         echo "$DIR/etc/passwd /etc/passwd none bind 0 0"
         echo "$DIR/node$k/hostname /etc/hostname none bind 0 0"
         for f in /root/.bashrc /root/.profile; do
@@ -292,6 +292,11 @@ write_hosts() {
             echo "$CLUSTER_NET.1 $name"
         done
     } >"$DIR/etc/hosts"
+    # Each host's own copy, which a test may rewrite in place (the same file: the bind mount
+    # holds its inode) to make one host see a name differently.
+    for ((k = 1; k <= CLUSTER_HOSTS; k++)); do
+        cp "$DIR/etc/hosts" "$DIR/node$k/hosts"
+    done
 }
 
 # ---- ownership and teardown ---------------------------------------------------------------------

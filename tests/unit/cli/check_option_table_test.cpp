@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 // `colossalai check` has one list of options, of the same type as run's: CLI11 parses them into
@@ -118,7 +119,8 @@ TEST(CheckOptionTable, HelpShowsEveryEntryAsTheTableSays) {
 TEST(CheckOptionTable, LauncherValuesComeFromTheEnginesTable) {
     for (const CheckOption& option : check_option_table()) {
         if (option.long_name == "--launcher") {
-            EXPECT_EQ(option.value_name, engines::names("|"));
+            EXPECT_EQ(option.value_name, engines::names("|", engines::Command::check));
+            EXPECT_EQ(option.default_shown, engines::table().front()->name);
         }
     }
     for (const RunOption& option : run_option_table()) {
@@ -127,22 +129,17 @@ TEST(CheckOptionTable, LauncherValuesComeFromTheEnginesTable) {
         }
     }
     std::ostringstream out;
-    for (const Words& args :
-         std::vector<Words>{{"colossalai", "check", "-i", "--launcher", "pbs"},
-                            {"colossalai", "run", "--launcher", "pbs", "t.py"}}) {
-        EXPECT_EQ(test::usage_message([&] { parse(args, out); }),
-                  "--launcher 'pbs': expected " + engines::names(" or "));
-    }
-}
-
-// Every option a row owns is one of `colossalai run`'s (the cli registers it, --help shows it):
-// an engine's option that the cli does not know could never be given.
-TEST(CheckOptionTable, EveryRowsOptionsAreRunsOptions) {
-    for (const run::EngineRow* row : engines::table()) {
-        for (const run::OwnedOption& owned : row->options) {
-            EXPECT_NE(find_long_option(owned.name), nullptr) << row->name << " " << owned.name;
-        }
-    }
+    EXPECT_EQ(test::usage_message([&] {
+                  parse({"colossalai", "check", "-i", "--launcher", "pbs"}, out);
+              }),
+              "--launcher 'pbs': expected " + engines::names(" or ", engines::Command::check));
+    EXPECT_EQ(test::usage_message([&] {
+                  parse({"colossalai", "run", "--launcher", "pbs", "t.py"}, out);
+              }),
+              "--launcher 'pbs': expected " + engines::names(" or "));
+    // As --help and its goldens show them: mpirun serves run alone (no check_nodes).
+    EXPECT_EQ(engines::names("|"), "ssh|slurm|mpirun");
+    EXPECT_EQ(engines::names("|", engines::Command::check), "ssh|slurm");
 }
 
 // --ssh-port reads as run's does (#37): in decimal (026 is 26, not CLI11's octal 22), with
@@ -194,7 +191,7 @@ TEST(CheckOptionTable, RespellsOnlyCheckAliasesThatAreNotValues) {
 
 TEST(CheckOptionTable, ABadValueIsAUsageErrorNamingTheOption) {
     for (const auto& [words, message] : std::vector<std::pair<Words, std::string>>{
-             {{"--launcher", "pbs"}, "--launcher 'pbs': expected ssh or slurm or mpirun"},
+             {{"--launcher", "pbs"}, "--launcher 'pbs': expected ssh or slurm"},
              {{"--ssh-timeout", "0"}, "--ssh-timeout '0': must be from 0.1 to 3600 seconds"},
              {{"--launcher", "slurm", "--srun-args", "-N 3"},
               "--srun-args: '-N' is set by the launcher itself"}}) {
@@ -226,8 +223,9 @@ TEST(CheckOptionTable, TheOptionsSharedWithRunReadAlike) {
         ASSERT_NE(in_check, nullptr);
         EXPECT_EQ(in_run->short_name, in_check->short_name);
         EXPECT_EQ(in_run->default_shown, in_check->default_shown);
-        // Each command's --help has always named --hostfile's value its own way.
-        if (name != "--hostfile") {
+        // Each command's --help has always named --hostfile's value its own way; --launcher's
+        // values are each command's engines (LauncherValuesComeFromTheEnginesTable).
+        if (name != "--hostfile" && name != "--launcher") {
             EXPECT_EQ(in_run->value_name, in_check->value_name);
         }
     }
@@ -242,17 +240,16 @@ TEST(CheckOptionTable, TheOptionsSharedWithRunReadAlike) {
     both("--hostfile", "hosts");
     EXPECT_EQ(run_options.hostfile, check_options.hostfile);
     both("--launcher", "slurm");
-    EXPECT_EQ(run_options.launcher, run::Launcher::slurm);
-    EXPECT_EQ(check_options.launcher, check::Launcher::slurm);
+    EXPECT_EQ(run_options.engine, engines::find("slurm"));
+    EXPECT_EQ(check_options.engine, run_options.engine);
     both("--srun-args", "-p gpu --comment 'a b'");
-    EXPECT_EQ(run_options.srun_args, check_options.srun_args);
+    EXPECT_EQ(std::get<run::SrunLaunch::Given>(run_options.engine_options).srun_args,
+              check_options.srun_args);
     both("--ssh-timeout", "2.5");
     EXPECT_EQ(run_options.ssh_timeout, std::chrono::milliseconds(2500));
     EXPECT_EQ(check_options.ssh_timeout, run_options.ssh_timeout);
     for (const auto& [name, bad] :
-         std::vector<std::pair<std::string_view, std::string>>{{"--launcher", "pbs"},
-                                                               {"--launcher", "SSH"},
-                                                               {"--srun-args", "-N 3"},
+         std::vector<std::pair<std::string_view, std::string>>{{"--srun-args", "-N 3"},
                                                                {"--srun-args", "--comment 'x"},
                                                                {"--ssh-timeout", "0"},
                                                                {"--ssh-timeout", "nan"}}) {

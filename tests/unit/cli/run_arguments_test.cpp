@@ -3,9 +3,13 @@
 #include "../../../src/cli/run_arguments.hpp"
 #include "usage_message.hpp"
 
+#include "colossalai/engines/engines.hpp"
+
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -146,19 +150,23 @@ RunArguments launcher_arguments(const Words& words) {
 TEST(FinishRunCommand, ReadsTheLauncherAndItsSrunArgs) {
     run::Options options = finish_run_command(
         launcher_arguments({"--launcher", "slurm", "--srun-args=-p gpu", "t.py"}));
-    EXPECT_EQ(options.launcher, run::Launcher::slurm);
-    EXPECT_EQ(options.srun_args, (std::vector<std::string>{"-p", "gpu"}));
-    EXPECT_EQ(finish_run_command(launcher_arguments({"t.py"})).launcher, run::Launcher::ssh);
+    EXPECT_EQ(options.engine, engines::find("slurm"));
+    EXPECT_EQ(std::get<run::SrunLaunch::Given>(options.engine_options).srun_args,
+              (std::vector<std::string>{"-p", "gpu"}));
+    EXPECT_EQ(finish_run_command(launcher_arguments({"t.py"})).engine, nullptr); // the default
+}
+
+// The ssh engine's client of the options that finish_run_command read.
+std::optional<run::SshClient> ssh_client(const Words& words) {
+    run::Options options = finish_run_command(launcher_arguments(words));
+    return std::get<run::SshLaunch::Given>(options.engine_options).ssh_client;
 }
 
 // --ssh-client: a typed choice, unset unless given (the planner's default is libssh).
 TEST(FinishRunCommand, ReadsTheSshClient) {
-    EXPECT_EQ(
-        finish_run_command(launcher_arguments({"--ssh-client", "openssh", "t.py"})).ssh_client,
-        run::SshClient::openssh);
-    EXPECT_EQ(finish_run_command(launcher_arguments({"--ssh-client=libssh", "t.py"})).ssh_client,
-              run::SshClient::libssh);
-    EXPECT_EQ(finish_run_command(launcher_arguments({"t.py"})).ssh_client, std::nullopt);
+    EXPECT_EQ(ssh_client({"--ssh-client", "openssh", "t.py"}), run::SshClient::openssh);
+    EXPECT_EQ(ssh_client({"--ssh-client=libssh", "t.py"}), run::SshClient::libssh);
+    EXPECT_EQ(ssh_client({"t.py"}), std::nullopt);
 }
 
 TEST(FinishRunCommand, KeepsEveryEnvironmentFlagInOrder) {

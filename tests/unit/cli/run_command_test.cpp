@@ -7,6 +7,7 @@
 
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace colossalai::cli {
@@ -41,7 +42,7 @@ TEST(RunCommand, Defaults) {
     EXPECT_EQ(options.master_addr, std::nullopt);
     EXPECT_EQ(options.extra_launch_args, std::nullopt);
     EXPECT_EQ(options.extra_master, run::ExtraMaster{});
-    EXPECT_EQ(options.ssh_port, std::nullopt);
+    EXPECT_EQ(options.engine_options, run::EngineOptions{});
     EXPECT_EQ(options.ssh_timeout, std::chrono::seconds(30));
     EXPECT_EQ(options.kill_grace, std::chrono::seconds(10));
     EXPECT_FALSE(options.dry_run);
@@ -79,7 +80,7 @@ TEST(RunCommand, EveryOption) {
     EXPECT_EQ(options.master_port, run::Port{1234});
     EXPECT_EQ(options.master_addr, run::MasterAddress{"10.0.0.1"});
     EXPECT_EQ(options.extra_launch_args, test::launch_args("rdzv_conf=timeout=900,tee=1"));
-    EXPECT_EQ(options.ssh_port, run::Port{2222});
+    EXPECT_EQ(std::get<run::SshLaunch::Given>(options.engine_options).ssh_port, run::Port{2222});
     EXPECT_EQ(options.ssh_timeout, std::chrono::milliseconds(2500));
     EXPECT_EQ(options.kill_grace, std::chrono::milliseconds(0));
     EXPECT_TRUE(options.dry_run);

@@ -7,13 +7,16 @@
 #include "usage_message.hpp"
 
 #include "colossalai/cli/app.hpp"
+#include "colossalai/engines/engines.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -329,6 +332,80 @@ TEST(RunOptionTable, EveryRecordedEntryLandsInTheOptions) {
         ASSERT_EQ(arguments.words.options.size(), 2u);
         EXPECT_EQ(arguments.words.options[1].option, &option);
         EXPECT_EQ(arguments.words.options[1].value, sample->second);
+    }
+}
+
+// An engine's option, for the placement's tests: only its names matter.
+constexpr run::EngineOption placed(std::string_view name, std::string_view follows) {
+    return {.name = name, .value_name = "V", .help = "h", .follows = follows};
+}
+
+constexpr run::EngineOption first_engines[] = {placed("--one-b", "--b"),
+                                               placed("--one-b-after", "--one-b")};
+constexpr run::EngineOption second_engines[] = {placed("--two-b", "--b"), placed("--two-a", "--a")};
+constexpr run::EngineRow first{.name = "first", .options = first_engines};
+constexpr run::EngineRow second{.name = "second", .options = second_engines};
+
+std::vector<std::string_view> long_names(const std::vector<RunOption>& table) {
+    std::vector<std::string_view> names;
+    for (const RunOption& option : table) {
+        names.push_back(option.long_name);
+    }
+    return names;
+}
+
+// Each engine's option lands right after the one it follows, those that follow the same option in
+// the engines' order, one that follows another engine option after that one; none is lost.
+TEST(RunOptionTable, EngineOptionsArePlacedAfterTheOptionTheyFollow) {
+    const RunOption general[] = {{.long_name = "--a"}, {.long_name = "--b"}, {.long_name = "--c"}};
+    const run::EngineRow* rows[] = {&first, &second};
+    std::vector<RunOption> table = with_engine_options(general, rows);
+    EXPECT_EQ(long_names(table),
+              (std::vector<std::string_view>{"--a", "--two-a", "--b", "--one-b", "--one-b-after",
+                                             "--two-b", "--c"}));
+    EXPECT_EQ(table[1].value_name, "V"); // the engine's entry, whole
+    EXPECT_EQ(table[1].help, "h");
+    const RunOption without_b[] = {{.long_name = "--a"}, {.long_name = "--c"}};
+    EXPECT_THROW(with_engine_options(without_b, rows), std::logic_error);
+}
+
+bool owned(std::string_view name) {
+    for (const run::EngineRow* row : engines::table()) {
+        for (const run::EngineOption& option : row->options) {
+            if (option.name == name) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+// The real table: every engine's option is an entry of `colossalai run` once, right after the one
+// it follows, and reads into the engine's own part of the options.
+TEST(RunOptionTable, EveryEnginesOptionIsOneEntryAfterTheOneItFollows) {
+    std::span<const RunOption> table = run_option_table();
+    for (const run::EngineRow* row : engines::table()) {
+        for (const run::EngineOption& option : row->options) {
+            SCOPED_TRACE(option.name);
+            auto entry = std::find_if(table.begin(), table.end(), [&](const RunOption& entry) {
+                return entry.long_name == option.name;
+            });
+            ASSERT_NE(entry, table.end());
+            EXPECT_EQ(find_long_option(option.name), &*entry);
+            EXPECT_EQ(entry->apply, option.apply);
+            EXPECT_EQ(entry->value_name, option.value_name);
+            // Between it and the one it follows, only engines' options (of the same option).
+            auto before = entry;
+            while (before != table.begin() && std::prev(before)->long_name != option.follows) {
+                --before;
+                EXPECT_TRUE(owned(before->long_name)) << before->long_name;
+            }
+            EXPECT_NE(before, table.begin()) << "not after " << option.follows;
+            EXPECT_EQ(std::count_if(
+                          table.begin(), table.end(),
+                          [&](const RunOption& other) { return other.long_name == option.name; }),
+                      1);
+        }
     }
 }
 

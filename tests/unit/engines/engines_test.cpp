@@ -18,37 +18,77 @@
 
 #include <map>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
 
 namespace colossalai::engines {
 namespace {
 
-// Every row has a name of its own and a refusal; every Launcher value has one row; an option is
-// owned by one row only (the options all engines read are nobody's).
+// Every row has a name of its own and a refusal; an option is owned by one row only (the options
+// all engines read are nobody's), declared whole (how --help shows it, where, how it is read),
+// and not given in default options.
 TEST(EngineTable, RowsAreNamedOnceAndOwnTheirOptionsAlone) {
     std::set<std::string_view> names;
-    std::set<run::Launcher> launchers;
     std::map<std::string_view, std::string_view> owners;
     for (const run::EngineRow* row : table()) {
         SCOPED_TRACE(row->name);
         EXPECT_FALSE(row->name.empty());
         EXPECT_TRUE(names.insert(row->name).second) << "two engines named " << row->name;
-        EXPECT_TRUE(launchers.insert(row->launcher).second);
         EXPECT_NE(row->refuse, nullptr);
         EXPECT_EQ(find(row->name), row);
-        EXPECT_EQ(&engines::row(row->launcher), row);
-        for (const run::OwnedOption& option : row->options) {
+        for (const run::EngineOption& option : row->options) {
             EXPECT_TRUE(option.name.starts_with("--"));
+            EXPECT_FALSE(option.help.empty());
+            EXPECT_TRUE(option.follows.starts_with("--"));
+            EXPECT_NE(option.apply, nullptr);
             EXPECT_NE(option.given, nullptr);
             EXPECT_TRUE(owners.emplace(option.name, row->name).second)
                 << option.name << " owned by " << owners[option.name] << " and " << row->name;
             EXPECT_FALSE(option.given(run::Options{}));
         }
     }
-    for (run::Launcher launcher : {run::Launcher::ssh, run::Launcher::slurm}) {
-        EXPECT_EQ(launchers.count(launcher), 1u);
-    }
     EXPECT_EQ(find("pbs"), nullptr);
     EXPECT_EQ(find(""), nullptr);
+}
+
+const run::EngineOption& option_named(std::string_view name) {
+    for (const run::EngineRow* row : table()) {
+        for (const run::EngineOption& option : row->options) {
+            if (option.name == name) {
+                return option;
+            }
+        }
+    }
+    throw std::logic_error("no engine owns the option");
+}
+
+// Each engine reads its own options' values into its own part of the options, as the cli's one
+// table hands them over; a bad value is refused as the option's.
+TEST(EngineTable, EachEngineReadsItsOwnOptionsIntoItsOwnPart) {
+    run::Options options;
+    const run::EngineOption& port = option_named("--ssh-port");
+    port.apply(options, port.name, "026");
+    EXPECT_EQ(std::get<run::SshLaunch::Given>(options.engine_options).ssh_port, run::Port{26});
+    EXPECT_TRUE(port.given(options));
+    EXPECT_EQ(test::usage_message([&] { port.apply(options, port.name, "0x16"); }),
+              "--ssh-port '0x16': not a port number (1..65535)");
+
+    const run::EngineOption& client = option_named("--ssh-client");
+    EXPECT_FALSE(client.given(options)); // the port alone was given
+    client.apply(options, client.name, "openssh");
+    EXPECT_EQ(std::get<run::SshLaunch::Given>(options.engine_options).ssh_client,
+              run::SshClient::openssh);
+    EXPECT_EQ(test::usage_message([&] { client.apply(options, client.name, "putty"); }),
+              "--ssh-client 'putty': expected libssh or openssh");
+
+    const run::EngineOption& srun_args = option_named("--srun-args");
+    EXPECT_FALSE(srun_args.given(options));
+    srun_args.apply(options, srun_args.name, "-p gpu");
+    EXPECT_EQ(std::get<run::SrunLaunch::Given>(options.engine_options).srun_args,
+              (std::vector<std::string>{"-p", "gpu"}));
+    EXPECT_EQ(std::get<run::SshLaunch::Given>(options.engine_options).ssh_port, run::Port{26});
 }
 
 // The recipe's planning column: every row gives the planner its launch intent (run/ asks the
@@ -63,11 +103,32 @@ TEST(EngineTable, EveryRowPlansItsLaunch) {
     EXPECT_TRUE(table().front()->reaches_hosts);
 }
 
-// The --launcher values are the table's names, in its order (the default first).
+// The --launcher values are the table's names, in its order; no --launcher chooses the first.
+// check takes the engines it can reach nodes through.
 TEST(EngineTable, LauncherValuesAreTheTablesNames) {
     EXPECT_EQ(names("|"), "ssh|slurm|mpirun");
     EXPECT_EQ(names(" or "), "ssh or slurm or mpirun");
-    EXPECT_EQ(table().front()->launcher, run::Options{}.launcher);
+    EXPECT_EQ(names("|", Command::check), "ssh|slurm");
+    EXPECT_EQ(&chosen(run::Options{}), table().front());
+    run::Options slurm;
+    slurm.engine = find("slurm");
+    EXPECT_EQ(&chosen(slurm), find("slurm"));
+    EXPECT_EQ(find("slurm", Command::check), find("slurm"));
+    EXPECT_EQ(find("ssh", Command::check), find("ssh"));
+    EXPECT_EQ(&chosen(check::Options{}), table().front());
+    check::Options check_slurm;
+    check_slurm.engine = find("slurm", Command::check);
+    EXPECT_EQ(&chosen(check_slurm), find("slurm"));
+}
+
+// A row without a way for check serves run alone.
+TEST(EngineTable, CheckTakesOnlyTheEnginesItReachesNodesThrough) {
+    for (const run::EngineRow* row : table()) {
+        SCOPED_TRACE(row->name);
+        EXPECT_EQ(find(row->name, Command::check), row->check_nodes != nullptr ? row : nullptr);
+        EXPECT_EQ(names("|", Command::check).find(row->name) != std::string::npos,
+                  row->check_nodes != nullptr);
+    }
 }
 
 run::Options script_options() {
@@ -79,26 +140,61 @@ run::Options script_options() {
 // Each row refuses the options of the others in its own words, and checks its own.
 TEST(EngineValidation, AnotherEnginesOptionIsRefusedInTheChosenEnginesWords) {
     run::Options slurm = script_options();
-    slurm.launcher = run::Launcher::slurm;
+    slurm.engine = find("slurm");
     slurm.host = run::parse_host_list("node1", "--host");
     validate(slurm);
-    slurm.ssh_port = run::Port{22};
+    auto& slurm_ssh = std::get<run::SshLaunch::Given>(slurm.engine_options);
+    slurm_ssh.ssh_port = run::Port{22};
     EXPECT_EQ(test::usage_message([&] { validate(slurm); }),
               "--ssh-port is for --launcher ssh (srun starts the nodes' jobs)");
-    slurm.ssh_port.reset();
-    slurm.ssh_client = run::SshClient::openssh;
+    slurm_ssh.ssh_port.reset();
+    slurm_ssh.ssh_client = run::SshClient::openssh;
     EXPECT_EQ(test::usage_message([&] { validate(slurm); }),
               "--ssh-client is for --launcher ssh (srun starts the nodes' jobs)");
-    slurm.ssh_client.reset();
-    slurm.srun_args = std::vector<std::string>{"-p", "gpu"};
+    slurm_ssh.ssh_client.reset();
+    std::get<run::SrunLaunch::Given>(slurm.engine_options).srun_args =
+        std::vector<std::string>{"-p", "gpu"};
     validate(slurm);
 
     run::Options ssh = script_options();
-    ssh.ssh_port = run::Port{22};
-    ssh.ssh_client = run::SshClient::openssh;
+    std::get<run::SshLaunch::Given>(ssh.engine_options) = {run::Port{22}, run::SshClient::openssh};
     validate(ssh);
-    ssh.srun_args = std::vector<std::string>{"-p", "gpu"};
+    ssh.engine = find("ssh"); // named, as by default
+    validate(ssh);
+    std::get<run::SrunLaunch::Given>(ssh.engine_options).srun_args =
+        std::vector<std::string>{"-p", "gpu"};
     EXPECT_EQ(test::usage_message([&] { validate(ssh); }), "--srun-args needs --launcher slurm");
+}
+
+// Under check, each row owns its own options of check, refuses another's in its own words, and
+// says which allocations and hosts it cannot check (cluster_check and the cli ask the row).
+TEST(EngineCheckColumns, EachRowSaysWhatCheckThroughItRefuses) {
+    const run::EngineRow& ssh = *find("ssh", Command::check);
+    const run::EngineRow& slurm = *find("slurm", Command::check);
+    EXPECT_EQ(std::vector<std::string_view>(ssh.check_options.begin(), ssh.check_options.end()),
+              (std::vector<std::string_view>{"--ssh-port", "--ssh-timeout"}));
+    EXPECT_EQ(std::vector<std::string_view>(slurm.check_options.begin(), slurm.check_options.end()),
+              std::vector<std::string_view>{"--srun-args"});
+    EXPECT_EQ(ssh.check_refuse("--srun-args", "slurm"), "--srun-args needs --launcher slurm");
+    EXPECT_EQ(slurm.check_refuse("--ssh-port and --ssh-timeout", "ssh"),
+              "--ssh-port and --ssh-timeout are for --launcher ssh (srun starts the checks)");
+    EXPECT_FALSE(ssh.check_alone_checks_allocation);
+    EXPECT_TRUE(slurm.check_alone_checks_allocation);
+
+    // ssh reaches any allocation's nodes and any host; srun a Slurm allocation's, as its user.
+    EXPECT_EQ(ssh.check_allocation, nullptr);
+    EXPECT_EQ(ssh.check_host, nullptr);
+    const std::string needs_nodes = "--launcher slurm needs the nodes: --host or --hostfile, or "
+                                    "run it inside a Slurm allocation (salloc, sbatch)";
+    EXPECT_EQ(test::usage_message([&] { slurm.check_allocation(std::nullopt); }), needs_nodes);
+    run::SchedulerVariable pbs{run::SchedulerKind::pbs, "PBS_NODEFILE", "/var/spool/nodes"};
+    EXPECT_EQ(test::usage_message([&] { slurm.check_allocation(pbs); }), needs_nodes);
+    slurm.check_allocation(
+        run::SchedulerVariable{run::SchedulerKind::slurm, "SLURM_JOB_NODELIST", "n[1-2]"});
+    slurm.check_host(run::parse_host("node1", "--host"));
+    EXPECT_EQ(test::usage_message([&] { slurm.check_host(run::parse_host("me@node1", "--host")); }),
+              "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "
+              "who starts srun");
 }
 
 TEST(EngineValidation, SlurmRefusesGpuIndicesAndSshTakesThem) {
@@ -106,7 +202,7 @@ TEST(EngineValidation, SlurmRefusesGpuIndicesAndSshTakesThem) {
     options.hostfile = "hosts";
     options.exclude = run::parse_host_selection("w0:0", "--exclude");
     validate(options);
-    options.launcher = run::Launcher::slurm;
+    options.engine = find("slurm");
     EXPECT_EQ(test::usage_message([&] { validate(options); }),
               "--launcher slurm cannot use GPU indices in --exclude: srun starts one command on "
               "every node (--srun-args '--gpus-per-node=N' selects GPUs there)");
@@ -146,6 +242,26 @@ TEST(EnginesDryRun, SshNamesEachNodesWayAndShowsNothingBefore) {
     EXPECT_EQ(dry_run_transport(plan, plan.nodes[0]), "local");
     EXPECT_EQ(dry_run_transport(plan, plan.nodes[1]), "openssh");
     EXPECT_EQ(dry_run_transport(plan, plan.nodes[2]), "openssh port 2222");
+}
+
+// Who runs the rendezvous check: SSH's launcher with every node on this machine, its wrappers
+// with every node remote, nobody for a mix; srun's tasks; nobody without a planned check.
+TEST(EnginesRendezvous, TheEngineSaysWhoChecks) {
+    using job::RendezvousWay;
+    auto way = [](run::LaunchIntent launch, std::vector<job::NodeCommand> nodes) {
+        run::Plan plan = plan_of(std::move(launch), std::move(nodes));
+        EXPECT_EQ(rendezvous_way(plan), RendezvousWay::none);
+        plan.rendezvous = job::RendezvousPlan{};
+        return rendezvous_way(plan);
+    };
+    EXPECT_EQ(way(run::SshLaunch{}, {node(0, "localhost", true), node(1, "127.0.0.2", true)}),
+              RendezvousWay::launcher);
+    EXPECT_EQ(way(run::SshLaunch{}, {node(0, "node1", false), node(1, "node2", false)}),
+              RendezvousWay::transports);
+    EXPECT_EQ(way(run::SshLaunch{}, {node(0, "localhost", true), node(1, "node2", false)}),
+              RendezvousWay::none);
+    EXPECT_EQ(way(run::SrunLaunch{}, {node(0, "node1", false), node(1, "node2", false)}),
+              RendezvousWay::transports);
 }
 
 TEST(EnginesDryRun, SlurmShowsSrunsCommandFirstAndEveryNodeAsATask) {

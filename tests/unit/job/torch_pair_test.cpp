@@ -101,6 +101,54 @@ TEST_F(TorchPairOnANode, TheResolvedNameGivesPythonsVersion) {
     EXPECT_EQ(said("", (m_dir / "prefix/bin/torchrun").string()), "pair 1.10 3.11\nready\n");
 }
 
+// The check's word, as the wrapper and the task script carry it: none reads nothing; `shebang`
+// reads torchrun's `#!` line; `command` takes the command for the interpreter.
+TEST_F(TorchPairOnANode, TheCheckWordSaysWhetherAndWhereToRead) {
+    venv("3.11.2", "1.13.0a0");
+    auto said_for = [this](std::optional<TorchPairCheck> check, const std::string& command) {
+        std::string script = "notice() { printf '%s\\n' \"$1\"; }\nw=$1 c=$2\n" +
+                             torch_pair_check_shell("notice", "w", "c", broken) + "echo ready\n";
+        test::RunOptions options;
+        options.env = {{"PATH", (m_dir / "venv/bin").string() + ":/usr/bin:/bin"}};
+        test::RunResult result = test::run(
+            {"/bin/sh", "-c", script, "sh", std::string(torch_pair_word(check)), command}, options);
+        EXPECT_EQ(result.exit_code, 0) << test::describe(result);
+        return result.out;
+    };
+    EXPECT_EQ(torch_pair_word(std::nullopt), "");
+    EXPECT_EQ(said_for(std::nullopt, "torchrun"), "ready\n");
+    TorchPairCheck shebang{TorchInterpreter::shebang, "torchrun", broken};
+    EXPECT_EQ(said_for(shebang, "torchrun"), "pair 1.13 3.11\nready\n");
+    TorchPairCheck command{TorchInterpreter::command, "python -m torch.distributed.run", broken};
+    EXPECT_EQ(said_for(command, (m_dir / "venv/bin/python").string()), "pair 1.13 3.11\nready\n");
+}
+
+// The node wrapper and the task script keep their own values in `cai_` variables: the check sets
+// none of them (it runs in a subshell), the word included.
+TEST_F(TorchPairOnANode, TheCheckLeavesTheShellsVariablesAsTheyWere) {
+    venv("3.11.2", "1.13.0a0");
+    std::string script = "notice() { printf '%s\\n' \"$1\"; }\nw=shebang c=torchrun cai_y=kept "
+                         "cai_s=kept cai_p=kept\n" +
+                         torch_pair_check_shell("notice", "w", "c", broken) +
+                         "echo \"$w $cai_y $cai_s $cai_p\"\n";
+    test::RunOptions options;
+    options.env = {{"PATH", (m_dir / "venv/bin").string() + ":/usr/bin:/bin"}};
+    test::RunResult result = test::run({"/bin/sh", "-c", script}, options);
+    EXPECT_EQ(result.out, "pair 1.13 3.11\nshebang kept kept kept\n") << test::describe(result);
+}
+
+// The launcher's line for a node's notice: the pair it read, the form its check names.
+TEST(NodePair, TheNodesNoticeNamesItsPairAndTheForm) {
+    TorchPairCheck check{TorchInterpreter::shebang, "torchrun", broken};
+    EXPECT_EQ(describe_node_notice(check, "pair 1.13 3.11"),
+              "PyTorch 1.13 on Python 3.11: torchrun stops before any worker starts (torch's "
+              "to_std loses --redirects/--tee 0 and 3 on Python 3.11+, fixed in PyTorch 2.0); "
+              "--extra_launch_args redirects=9:1,tee=9:1 avoids it, leaving the streams "
+              "untouched, for up to 9 processes per node");
+    EXPECT_EQ(describe_node_notice(std::nullopt, "pair 1.13 3.11"), std::nullopt);
+    EXPECT_EQ(describe_node_notice(check, "pair 1.13"), std::nullopt);
+}
+
 TEST(NodePair, TheNoticeTextGivesBothVersions) {
     std::optional<NodePair> pair = parse_node_pair("pair 1.13 3.11");
     ASSERT_TRUE(pair);

@@ -58,6 +58,11 @@ struct Script {
     size_t connect_steps = 0;        // process_events() calls before it is ready (a slow host)
     std::optional<std::string> connect_error; // fails when it would be ready (host unreachable)
     std::optional<std::string> host;          // the name its transport learns once its job started
+    // Its part of the rendezvous check (Process::check_rendezvous): the turn it has one in, the
+    // process_events() calls it takes to answer, and the failure it answers with, if any.
+    std::optional<job::RendezvousTurn> rendezvous_turn;
+    size_t rendezvous_steps = 1;
+    std::optional<std::string> rendezvous_failure;
 };
 
 struct Shared {
@@ -70,6 +75,8 @@ struct Shared {
     std::vector<bool> went;    // go() was called
     size_t went_while_others_connecting = 0;
     size_t transport_steps = 0; // the transport's own process_events() calls
+    // "asked N" and "answered N" as node N's part of the rendezvous check went, in order.
+    std::vector<std::string> rendezvous;
 };
 
 inline Script exits(int code, std::string output = "") {
@@ -101,6 +108,15 @@ public:
     void collect_fds(std::vector<pollfd>&) override {}
     bool has_work() const override { return !m_started; }
     bool ready() const override { return m_connect_steps == 0; }
+    bool check_rendezvous(job::RendezvousTurn turn) override {
+        if (m_script.rendezvous_turn != turn || m_checking) {
+            return false;
+        }
+        m_checking = true;
+        m_shared.rendezvous.push_back("asked " + std::to_string(m_index));
+        m_connect_steps = m_script.rendezvous_steps;
+        return true;
+    }
     void go() override {
         m_shared.went[m_index] = true;
         m_going = true;
@@ -125,6 +141,15 @@ public:
             m_raised = true;
             ssize_t n = ::write(m_shared.signal_pipe, &m_script.raise_in_launcher, sizeof(int));
             ASSERT_EQ(n, static_cast<ssize_t>(sizeof(int)));
+        }
+        if (m_connect_steps > 0 && m_checking) {
+            if (--m_connect_steps == 0) {
+                m_shared.rendezvous.push_back("answered " + std::to_string(m_index));
+                if (m_script.rendezvous_failure) {
+                    finish(job::Outcome::cannot_run(*m_script.rendezvous_failure, 254));
+                }
+            }
+            return;
         }
         if (m_connect_steps > 0) {
             if (--m_connect_steps == 0 && m_script.connect_error) {
@@ -188,6 +213,7 @@ private:
     size_t m_index;
     size_t m_connect_steps = m_script.connect_steps + (m_script.connect_error ? 1 : 0);
     bool m_going = false;
+    bool m_checking = false; // asked for its part of the rendezvous check
     bool m_raised = false;
     bool m_started = false;
     job::Clock::time_point m_started_at{};

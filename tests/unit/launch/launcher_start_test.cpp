@@ -57,5 +57,51 @@ TEST_F(LauncherTest, ASignalWhileConnectingStartsNoJob) {
     EXPECT_EQ(result.outcomes[0].exit, job::Outcome::not_started());
 }
 
+// The rendezvous check after the barrier: the listener first; the others once it listens;
+// the jobs once every part answered, none when one failed.
+
+Script checks(job::RendezvousTurn turn, size_t steps, Script then,
+              std::optional<std::string> failure = std::nullopt) {
+    then.rendezvous_turn = turn;
+    then.rendezvous_steps = steps;
+    then.rendezvous_failure = std::move(failure);
+    return then;
+}
+
+TEST_F(LauncherTest, TheOthersCheckOnceTheListenerListensAndTheJobsStartAfter) {
+    LaunchResult result = launch({checks(job::RendezvousTurn::listen, 3, exits(0)),
+                                  checks(job::RendezvousTurn::connect, 2, exits(0)),
+                                  checks(job::RendezvousTurn::connect, 1, exits(0)), exits(0)});
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(m_shared.rendezvous,
+              (std::vector<std::string>{"asked 0", "answered 0", "asked 1", "asked 2", "answered 2",
+                                        "answered 1"}));
+    EXPECT_EQ(m_shared.went, (std::vector<bool>{true, true, true, true}));
+}
+
+TEST_F(LauncherTest, AFailedConnectionStartsNoJobAndNamesTheNode) {
+    LaunchResult result = launch({checks(job::RendezvousTurn::listen, 1, runs()),
+                                  checks(job::RendezvousTurn::connect, 1, runs(), "refused"),
+                                  checks(job::RendezvousTurn::connect, 4, runs(), "timed out"),
+                                  connects_slowly(0, runs())});
+    EXPECT_EQ(result.exit_code, 254);
+    EXPECT_EQ(m_shared.went, (std::vector<bool>{false, false, false, false}));
+    // Every failing node is named: the launcher waited for node2's part too.
+    EXPECT_EQ(result.outcomes[1].exit, job::Outcome::cannot_run("refused", 254));
+    EXPECT_EQ(result.outcomes[2].exit, job::Outcome::cannot_run("timed out", 254));
+    for (size_t i : {0u, 3u}) {
+        EXPECT_EQ(result.outcomes[i].exit, job::Outcome::not_started()) << i;
+    }
+    EXPECT_EQ(read_all(m_err), "colossalai: node1 failed (refused); starting no job\n");
+}
+
+TEST_F(LauncherTest, AListenerThatFailsAsksNoOtherNode) {
+    LaunchResult result = launch({checks(job::RendezvousTurn::listen, 2, runs(), "port in use"),
+                                  checks(job::RendezvousTurn::connect, 1, runs())});
+    EXPECT_EQ(result.exit_code, 254);
+    EXPECT_EQ(m_shared.rendezvous, (std::vector<std::string>{"asked 0", "answered 0"}));
+    EXPECT_EQ(result.outcomes[1].exit, job::Outcome::not_started());
+}
+
 } // namespace
 } // namespace colossalai::launch

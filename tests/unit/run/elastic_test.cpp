@@ -257,7 +257,7 @@ TEST(ElasticPlan, RefusesHostsOutsideTheRangeAndStaticRendezvousForARange) {
 // default to it.
 TEST(ElasticPlan, NodesThatSrunAllocatesNeedAnEndpoint) {
     Options options;
-    options.launcher = Launcher::slurm;
+    options.engine = test::engine_named("slurm");
     options.num_nodes = 3;
     options.nproc_per_node = test::nproc("1");
     options.script = "train.py";

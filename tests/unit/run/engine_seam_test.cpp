@@ -39,7 +39,7 @@ Context context() {
     return context;
 }
 
-// A launcher of its own (its Launcher value is not read by the planner) that places the nodes
+// A launcher of its own (the planner reads no engine name) that places the nodes
 // itself, finds two hosts of its own and keeps the options it was given in the intent.
 std::optional<EngineHosts> two_hosts(const Options&) {
     EngineHosts hosts;
@@ -58,24 +58,17 @@ LaunchIntent fake_launch(const Options&, bool allocated, Plan&) {
     return SrunLaunch{{"allocated"}, allocated};
 }
 
-constexpr EngineRow placing_itself{.name = "fake",
-                                   .launcher = Launcher::ssh,
-                                   .options = {},
-                                   .own_hosts = two_hosts,
-                                   .launch = fake_launch};
+constexpr EngineRow placing_itself{
+    .name = "fake", .options = {}, .own_hosts = two_hosts, .launch = fake_launch};
 
 void refuse_without_hosts() {
     throw usage_error("the fake needs hosts");
 }
 
-constexpr EngineRow needing_hosts{.name = "fake",
-                                  .launcher = Launcher::ssh,
-                                  .options = {},
-                                  .needs_hosts = refuse_without_hosts,
-                                  .launch = fake_launch};
+constexpr EngineRow needing_hosts{
+    .name = "fake", .options = {}, .needs_hosts = refuse_without_hosts, .launch = fake_launch};
 
 constexpr EngineRow from_here{.name = "fake",
-                              .launcher = Launcher::ssh,
                               .options = {},
                               .reaches_hosts = true,
                               .withholds_job_identity = true,

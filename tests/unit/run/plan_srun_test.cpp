@@ -21,7 +21,7 @@ using Words = std::vector<std::string>;
 
 Options slurm_options() {
     Options options;
-    options.launcher = Launcher::slurm;
+    options.engine = test::engine_named("slurm");
     options.nproc_per_node = test::nproc("1");
     options.script = "train.py";
     return options;
@@ -38,7 +38,7 @@ Context slurm_context() {
 TEST(PlanSrun, EveryNodeIsATaskOfOneSrun) {
     Options options = slurm_options();
     options.host = test::hosts("node[1-2]");
-    options.srun_args = Words{"-p", "gpu"};
+    test::given<SrunLaunch>(options).srun_args = Words{"-p", "gpu"};
     Plan plan = test::plan_of(options, slurm_context());
     ASSERT_EQ(plan.nodes.size(), 2u);
     EXPECT_FALSE(plan.nodes[0].local); // even a host that is this machine

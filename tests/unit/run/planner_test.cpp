@@ -66,7 +66,7 @@ TEST(MakePlan, HostfileGivesRanksNnodesAndTheFirstHostAsMaster) {
     Options options = basic();
     options.hostfile = "hosts";
     options.exclude = test::hosts("skip");
-    options.ssh_port = Port{2222};
+    test::given<SshLaunch>(options).ssh_port = Port{2222};
     Context ctx = context();
     ctx.hostfile_text = "me\nskip\nalice@node2 # remote\n[::1]\n";
     Plan plan = test::plan_of(options, ctx);
@@ -266,7 +266,7 @@ TEST(MakePlan, ANamedLocalNode0StaysTheMaster) {
 TEST(MakePlan, SlurmNeitherReadsTheSshConfigNorLooksUpHosts) {
     Options options = basic();
     options.host = test::hosts("gpu1,gpu2");
-    options.launcher = Launcher::slurm;
+    options.engine = test::engine_named("slurm");
     Context ctx = context();
     ctx.host_name = [](const std::string& alias) -> std::string {
         ADD_FAILURE() << "ssh config read for " << alias;
@@ -515,6 +515,28 @@ TEST(MakePlan, ModuleAndSymbolicNprocFollowWhatTheFormAccepts) {
 
 // The launcher's own PyTorch 1.9-1.13 on Python 3.11+: one notice, with the least change; the
 // command stays as asked.
+// Issue #40: a remote node reads its own pair (the launcher's versions are not its), a local node
+// does not (the plan's notice covers it), and none does where the pair cannot stop the launch.
+TEST(MakePlan, RemoteNodesReadTheirOwnPyTorchAndPythonPair) {
+    Options options = basic();
+    options.host = test::hosts("127.0.0.1,192.0.2.11");
+    options.master_addr = MasterAddress{"192.0.2.11"};
+    Plan plan = test::plan_of(options, context());
+    ASSERT_EQ(plan.nodes.size(), 2u);
+    EXPECT_FALSE(plan.nodes[0].preflight.torch_pair); // local
+    ASSERT_TRUE(plan.nodes[1].preflight.torch_pair);
+    EXPECT_EQ(plan.nodes[1].preflight.torch_pair->interpreter, job::TorchInterpreter::shebang);
+    EXPECT_EQ(plan.nodes[1].preflight.torch_pair->launcher, "torchrun");
+    options.extra_launch_args = parse_extra_launch_args("redirects=9:1,tee=9:1");
+    EXPECT_FALSE(test::plan_of(options, context()).nodes[1].preflight.torch_pair);
+    Options srun = basic();
+    srun.engine = test::engine_named("slurm");
+    srun.host = test::hosts("node1,node2");
+    for (const NodeCommand& node : test::plan_of(srun, context()).nodes) {
+        EXPECT_TRUE(node.preflight.torch_pair) << node.host;
+    }
+}
+
 TEST(MakePlan, ABrokenPyTorchAndPythonPairEarnsANotice) {
     Context ctx = context();
     ctx.torch_version = "1.13.0a0";
@@ -539,7 +561,7 @@ TEST(MakePlan, ABrokenPyTorchAndPythonPairEarnsANotice) {
     remote.master_addr = MasterAddress{"192.0.2.11"};
     EXPECT_EQ(test::plan_of(remote, ctx).notices.size(), 1u);
     remote.master_addr.reset();
-    remote.launcher = Launcher::slurm;
+    remote.engine = test::engine_named("slurm");
     remote.host = test::hosts("node1,node2");
     EXPECT_TRUE(test::plan_of(remote, ctx).notices.empty());
     ctx.python_version = "3.10.12";
@@ -701,7 +723,8 @@ TEST(MakePlan, CarriesTheTimingsAndTheHostKeyPolicy) {
     EXPECT_EQ(plan.timings,
               (Timings{std::chrono::milliseconds(2500), std::chrono::milliseconds(7000)}));
     EXPECT_EQ(plan.launch, LaunchIntent(SshLaunch{job::HostKeyPolicy::accept_new}));
-    options.ssh_client = SshClient::openssh; // --ssh-client: the client, a value of the intent
+    test::given<SshLaunch>(options).ssh_client =
+        SshClient::openssh; // --ssh-client: the client, a value of the intent
     EXPECT_EQ(test::plan_of(options, context()).launch,
               LaunchIntent(SshLaunch{job::HostKeyPolicy::accept_new, SshClient::openssh}));
     EXPECT_EQ(std::get<SshLaunch>(test::plan_of(basic(), context()).launch).ssh_client,

@@ -1,5 +1,7 @@
 #include "usage_message.hpp"
 
+#include "colossalai/job/preflight.hpp"
+#include "colossalai/run/extra_args.hpp"
 #include "colossalai/run/torch_forms.hpp"
 #include "colossalai/util/error.hpp"
 
@@ -118,6 +120,31 @@ TEST(TorchForms, TheBrokenPairIsPyTorch19To113OnPython311AndNewer) {
 }
 
 // The node preflight's bounds (job::torch_pair_shell) are the ones the notice decides by.
+// What a remote node reads (issue #40): the form says where its interpreter is; nothing where the
+// pair cannot stop the launch whatever the versions.
+TEST(TorchForms, ANodeReadsItsPairWhereTheNoticeCouldApply) {
+    std::optional<job::TorchPairCheck> torchrun = node_pair_check(LauncherForm::torchrun, {});
+    ASSERT_TRUE(torchrun);
+    EXPECT_EQ(torchrun->interpreter, job::TorchInterpreter::shebang);
+    EXPECT_EQ(torchrun->launcher, "torchrun");
+    EXPECT_EQ(torchrun->broken.torch_before, broken_pair().torch_before);
+    std::optional<job::TorchPairCheck> run = node_pair_check(LauncherForm::distributed_run, {});
+    ASSERT_TRUE(run);
+    EXPECT_EQ(run->interpreter, job::TorchInterpreter::command);
+    EXPECT_EQ(run->launcher, form_name(LauncherForm::distributed_run));
+    EXPECT_FALSE(node_pair_check(LauncherForm::distributed_launch, {}));
+    EXPECT_FALSE(
+        node_pair_check(LauncherForm::torchrun, parse_extra_launch_args("redirects=1,tee=1")));
+    EXPECT_TRUE(node_pair_check(LauncherForm::torchrun, parse_extra_launch_args("redirects=1")));
+    EXPECT_TRUE(
+        node_pair_check(LauncherForm::torchrun, parse_extra_launch_args("redirects=3,tee=1")));
+    // The node's notice is the launcher's text for the same versions.
+    util::Version torch{1, 13, 0};
+    util::Version python{3, 11, 2};
+    EXPECT_EQ(job::describe_node_notice(torchrun, "pair 1.13 3.11"),
+              broken_pair_notice(LauncherForm::torchrun, torch, python, {}));
+}
+
 TEST(TorchForms, TheNodesBoundsAreTheNoticesOwn) {
     job::BrokenPair bounds = broken_pair();
     for (int torch_minor : {8, 9, 10, 13}) {

@@ -1,3 +1,4 @@
+#include "plan_of.hpp"
 #include "typed_options.hpp"
 #include "usage_message.hpp"
 
@@ -37,14 +38,16 @@ TEST(ValidateOptions, AcceptsTheDefaultsAndEveryValidShape) {
         [](Options& o) { o.host = test::hosts("a,b"); },
         [](Options& o) { o.hostfile = "hosts", o.include = test::hosts("a"), o.num_nodes = 1; },
         [](Options& o) { o.hostfile = "hosts", o.exclude = test::hosts("a"), o.num_nodes = -1; },
-        [](Options& o) { o.master_port = Port{1}, o.ssh_port = Port{65535}; },
+        [](Options& o) {
+            o.master_port = Port{1}, test::given<SshLaunch>(o).ssh_port = Port{65535};
+        },
         [](Options& o) { o.master_addr = MasterAddress{"::1"}; },
         [](Options& o) {
             o.extra_launch_args = test::launch_args("tee=1");
             o.extra_master = {MasterAddress{"10.0.0.1"}, Port{1}};
         },
         [](Options& o) {
-            o.network_interface = test::interfaces("eth0"), o.launcher = Launcher::slurm,
+            o.network_interface = test::interfaces("eth0"), o.engine = test::engine_named("slurm"),
             o.host = test::hosts("a,b");
         },
     };

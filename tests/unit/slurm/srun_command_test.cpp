@@ -5,6 +5,8 @@
 #include "files.hpp"
 
 #include "colossalai/exec/signal_policy.hpp"
+#include "colossalai/job/preflight.hpp"
+#include "colossalai/run/torch_forms.hpp"
 #include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
@@ -167,12 +169,49 @@ TEST(SrunTaskScript, AFailedPreflightCheckIsNamedAndStartsNothing) {
     EXPECT_NE(
         run_task(few_gpus, "node-b", gpu_path).find("--node_rank=0 --master_addr=node-b x.py\n"),
         std::string::npos);
+    // The script, from the working directory (/): missing on the node, or none to check (-m).
+    std::vector<NodeCommand> missing_script = nodes;
+    for (NodeCommand& node : missing_script) {
+        node.preflight.script = "colossalai-no-such-script.py";
+    }
+    EXPECT_EQ(run_task(missing_script, "node-b"), start + start + failed("script") + exit + exit);
+    missing_script[0].preflight.script = std::nullopt;
+    EXPECT_NE(run_task(missing_script, "node-b").find("--node_rank=0 --master_addr=node-b x.py\n"),
+              std::string::npos);
     // Without perl for the relay: its own check, after the others.
     EXPECT_EQ(run_task(nodes, "node-b", "/nonexistent"),
               start + start + failed("helper perl") + exit + exit);
     // Passing checks: the command runs.
     EXPECT_NE(run_task(nodes, "node-b").find("--node_rank=0 --master_addr=node-b x.py\n"),
               std::string::npos);
+}
+
+// Issue #40: a task whose torchrun runs on a known-broken pair (a venv of Python 3.11 with PyTorch
+// 1.13) says so once its checks pass, and runs its command all the same.
+TEST(SrunTaskScript, ABrokenPairIsANoticeAndTheCommandRuns) {
+    test::TempDir dir("colossalai-pair");
+    // Its python is /bin/sh, so that torchrun (a script of no line but its `#!`) runs and ends.
+    dir.write("venv/pyvenv.cfg", "version = 3.11.2\n");
+    std::filesystem::create_directories(dir.path() / "venv/bin");
+    std::filesystem::create_symlink("/bin/sh", dir.path() / "venv/bin/python");
+    dir.write("venv/lib/python3.11/site-packages/torch/version.py", "__version__ = '1.13.1'\n");
+    dir.write("venv/bin/torchrun", "#!" + (dir.path() / "venv/bin/python").string() + "\n", 0755);
+    std::vector<NodeCommand> nodes = two_nodes({"x.py"});
+    for (NodeCommand& node : nodes) {
+        node.argv[0] = "echo";
+        node.working_directory = "/";
+        node.preflight.master_address = "10.0.0.1";
+    }
+    std::string notice = said(0, job::notice_marker, "pair 1.13 3.11");
+    EXPECT_EQ(run_task(nodes, "node-b").find(notice), std::string::npos); // not asked
+    for (NodeCommand& node : nodes) {
+        node.argv[0] = (dir.path() / "venv/bin/torchrun").string();
+        node.preflight.torch_pair =
+            job::TorchPairCheck{job::TorchInterpreter::shebang, "torchrun", run::broken_pair()};
+    }
+    std::string out = run_task(nodes, "node-b");
+    EXPECT_NE(out.find(notice), std::string::npos) << out;
+    EXPECT_NE(out.find(said(0, step::task_exit_marker, "0")), std::string::npos) << out;
 }
 
 // Issue #24: Slurm delivers a stop (scancel --signal) to every process of the step. The job's

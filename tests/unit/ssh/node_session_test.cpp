@@ -77,10 +77,11 @@ public:
     }
     BeforeGo before_go(PreflightAnswer& answer, std::span<const pollfd>) override {
         BeforeGo step;
-        if (!m.node_says.empty()) {
+        if (!m.node_says.empty() && answer.awaiting()) {
             PreflightAnswer::Step taken = answer.take(m.node_says);
             m.node_says.erase(0, taken.consumed); // the job's, held for go
             step.verdict = taken.verdict;
+            step.rendezvous = taken.rendezvous;
         }
         step.failure = std::exchange(m.ends_before_go, std::nullopt);
         return step;
@@ -128,14 +129,19 @@ protected:
 
     // The session over the scripted channel: an answer due in 7 s, a heartbeat every second,
     // the wrapper's silence limit 5 s.
-    void start(std::string input = "INPUT\n") {
+    void start(std::string input = "INPUT\n",
+               std::optional<job::RendezvousPlan> rendezvous = std::nullopt, int rank = 0) {
         SshSettings settings;
+        settings.rendezvous = std::move(rendezvous);
         settings.heartbeat = 1000ms;
         settings.silence_limit = 5000ms;
         settings.now = TestClock::now;
+        settings.notice = [this](std::string_view text) { notices += text; };
         job::NodeCommand command;
         command.host = "node1";
+        command.rank = rank;
         command.argv = {"torchrun", "train.py"};
+        command.preflight.torch_pair = pair;
         session = make_node_session(std::make_unique<ScriptedChannel>(channel), command, 7000ms,
                                     settings, std::move(input), timings);
     }
@@ -172,6 +178,8 @@ protected:
     Channel channel;
     std::vector<HostTiming> timings;
     std::unique_ptr<job::Process> session;
+    std::optional<job::TorchPairCheck> pair; // what the node is asked to read of its PyTorch
+    std::string notices;                     // what SshSettings::notice was given
 };
 
 // Connecting: a channel opened by a worker.
@@ -238,6 +246,28 @@ TEST_F(NodeSession, AnAnswerSplitAcrossPassesIsReadWhole) {
     EXPECT_TRUE(session->ready());
     EXPECT_EQ(channel.node_says, "job output"); // nothing beyond the answer is taken
     EXPECT_EQ(phase(), WrapperPhase::connected);
+}
+
+// Issue #40: the wrapper's notice before its answer is the launcher's line naming the node, once;
+// the node is ready all the same.
+TEST_F(NodeSession, ANoticeBeforeTheAnswerIsPrintedNamingTheNodeAndFailsNothing) {
+    pair = job::TorchPairCheck{job::TorchInterpreter::shebang,
+                               "torchrun",
+                               {{1, 9, std::nullopt}, {2, 0, std::nullopt}, {3, 11, std::nullopt}}};
+    start();
+    channel.node_says = "\036colossalai-notice pair 1.13 3.11\n";
+    pass();
+    EXPECT_FALSE(session->ready());
+    EXPECT_TRUE(notices.starts_with("colossalai: node1: PyTorch 1.13 on Python 3.11: torchrun "
+                                    "stops before any worker starts"))
+        << notices;
+    EXPECT_TRUE(notices.ends_with("for up to 9 processes per node\n")) << notices;
+    std::string once = notices;
+    channel.node_says = wrapper_ready;
+    pass();
+    EXPECT_TRUE(session->ready());
+    EXPECT_FALSE(result());
+    EXPECT_EQ(notices, once);
 }
 
 TEST_F(NodeSession, AFailedCheckEndsTheNodeAsCannotRunAndGoStartsNothing) {
@@ -530,6 +560,158 @@ TEST_F(NodeSession, AbandonBeforeTheConnectionWasEstablished) {
     start("");
     session->abandon();
     EXPECT_EQ(result(), Outcome::abandoned("connection not established in time; given up"));
+}
+
+} // namespace
+} // namespace colossalai::ssh
+
+namespace colossalai::ssh {
+namespace {
+
+// The rendezvous check after the barrier (Process::check_rendezvous): node 0 listens, the others
+// connect; a 10 s bound, so a result is due 17 s after the line (the bound and the answer's 7 s).
+
+job::RendezvousPlan rendezvous_plan() {
+    job::RendezvousPlan plan;
+    plan.python = "python3";
+    plan.token = "0123456789abcdef";
+    plan.listener = 0;
+    plan.address = "node1";
+    plan.port = 29500;
+    plan.nodes = 2;
+    return plan;
+}
+
+std::string says(job::RendezvousOutcome outcome, std::string error = {}) {
+    job::RendezvousResult result;
+    result.outcome = outcome;
+    result.port = 29500;
+    if (outcome != job::RendezvousOutcome::listening) {
+        result.name = "node1";
+        result.address = "10.0.0.1";
+    }
+    result.error = std::move(error);
+    return std::string(job::rendezvous_marker) + job::rendezvous_line(result) + "\n";
+}
+
+const std::string rendezvous_end = std::string(rendezvous_end_line) + "\n";
+
+class NodeRendezvous : public NodeSession {
+protected:
+    // Started as node `rank` of a launch with the check, answered ready.
+    void ready_as(int rank) {
+        start("", rendezvous_plan(), rank);
+        channel.node_says = wrapper_ready;
+        pass();
+        ASSERT_TRUE(session->ready());
+    }
+};
+
+TEST_F(NodeRendezvous, NoPartWithoutACheck) {
+    start("");
+    channel.node_says = wrapper_ready;
+    pass();
+    EXPECT_FALSE(session->check_rendezvous(job::RendezvousTurn::listen));
+    EXPECT_FALSE(session->check_rendezvous(job::RendezvousTurn::connect));
+    EXPECT_TRUE(session->ready());
+    EXPECT_EQ(channel.written, "");
+}
+
+TEST_F(NodeRendezvous, TheListenerIsReadyOnceItListensAndGoesOnGo) {
+    ready_as(0);
+    EXPECT_FALSE(session->check_rendezvous(job::RendezvousTurn::connect));
+    ASSERT_TRUE(session->check_rendezvous(job::RendezvousTurn::listen));
+    EXPECT_EQ(channel.written, "rdzv\n");
+    EXPECT_FALSE(session->ready());
+    EXPECT_EQ(phase(), WrapperPhase::checking);
+    pass(); // nothing yet
+    EXPECT_FALSE(session->ready());
+    channel.node_says = says(job::RendezvousOutcome::listening) + "job output";
+    pass();
+    EXPECT_TRUE(session->ready());
+    EXPECT_FALSE(result());
+    EXPECT_EQ(channel.node_says, "job output"); // not the check's: held for the job
+    EXPECT_FALSE(session->check_rendezvous(job::RendezvousTurn::listen)); // once
+    session->go();
+    EXPECT_EQ(channel.written, "rdzv\ngo\n");
+}
+
+TEST_F(NodeRendezvous, AListenerThatCannotListenEndsTheNode) {
+    ready_as(0);
+    ASSERT_TRUE(session->check_rendezvous(job::RendezvousTurn::listen));
+    channel.node_says = says(job::RendezvousOutcome::port_in_use);
+    pass();
+    ASSERT_TRUE(result());
+    EXPECT_EQ(*result(),
+              Outcome::cannot_run("port 29500 is in use on the master: an earlier job still "
+                                  "running? (stop it, or give --master_port another port)",
+                                  job::preflight_exit_status));
+    EXPECT_EQ(channel.closes, 1);
+}
+
+TEST_F(NodeRendezvous, AConnectionAnswersAtItsEndWithItsFirstFailure) {
+    ready_as(1);
+    EXPECT_FALSE(session->check_rendezvous(job::RendezvousTurn::listen));
+    ASSERT_TRUE(session->check_rendezvous(job::RendezvousTurn::connect));
+    channel.node_says = says(job::RendezvousOutcome::refused);
+    pass();
+    EXPECT_FALSE(result()); // its end is awaited
+    EXPECT_FALSE(session->ready());
+    channel.node_says = says(job::RendezvousOutcome::answered) + rendezvous_end;
+    pass();
+    ASSERT_TRUE(result());
+    EXPECT_EQ(*result(), Outcome::cannot_run("'node1' (10.0.0.1) port 29500: connection refused "
+                                             "(nothing listens there: does the name lead this "
+                                             "node to another machine than the master?)",
+                                             job::preflight_exit_status));
+}
+
+TEST_F(NodeRendezvous, AWarningThenAnAnswerPasses) {
+    ready_as(1);
+    ASSERT_TRUE(session->check_rendezvous(job::RendezvousTurn::connect));
+    job::RendezvousResult warning{
+        job::RendezvousOutcome::own_name_loopback, "node2", "127.0.1.1", 0, {}, std::nullopt, true};
+    channel.node_says = std::string(job::rendezvous_marker) + job::rendezvous_line(warning) + "\n" +
+                        says(job::RendezvousOutcome::answered) + rendezvous_end;
+    pass();
+    EXPECT_FALSE(result());
+    EXPECT_TRUE(session->ready());
+}
+
+TEST_F(NodeRendezvous, AConnectionThatEndsWithNoResultFails) {
+    ready_as(1);
+    ASSERT_TRUE(session->check_rendezvous(job::RendezvousTurn::connect));
+    channel.node_says = "python3: not found\n" + rendezvous_end;
+    pass();
+    ASSERT_TRUE(result());
+    EXPECT_EQ(*result(), Outcome::cannot_run("rendezvous check: the node's Python printed no "
+                                             "result (is it Python 3.6 or newer? "
+                                             "--no-rendezvous-check skips the check)",
+                                             job::preflight_exit_status));
+}
+
+TEST_F(NodeRendezvous, NoResultInTheBoundAndTheAnswersWaitFails) {
+    ready_as(0);
+    ASSERT_TRUE(session->check_rendezvous(job::RendezvousTurn::listen));
+    ASSERT_TRUE(session->deadline());
+    EXPECT_EQ(*session->deadline(), TestClock::now() + 17000ms);
+    TestClock::advance(16999ms);
+    session->process_events({});
+    EXPECT_FALSE(result());
+    TestClock::advance(1ms);
+    session->process_events({});
+    ASSERT_TRUE(result());
+    EXPECT_EQ(*result(), Outcome::cannot_run("rendezvous check: no result from the node in 17 s",
+                                             job::preflight_exit_status));
+}
+
+TEST_F(NodeRendezvous, AStopDuringTheCheckStartsNothing) {
+    ready_as(1);
+    ASSERT_TRUE(session->check_rendezvous(job::RendezvousTurn::connect));
+    session->stop(SIGTERM);
+    ASSERT_TRUE(result());
+    EXPECT_EQ(*result(), Outcome::not_started());
+    EXPECT_EQ(channel.written, "rdzv\n");
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace colossalai::ssh {
 namespace {
@@ -112,6 +113,30 @@ TEST(PreflightAnswerLine, BannerAndGarbageLinesBeforeTheAnswerAreSkipped) {
     ASSERT_TRUE(fed.verdict);
     EXPECT_FALSE(fed.verdict->failure);
     EXPECT_EQ(fed.packets_fed, 4u);
+}
+
+// Issue #40: the wrapper's notice before its answer names the node, for a node that was asked to
+// read its pair; any other notice line is skipped.
+TEST(PreflightAnswerLine, ANoticeBeforeTheAnswerIsKeptNamingTheNode) {
+    job::NodeCommand node = command();
+    node.preflight.torch_pair =
+        job::TorchPairCheck{job::TorchInterpreter::shebang,
+                            "torchrun",
+                            {{1, 9, std::nullopt}, {2, 0, std::nullopt}, {3, 11, std::nullopt}}};
+    PreflightAnswer reader(node, 7000ms, asked_at);
+    Fed fed = feed(reader, {"\036colossalai-notice pair 1.1",
+                            "3 3.11\n\036colossalai-notice other\n", ready_text});
+    ASSERT_TRUE(fed.verdict);
+    EXPECT_FALSE(fed.verdict->failure);
+    std::vector<std::string> notices = reader.take_notices();
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_TRUE(notices[0].starts_with("node1: PyTorch 1.13 on Python 3.11: torchrun stops before "
+                                       "any worker starts"))
+        << notices[0];
+    EXPECT_TRUE(reader.take_notices().empty()); // taken once
+    PreflightAnswer unasked = answer();
+    feed(unasked, {"\036colossalai-notice pair 1.13 3.11\n", ready_text});
+    EXPECT_TRUE(unasked.take_notices().empty());
 }
 
 TEST(PreflightAnswerLine, GarbageAloneGivesNoVerdict) {

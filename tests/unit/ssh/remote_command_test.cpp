@@ -3,6 +3,7 @@
 #include "process.hpp"
 
 #include "colossalai/exec/signal_policy.hpp"
+#include "colossalai/run/torch_forms.hpp"
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/util/quote.hpp"
 
@@ -322,6 +323,48 @@ TEST(RemoteCommandPreflight, TooFewGpusAreAnsweredWithTheCount) {
     EXPECT_EQ(started.out, "started\nstatus=0\n");
 }
 
+// Issue #39: the script torchrun will open, relative to the working directory, as a local node
+// reads it; none with -m or no_python (nullopt: the wrapper is passed '').
+TEST(RemoteCommandPreflight, AMissingScriptIsAnsweredAndNoneIsChecked) {
+    test::TempDir dir("colossalai-script");
+    dir.write("train.py", "print(1)\n");
+    job::NodeCommand command = node({"/bin/sh", "-c", "echo started"}, dir.path().string());
+    command.preflight.script = "trian.py";
+    RunResult result = run_preflight(command);
+    EXPECT_EQ(result.out, "\036colossalai-failed script\nstatus=125\n");
+    std::optional<ReadyAnswer> answer = parse_ready_line("\036colossalai-failed script", command);
+    ASSERT_TRUE(answer && answer->failure);
+    EXPECT_EQ(answer->failure->check, job::PreflightCheck::script);
+    EXPECT_EQ(answer->failure->subject, "trian.py");
+    for (std::optional<std::string> present :
+         {std::optional<std::string>("train.py"), std::optional<std::string>(std::nullopt)}) {
+        command.preflight.script = present;
+        RunResult started = run_wrapper(command, "");
+        EXPECT_EQ(started.out, "started\nstatus=0\n") << present.value_or("(none)");
+    }
+}
+
+// Issue #40: a node whose torchrun runs on a known-broken pair (here a venv of Python 3.11 with
+// PyTorch 1.13) sends one notice line before its answer, when the plan asks it to read its pair;
+// it fails nothing.
+TEST(RemoteCommandPreflight, ABrokenPairIsANoticeBeforeTheAnswer) {
+    test::TempDir dir("colossalai-pair");
+    dir.write("venv/pyvenv.cfg", "version = 3.11.2\n");
+    dir.write("venv/bin/python", "", 0755);
+    dir.write("venv/lib/python3.11/site-packages/torch/version.py", "__version__ = '1.13.1'\n");
+    dir.write("venv/bin/torchrun", "#!" + (dir.path() / "venv/bin/python").string() + "\nexit 0\n",
+              0755);
+    job::NodeCommand command = node({(dir.path() / "venv/bin/torchrun").string()});
+    RunResult unchecked = run_preflight(command);
+    EXPECT_EQ(unchecked.out, std::string(ready) + "status=125\n");
+    command.preflight.torch_pair =
+        job::TorchPairCheck{job::TorchInterpreter::shebang, "torchrun", run::broken_pair()};
+    RunResult result = run_preflight(command);
+    EXPECT_EQ(result.out,
+              "\036colossalai-notice pair 1.13 3.11\n" + std::string(ready) + "status=125\n");
+    EXPECT_EQ(result.err, "");
+}
+
 TEST(RemoteCommandPreflight, PassingChecksAnswerReadyAndStartNothingWithoutGo) {
     job::NodeCommand command = node({"/bin/sh", "-c", "echo started"});
     command.preflight.master_address = "127.0.0.1"; // numeric: no lookup
@@ -438,20 +481,72 @@ TEST(ProgramInput, ArgumentsThenPreludeThenProgramInOneBlock) {
 TEST(WrapperInput, ArgumentsEnvironmentAndTheWrapper) {
     job::NodeCommand command = node({"torchrun", "--nproc_per_node=2", "train.py"});
     std::string text = wrapper_input(command, 1500ms, 0ms);
-    EXPECT_EQ(text, "{\nset -- 15 0 /tmp '' '' 0 '' torchrun --nproc_per_node=2 train.py\n" +
+    EXPECT_EQ(text, "{\nset -- 15 0 /tmp '' '' 0 '' '' '' torchrun --nproc_per_node=2 train.py\n" +
                         environment_block(command) + std::string(node_wrapper()) + "\n}\n");
     // The silence limit in seconds with one decimal, as coreutils' timeout takes it.
-    EXPECT_EQ(
-        wrapper_input(command, 1500ms, 60000ms).rfind("{\nset -- 15 60.0 /tmp '' '' 0 '' torch", 0),
-        0u);
+    EXPECT_EQ(wrapper_input(command, 1500ms, 60000ms)
+                  .rfind("{\nset -- 15 60.0 /tmp '' '' 0 '' '' '' torch", 0),
+              0u);
     EXPECT_EQ(wrapper_input(command, 1500ms, 0ms, ExitLine::printed)
-                  .rfind("{\nset -- 15 0 /tmp '' '' 1 '' torch", 0),
+                  .rfind("{\nset -- 15 0 /tmp '' '' 1 '' '' '' torch", 0),
               0u);
     EXPECT_EQ(wrapper_input(command, 1500ms, 2250ms).rfind("{\nset -- 15 2.3 /tmp", 0), 0u);
     // The GPUs the node must have, as job::gpu_check_word writes them.
     command.preflight.gpus = job::GpuIndices{{0, 2}};
-    EXPECT_EQ(
-        wrapper_input(command, 1500ms, 0ms).rfind("{\nset -- 15 0 /tmp '' '' 0 '3!' torch", 0), 0u);
+    EXPECT_EQ(wrapper_input(command, 1500ms, 0ms)
+                  .rfind("{\nset -- 15 0 /tmp '' '' 0 '3!' '' '' torch", 0),
+              0u);
+    // The script the node reads ('' above: none).
+    command.preflight.script = "train.py";
+    EXPECT_EQ(wrapper_input(command, 1500ms, 0ms)
+                  .rfind("{\nset -- 15 0 /tmp '' '' 0 '3!' train.py '' torch", 0),
+              0u);
+    // How the node reads its PyTorch pair (job::torch_pair_word; '' above: not at all).
+    command.preflight.torch_pair =
+        job::TorchPairCheck{job::TorchInterpreter::command, "python", run::broken_pair()};
+    EXPECT_EQ(wrapper_input(command, 1500ms, 0ms)
+                  .rfind("{\nset -- 15 0 /tmp '' '' 0 '3!' train.py command torch", 0),
+              0u);
+}
+
+TEST(WrapperInput, TheRendezvousCheckIsTheNodesPartAfterTheEnvironment) {
+    job::NodeCommand command = node({"torchrun", "train.py"});
+    const job::RendezvousPlan plan{.python = "python3",
+                                   .token = "0123456789abcdef",
+                                   .listener = 0,
+                                   .address = "node1",
+                                   .port = 29500,
+                                   .nodes = 2};
+    auto part = [&](int rank) {
+        command.rank = rank;
+        std::string text = wrapper_input(command, 1500ms, 0ms, ExitLine::omitted, plan);
+        std::string head = "{\nset -- 15 0 /tmp '' '' 0 '' '' '' torchrun train.py\n" +
+                           environment_block(command) + "cai_z() { ";
+        EXPECT_EQ(text.rfind(head, 0), 0u) << text;
+        std::size_t end = text.rfind(std::string(node_wrapper()));
+        EXPECT_EQ(text.substr(end), std::string(node_wrapper()) + "\n}\n");
+        return text.substr(head.size(), end - head.size());
+    };
+    // Node 0 listens in the background until the wrapper kills it (no --stdin), for twice the
+    // bound; the end line only when it ended by itself.
+    std::string listener = part(0);
+    EXPECT_EQ(listener.rfind("{ trap 'kill $cai_q; wait $cai_q 2>/dev/null; exit' TERM; "
+                             "python3 -I -S -c '",
+                             0),
+              0u)
+        << listener;
+    EXPECT_NE(listener.find("' --listen 29500 --token 0123456789abcdef --bound-ms 20000 "
+                            "</dev/null & cai_q=$!; wait $cai_q 2>/dev/null; printf "
+                            "\"\\036colossalai-rdzv-end\\n\"; } & cai_y=$!; }"),
+              std::string::npos)
+        << listener;
+    // The others connect in the foreground, then say they ended.
+    std::string connection = part(1);
+    EXPECT_NE(connection.find("' --connect node1 --port 29500 --token 0123456789abcdef "
+                              "--bound-ms 10000 </dev/null; printf "
+                              "\"\\036colossalai-rdzv-end\\n\"; }"),
+              std::string::npos)
+        << connection;
 }
 
 TEST(RemoteCommand, EnvironmentBlockQuotesEveryValue) {

@@ -83,6 +83,7 @@ protected:
             command.host = "node" + std::to_string(rank);
             command.rank = static_cast<int>(rank);
             command.argv = {"torchrun"};
+            command.preflight.torch_pair = m_pair;
             m_processes.push_back(m_transport->start(command, m_outputs[rank]));
         }
     }
@@ -121,6 +122,7 @@ protected:
     std::unique_ptr<StepTransport> m_transport;
     std::vector<std::unique_ptr<job::Process>> m_processes;
     std::string m_notices;
+    std::optional<job::TorchPairCheck> m_pair; // what each node is asked to read of its PyTorch
 };
 
 TEST_F(StepTest, OneLauncherForEveryNodeStartedOnceAllGo) {
@@ -212,6 +214,42 @@ TEST_F(StepTest, APreflightFailureIsItsNodesOutcome) {
     m_launcher->end(Outcome::exited(job::preflight_exit_status));
     job::PreflightFailure failure{job::PreflightCheck::command, "torchrun"};
     EXPECT_EQ(result(0), Outcome::cannot_run(job::describe(failure), job::preflight_exit_status));
+}
+
+// Issue #40: a task's notice is the launcher's line naming its node, once; it fails nothing.
+TEST_F(StepTest, ANoticeNamesItsNodeAndFailsNothing) {
+    m_pair =
+        job::TorchPairCheck{job::TorchInterpreter::shebang,
+                            "torchrun",
+                            {{1, 9, std::nullopt}, {2, 0, std::nullopt}, {3, 11, std::nullopt}}};
+    start(2);
+    go();
+    starts(1);
+    m_launcher->say(test::task_line(1, std::string(job::notice_marker) + "pair 1.13 3.11"));
+    EXPECT_TRUE(m_notices.starts_with("colossalai: node1: PyTorch 1.13 on Python 3.11: torchrun "
+                                      "stops before any worker starts"))
+        << m_notices;
+    EXPECT_EQ(m_notices.find('\n'), m_notices.size() - 1) << m_notices; // one line
+    EXPECT_EQ(m_outputs[1].out, "");
+    ends(1, 0);
+    EXPECT_EQ(result(1), Outcome::exited(0));
+}
+
+// A task's rendezvous check: its first failed result is its outcome; the progress lines
+// (listening, answered) are no output of its job.
+TEST_F(StepTest, ARendezvousFailureIsItsNodesOutcome) {
+    start(1);
+    go();
+    starts(0);
+    job::RendezvousResult refused{job::RendezvousOutcome::refused, "node1", "10.0.0.1", 29500};
+    job::RendezvousResult timed_out{job::RendezvousOutcome::timed_out, "node1", "10.0.0.1", 29500};
+    for (const job::RendezvousResult& result : {refused, timed_out}) {
+        m_launcher->say(
+            test::task_line(0, std::string(job::rendezvous_marker) + job::rendezvous_line(result)));
+    }
+    ends(0, job::preflight_exit_status);
+    m_launcher->end(Outcome::exited(job::preflight_exit_status));
+    EXPECT_EQ(result(0), Outcome::cannot_run(job::describe(refused), job::preflight_exit_status));
 }
 
 // --- the stop sequence, with the engine's delivery recorded ---

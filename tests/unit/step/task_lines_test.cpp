@@ -55,6 +55,10 @@ TEST(ReadTaskLine, TheMarkersSayTheirRank) {
     ASSERT_TRUE(std::holds_alternative<Exited>(line));
     EXPECT_EQ(std::get<Exited>(line).rank, 1u);
     EXPECT_EQ(std::get<Exited>(line).status, 143);
+    line = read_task_line(task_line(3, std::string(job::notice_marker) + "pair 1.13 3.11"));
+    ASSERT_TRUE(std::holds_alternative<Noticed>(line));
+    EXPECT_EQ(std::get<Noticed>(line).rank, 3u);
+    EXPECT_EQ(std::get<Noticed>(line).what, "pair 1.13 3.11");
     line = read_task_line(task_line(4, failed_check("helper perl")));
     ASSERT_TRUE(std::holds_alternative<Failed>(line));
     EXPECT_EQ(std::get<Failed>(line).rank, 4u);
@@ -95,7 +99,8 @@ TEST(ReadTaskLine, AnyOtherLineIsForeignAndWhole) {
 // The wrapper's shell writes what read_task_line reads: run by a real /bin/sh.
 TEST(MarkerShell, WritesTheMarkersWithTheirRankOnBothStreams) {
     std::string script = "r=5\n" + start_marker_shell("\"$r\"", "7.0", "node9") +
-                         exit_marker_shell("\"$r\"", "3") + failed_check_shell("\"$r\"") +
+                         exit_marker_shell("\"$r\"", "3") + notice_shell("\"$r\"") +
+                         "cai_note 'pair 1.13 3.11'\n" + failed_check_shell("\"$r\"") +
                          "cai_f 'helper perl'\necho not reached\n";
     test::RunResult result = test::run({"/bin/sh", "-c", script});
     EXPECT_EQ(result.exit_code, job::preflight_exit_status) << test::describe(result);
@@ -104,9 +109,48 @@ TEST(MarkerShell, WritesTheMarkersWithTheirRankOnBothStreams) {
     std::string preflight_exit =
         task_line(5, exit_marker(std::to_string(job::preflight_exit_status))) + "\n";
     EXPECT_EQ(result.out,
-              start + exit + task_line(5, failed_check("helper perl")) + "\n" + preflight_exit);
+              start + exit + task_line(5, std::string(job::notice_marker) + "pair 1.13 3.11") +
+                  "\n" + task_line(5, failed_check("helper perl")) + "\n" + preflight_exit);
     EXPECT_EQ(result.err, start + exit + preflight_exit);
     EXPECT_TRUE(std::holds_alternative<Started>(read_task_line(start.substr(0, start.size() - 1))));
+}
+
+// The rendezvous check's lines: each result with the task's rank; a failure with a result ends
+// the task with the preflight's status, its command not started; a program that printed no
+// result (not Python), or that passed, lets the task go on.
+TEST(RendezvousCheckShell, PassesTheResultsOnAndEndsTheTaskOnAFailure) {
+    std::string refused = std::string(job::rendezvous_marker) + "refused node1 10.0.0.1 29500";
+    auto task = [](const std::string& probe) {
+        return test::run(
+            {"/bin/sh", "-c", "r=3\n" + rendezvous_check_shell("\"$r\"", probe) + "echo went on"});
+    };
+    test::RunResult failed =
+        task("printf 'noise\\n\\036colossalai-rdzv refused node1 10.0.0.1 29500\\n'; exit 1");
+    EXPECT_EQ(failed.exit_code, job::preflight_exit_status) << test::describe(failed);
+    std::string preflight_exit =
+        task_line(3, exit_marker(std::to_string(job::preflight_exit_status))) + "\n";
+    EXPECT_EQ(failed.out, task_line(3, refused) + "\n" + preflight_exit);
+    EXPECT_EQ(failed.err, preflight_exit);
+    TaskLine line = read_task_line(task_line(3, refused));
+    ASSERT_TRUE(std::holds_alternative<Rendezvous>(line));
+    EXPECT_EQ(std::get<Rendezvous>(line).rank, 3u);
+    EXPECT_EQ(std::get<Rendezvous>(line).result.outcome, job::RendezvousOutcome::refused);
+    EXPECT_EQ(std::get<Rendezvous>(line).result.address, "10.0.0.1");
+
+    test::RunResult passed = task("printf '\\036colossalai-rdzv answered node1 10.0.0.1 29500\\n'");
+    EXPECT_EQ(passed.exit_code, 0) << test::describe(passed);
+    EXPECT_EQ(passed.out,
+              task_line(3, std::string(job::rendezvous_marker) + "answered node1 10.0.0.1 29500") +
+                  "\nwent on\n");
+    test::RunResult no_python = task("exit 127");
+    EXPECT_EQ(no_python.exit_code, 0) << test::describe(no_python);
+    EXPECT_EQ(no_python.out, "went on\n");
+}
+
+TEST(TaskOutcome, ARendezvousFailureIsThePreflightsStatus) {
+    job::RendezvousResult result{job::RendezvousOutcome::refused, "node1", "10.0.0.1", 29500};
+    EXPECT_EQ(task_outcome(TaskFailure{result}, 254, {}),
+              Outcome::cannot_run(job::describe(result), job::preflight_exit_status));
 }
 
 // As over SSH: 128+N is the signal N only when the launcher delivered N to the step.

@@ -53,7 +53,7 @@ protected:
         return found == variables.end() ? std::nullopt : std::optional(found->second);
     }
 
-    TempDir m_job;
+    JobDir m_job;
     FakeTorchrun m_fake;
 };
 

@@ -68,7 +68,7 @@ protected:
         expect_nothing_left_on(1);
     }
 
-    TempDir m_job;
+    JobDir m_job;
     FakeTorchrun m_fake;
     std::string m_marker = "colossalai-ssh-errors-" + std::to_string(::getpid()) + "-" +
                            ::testing::UnitTest::GetInstance()->current_test_info()->name();

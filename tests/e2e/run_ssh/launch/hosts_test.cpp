@@ -81,7 +81,7 @@ protected:
         EXPECT_EQ(m_fake.ranks_started(), ranks);
     }
 
-    TempDir m_job;
+    JobDir m_job;
     FakeTorchrun m_fake;
 };
 

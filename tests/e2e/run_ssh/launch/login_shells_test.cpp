@@ -46,7 +46,7 @@ const std::string hostile_value = "it's \"q\" \\ \\' $HOME `id` !! % ~ * {a,b} #
 class LoginShellsOverSsh : public SharedSshCluster<2>,
                            public ::testing::WithParamInterface<LoginShell> {
 protected:
-    TempDir m_job;
+    JobDir m_job;
     FakeTorchrun m_fake;
 };
 
@@ -60,6 +60,7 @@ TEST_P(LoginShellsOverSsh, EveryWordArrivesExactly) {
     std::filesystem::path cwd = m_job.path() / "it's \"q\" \\ $HOME `id` !! {a,b} #c \u00fc";
     std::filesystem::create_directories(cwd);
     write_file(cwd / "hostile.env", "FROM_FILE=" + hostile_value + "\n");
+    write_file(cwd / "train.py", "");
     Words args = {
         "-H", "sh-" + shell.name + "@node1", "--nproc_per_node", "1", "--env-file", "hostile.env",
         "-x", "FROM_X=" + hostile_value,     "train.py"};
@@ -86,7 +87,7 @@ INSTANTIATE_TEST_SUITE_P(Shells, LoginShellsOverSsh, ::testing::ValuesIn(shells)
 
 class NoLoginShellOverSsh : public SharedSshCluster<3> {
 protected:
-    TempDir m_job;
+    JobDir m_job;
     FakeTorchrun m_fake;
 };
 

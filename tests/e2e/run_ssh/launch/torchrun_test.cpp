@@ -73,6 +73,8 @@ TEST_F(LaunchTorchrunOverSsh, GlooAllReduceOnTwoHostsWithArgumentsEnvironmentAnd
     // stderr: the nodes' lines (torchrun's own warnings among them), each prefixed with its
     // host, then the summary block and nothing else.
     const std::string summary = summary_block({"node1: success", "node2: success"});
+    // redirects and tee avoid 0 and 3: the nodes read no pair, and no notice comes.
+    EXPECT_EQ(result.err.find("stops before any worker starts"), std::string::npos);
     ASSERT_GE(result.err.size(), summary.size()) << describe(result);
     EXPECT_EQ(result.err.substr(result.err.size() - summary.size()), summary) << describe(result);
     Words node_lines = lines_of(result.err.substr(0, result.err.size() - summary.size()));
@@ -88,6 +90,49 @@ TEST_F(LaunchTorchrunOverSsh, GlooAllReduceOnTwoHostsWithArgumentsEnvironmentAnd
             has_line(result.err, host + "train_allreduce: rank " + std::to_string(rank) + " done"))
             << describe(result);
     }
+}
+
+// Issue #40: Debian's torchrun (PyTorch 1.13 on Python 3.11) is a known-broken pair on both test
+// hosts. Each node's preflight reads its own versions (the launcher's say nothing about a remote
+// node's), and the launcher names each node once in a notice before anything starts, over both
+// clients; the command is not changed (torchrun then stops as it does). A fake torchrun (a sh
+// script: no Python to read) and redirects/tee that avoid 0 and 3 earn none.
+TEST_F(LaunchTorchrunOverSsh, ABrokenPairOnEachNodeIsNamedInANotice) {
+    TempDir dir;
+    const std::string notice = ": PyTorch 1.13 on Python 3.11: torchrun stops before any worker "
+                               "starts (torch's to_std loses --redirects/--tee 0 and 3 on Python "
+                               "3.11+, fixed in PyTorch 2.0); --extra_launch_args "
+                               "redirects=9:1,tee=9:1 avoids it, leaving the streams untouched, "
+                               "for up to 9 processes per node";
+    LaunchOptions options;
+    options.env = launcher_environment(cluster(), {}, {{"GLOO_SOCKET_IFNAME", "eth0"}});
+    options.cwd = dir.path();
+    options.timeout = std::chrono::seconds(240);
+    for (const char* client : {"libssh", "openssh"}) {
+        RunResult result =
+            run_launcher(cluster(),
+                         {"-H", "node1,node2", "--nproc_per_node", "1", "--ssh-client", client,
+                          (fixtures_dir() / "train_allreduce.py").string()},
+                         options);
+        ASSERT_FALSE(result.timed_out) << describe(result);
+        for (const char* node : {"node1", "node2"}) {
+            std::string line = "colossalai: " + std::string(node) + notice;
+            EXPECT_TRUE(has_line(result.err, line)) << client << describe(result);
+            EXPECT_EQ(result.err.find(line), result.err.rfind(line)) << client; // once
+        }
+        // Before the summary; torchrun's own failure follows (its command was not changed).
+        EXPECT_LT(result.err.find(notice), result.err.find("====== Training on All Nodes"))
+            << describe(result);
+        EXPECT_NE(result.exit_code, 0) << describe(result);
+    }
+    FakeTorchrun fake;
+    fake.behave("exit 0\n");
+    write_file(dir / "train.py", "");
+    RunResult faked = run_fake_job(
+        cluster(), fake, {"-H", "node1,node2", "--nproc_per_node", "1", "train.py"}, dir.path());
+    EXPECT_EQ(faked.exit_code, 0) << describe(faked);
+    EXPECT_EQ(faked.err.find("stops before any worker starts"), std::string::npos)
+        << describe(faked);
 }
 
 // GPU indices in DeepSpeed's form over SSH: each remote node gets its own CUDA_VISIBLE_DEVICES
