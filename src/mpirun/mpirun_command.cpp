@@ -134,14 +134,17 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     script += step::failed_check_shell("\"$r\"");
     // The signals mpirun forwards (task_signals): before the job, `kill` cancels it (cai_x) and
     // `go` lets it start (cai_g), each ending the wait's sleep (cai_z); the wrapper and the relay
-    // ignore every stop signal themselves.
+    // ignore every stop signal themselves. The sleep is ended by SIGKILL: a `go` that comes as
+    // it is forked has the wrapper signal it before it runs `sleep`, while it still has the
+    // wrapper's traps, so a SIGTERM was taken by the trap and lost; the sleep then held the
+    // task's output open, and Open MPI's mpirun waited for it for ever after every job ended.
     TaskSignals signals = task_signals(mpi);
     auto name = [](int signo) { return std::string(*util::short_signal_name(signo)); };
     script += "trap 'exit 0' EXIT\ntrap : INT HUP QUIT ALRM TERM USR1 USR2\n";
-    script += fmt::format("trap 'cai_x=1; kill \"${{cai_z-}}\" 2>/dev/null' {}{}\n",
+    script += fmt::format("trap 'cai_x=1; kill -KILL \"${{cai_z-}}\" 2>/dev/null' {}{}\n",
                           name(signals.kill), signals.stop == SIGTERM ? " TERM" : "");
-    script +=
-        fmt::format("trap 'cai_g=1; kill \"${{cai_z-}}\" 2>/dev/null' {}\n", name(signals.go));
+    script += fmt::format("trap 'cai_g=1; kill -KILL \"${{cai_z-}}\" 2>/dev/null' {}\n",
+                          name(signals.go));
     script += step::task_preflight_shell(first, false, run::broken_pair());
     // Where mpirun placed the task: this machine has the node's address when it can bind to it.
     script += "perl -MSocket=:addrinfo,SOCK_STREAM -e 'my ($e, @a) = getaddrinfo($ARGV[0], \"\", "
@@ -152,7 +155,7 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     script += "[ -n \"${cai_x-}\" ] || " + step::ready_marker_shell("\"$r\"");
     script += "sleep 2147483647 & cai_z=$!\n"
               "while [ -z \"${cai_g-}${cai_x-}\" ]; do wait \"$cai_z\" 2>/dev/null; done\n"
-              "kill \"$cai_z\" 2>/dev/null\n";
+              "kill -KILL \"$cai_z\" 2>/dev/null\n";
     // The stop: mpirun forwards `stop` (and `kill`) to the wrapper, which passes SIGTERM (SIGKILL)
     // on to its whole process group: the job (started by the relay with every signal at its
     // default) gets it. Hydra's stop, SIGTERM, reaches the job from mpiexec itself. cai_w: a trap

@@ -126,13 +126,6 @@ std::string awkward_bytes(int rank) {
 }
 
 TEST_P(MpirunLaunch, EachNodesOutputIsExactAndEachNodeHasItsStatus) {
-    if (GetParam().name == open_mpi.name) {
-        // Known, not yet diagnosed (#38): over Open MPI this launch hung after every node's
-        // output had arrived, in 3 of 6 runs here (no summary; 120 s timeout), while the same
-        // job with a sleeping or failing job never did. Skipped so that CI stays green; the
-        // issue's report says so.
-        GTEST_SKIP() << "Open MPI: a launch whose jobs end at once may hang at its end (#38)";
-    }
     for (int rank = 0; rank < 3; ++rank) {
         write_file(m_dir.path() / ("out" + std::to_string(rank)), awkward_bytes(rank));
         write_file(m_dir.path() / ("err" + std::to_string(rank)),

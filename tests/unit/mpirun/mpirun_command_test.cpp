@@ -3,17 +3,25 @@
 
 #include "../task_script_run.hpp"
 #include "files.hpp"
+#include "process.hpp"
 #include "usage_message.hpp"
 
 #include "colossalai/job/preflight.hpp"
 #include "colossalai/mpirun/mpirun_command.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/quote.hpp"
+#include "colossalai/util/strings.hpp"
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -24,6 +32,7 @@ namespace {
 using job::NodeCommand;
 using run::MpiKind;
 using Words = std::vector<std::string>;
+using namespace std::chrono_literals;
 
 // Two nodes whose addresses are this machine's (`127.0.0.1`, so the placement check passes)
 // unless `second` names another.
@@ -170,6 +179,30 @@ TEST(MpirunTaskScript, TheKillBeforeTheGoStartsNothing) {
         EXPECT_EQ(run_script(mpirun_task_script(two_nodes(), mpi), variable, kill),
                   "[0]\n" + said(0, step::task_ready_marker, ""))
             << kill;
+    }
+}
+
+// The wait's sleep ends whatever it does with the stop signals: a `go` that comes as the sleep is
+// forked reaches it while it still has the wrapper's traps, which took a SIGTERM and lost it (a
+// sleep left holding the task's output kept Open MPI's mpirun from ever ending). Here a sleep
+// that ignores SIGTERM stands for it.
+TEST(MpirunTaskScript, TheWaitsSleepEndsEvenIfItLostASigterm) {
+    test::TempDir bin;
+    std::filesystem::path pid = bin / "sleep.pid";
+    bin.write("sleep",
+              "#!/bin/sh\necho $$ >" + util::shell_quote(pid.string()) +
+                  "\ntrap '' TERM\nexec /bin/sleep 600 >/dev/null 2>&1\n",
+              0755);
+    std::string read = test::run_task_script(
+        mpirun_task_script(two_nodes(), MpiKind::open_mpi), "OMPI_COMM_WORLD_RANK=0", true,
+        bin.path().string() + ":/usr/bin:/bin", "; echo \"[$?]\"", "USR1");
+    EXPECT_NE(read.find(said(0, step::task_exit_marker, "0")), std::string::npos) << read;
+    std::optional<int> sleeping = util::parse_integer<int>(util::trim(test::read_file(pid)));
+    ASSERT_TRUE(sleeping) << test::read_file(pid);
+    bool ended = test::eventually([&] { return ::kill(*sleeping, 0) != 0; }, 10s);
+    EXPECT_TRUE(ended) << "the wait's sleep, process " << *sleeping << ", outlived its task";
+    if (!ended) {
+        ::kill(*sleeping, SIGKILL);
     }
 }
 
