@@ -32,7 +32,10 @@ std::string start_marker_shell(std::string_view rank, std::string_view handle,
 std::string failed_check_shell(std::string_view rank) {
     std::string exit = fmt::format("printf '{}{}\\n' {}", marker_format(task_exit_marker),
                                    job::preflight_exit_status, rank);
-    return fmt::format("cai_f() {{ printf '{}%s\\n' {} \"$1\"; {}; {} >&2; exit {}; }}\n",
+    // A check that failed because the launcher's stop (cai_x, set by the engine's trap) killed it
+    // is no failed check: the task ends unstarted, as stopped.
+    return fmt::format("cai_f() {{ [ -z \"${{cai_x-}}\" ] || exit 0; printf '{}%s\\n' {} \"$1\"; "
+                       "{}; {} >&2; exit {}; }}\n",
                        marker_format(job::failed_check_marker), rank, exit, exit,
                        job::preflight_exit_status);
 }

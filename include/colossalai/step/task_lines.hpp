@@ -39,7 +39,8 @@ inline constexpr std::string_view task_ready_marker = "\x1e"
 // The shell commands of a task's wrapper that write its lines (for `sh`; `rank`, `handle`,
 // `node` and `status` are shell words, e.g. `"$r"`): the start marker, on stdout then stderr; the
 // function `cai_f WHAT` that names a failed check, writes the exit marker with
-// job::preflight_exit_status on both streams and exits with it; the exit marker on both streams.
+// job::preflight_exit_status on both streams and exits with it (unless the task was stopped,
+// `cai_x` set: then it exits 0 with no marker, not started); the exit marker on both streams.
 std::string start_marker_shell(std::string_view rank, std::string_view handle,
                                std::string_view node);
 std::string failed_check_shell(std::string_view rank);

@@ -182,6 +182,27 @@ TEST(MpirunTaskScript, TheKillBeforeTheGoStartsNothing) {
     }
 }
 
+// Hydra passes the launcher's kill (or stop) to the task's whole process group: a preflight
+// check it kills (here the placement check's perl, which sends the signal to the wrapper and
+// dies of it) is no failed check, and the task ends unstarted, with no marker but its ready one.
+TEST(MpirunTaskScript, ACheckKilledByTheStopIsNoFailedCheck) {
+    for (auto [mpi, variable, kill] :
+         {std::tuple{MpiKind::open_mpi, "OMPI_COMM_WORLD_RANK=0", "USR2"},
+          std::tuple{MpiKind::hydra, "PMI_RANK=0", "USR1"},
+          std::tuple{MpiKind::hydra, "PMI_RANK=0", "TERM"}}) {
+        test::TempDir bin;
+        bin.write("perl",
+                  std::string("#!/bin/sh\nkill -") + kill + " $PPID\nkill -" + kill + " $$\n",
+                  0755);
+        std::string read =
+            test::run_task_script(mpirun_task_script(two_nodes(), mpi), variable, true,
+                                  bin.path().string() + ":/usr/bin:/bin", "; echo \"[$?]\"");
+        EXPECT_EQ(read.find(job::failed_check_marker), std::string::npos) << kill << ": " << read;
+        EXPECT_EQ(read.find(step::task_exit_marker), std::string::npos) << kill << ": " << read;
+        EXPECT_NE(read.find("[0]\n"), std::string::npos) << kill << ": " << read;
+    }
+}
+
 // The wait's sleep ends whatever it does with the stop signals: a `go` that comes as the sleep is
 // forked reaches it while it still has the wrapper's traps, which took a SIGTERM and lost it (a
 // sleep left holding the task's output kept Open MPI's mpirun from ever ending). Here a sleep
