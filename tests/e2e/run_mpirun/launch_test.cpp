@@ -163,13 +163,16 @@ TEST_P(MpirunLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
     RunResult result = run_launcher({script("failfast-2718.py")});
     EXPECT_EQ(result.exit_code, 3) << describe(result);
     EXPECT_TRUE(has_line(result.err, "node3: failing")) << describe(result);
-    // The stop reaches the other jobs through the wrappers (SIGTERM), and each reports it.
-    EXPECT_NE(result.err.find(
-                  summary_block({"node1: failure (killed by SIGTERM, stopped by the launcher)",
-                                 "node2: failure (killed by SIGTERM, stopped by the launcher)",
-                                 "node3: failure (exit code 3)"})),
-              std::string::npos)
-        << describe(result);
+    // The stop reaches the other jobs through the wrappers (SIGTERM), and each reports it; a
+    // node whose wrapper was stopped after the go but before it started its job (node3 failed at
+    // once, on a busy machine) honestly reads "not started".
+    EXPECT_TRUE(has_line(result.err, "node3: failure (exit code 3)")) << describe(result);
+    for (std::string node : {"node1", "node2"}) {
+        EXPECT_TRUE(
+            has_line(result.err, node + ": failure (killed by SIGTERM, stopped by the launcher)") ||
+            has_line(result.err, node + ": failure (not started, stopped by the launcher)"))
+            << node << ": " << describe(result);
+    }
     cluster().expect_no_process_with_marker("failfast-2718", 30s);
 }
 
