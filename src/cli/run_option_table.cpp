@@ -185,7 +185,8 @@ std::span<const RunOption> general_options() {
          .help = "Time between TERM and KILL when stopping a node",
          .apply = set_kill_grace},
         shared::launcher_option<Options>(
-            "How the nodes are started: ssh (local children and SSH), or slurm (one srun step)"),
+            "How the nodes are started: ssh (local children and SSH), slurm (one srun step), or "
+            "mpirun (one mpirun, Open MPI or MPICH)"),
         {.long_name = "--network-interface",
          .value_name = "IFACE[,IFACE...]",
          .help = "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "

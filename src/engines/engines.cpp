@@ -1,5 +1,6 @@
 #include "colossalai/engines/engines.hpp"
 
+#include "colossalai/mpirun/engine.hpp"
 #include "colossalai/slurm/engine.hpp"
 #include "colossalai/ssh/engine.hpp"
 #include "colossalai/util/error.hpp"
@@ -27,7 +28,8 @@ Overloaded(Lambdas...) -> Overloaded<Lambdas...>;
 
 std::span<const run::EngineRow* const> table() {
     // The one list of the engines: a new engine is a row here.
-    static const run::EngineRow* const rows[] = {&ssh::engine_row(), &slurm::engine_row()};
+    static const run::EngineRow* const rows[] = {&ssh::engine_row(), &slurm::engine_row(),
+                                                 &mpirun::engine_row()};
     return rows;
 }
 
@@ -98,6 +100,9 @@ std::unique_ptr<job::LaunchTransports> make_transports(const run::Plan& plan,
                           [&](const run::SrunLaunch& launch) {
                               return slurm::make_transports(plan, launch, std::move(hooks));
                           },
+                          [&](const run::MpirunLaunch& launch) {
+                              return mpirun::make_transports(plan, launch, std::move(hooks));
+                          },
                       },
                       plan.launch);
 }
@@ -106,6 +111,7 @@ job::RendezvousWay rendezvous_way(const run::Plan& plan) {
     return std::visit(Overloaded{
                           [&](const run::SshLaunch&) { return ssh::rendezvous_way(plan); },
                           [&](const run::SrunLaunch&) { return slurm::rendezvous_way(plan); },
+                          [](const run::MpirunLaunch&) { return mpirun::rendezvous_way(); },
                       },
                       plan.launch);
 }
@@ -115,6 +121,7 @@ std::string dry_run_header(const run::Plan& plan) {
         Overloaded{
             [](const run::SshLaunch&) { return std::string(); },
             [&](const run::SrunLaunch& launch) { return slurm::dry_run_header(plan, launch); },
+            [&](const run::MpirunLaunch& launch) { return mpirun::dry_run_header(plan, launch); },
         },
         plan.launch);
 }
@@ -124,6 +131,7 @@ std::string dry_run_transport(const run::Plan& plan, const job::NodeCommand& nod
         Overloaded{
             [&](const run::SshLaunch& launch) { return ssh::dry_run_transport(launch, node); },
             [](const run::SrunLaunch&) { return slurm::dry_run_transport(); },
+            [](const run::MpirunLaunch&) { return mpirun::dry_run_transport(); },
         },
         plan.launch);
 }

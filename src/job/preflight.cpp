@@ -135,6 +135,11 @@ std::string describe(const PreflightFailure& failure) {
                            "under it, so that the job's output crosses srun byte for byte; "
                            "install it there, or use --launcher ssh)",
                            subject);
+    case PreflightCheck::placement:
+        return fmt::format("mpirun started this node's task on a machine without its address "
+                           "'{}' (mpirun's placement did not follow the run's host order: check "
+                           "--mpirun-args, and that the names resolve alike on every node)",
+                           subject);
     }
     return subject;
 }
@@ -159,6 +164,10 @@ std::optional<PreflightFailure> parse_failed_check(std::string_view what,
     constexpr std::string_view helper = "helper ";
     if (what.substr(0, helper.size()) == helper) {
         return PreflightFailure{PreflightCheck::helper, std::string(what.substr(helper.size()))};
+    }
+    constexpr std::string_view host = "host ";
+    if (what.substr(0, host.size()) == host) {
+        return PreflightFailure{PreflightCheck::placement, std::string(what.substr(host.size()))};
     }
     constexpr std::string_view gpus = "gpus ";
     if (what.substr(0, gpus.size()) == gpus) {

@@ -45,6 +45,15 @@ HostSource final_hosts(const Options& options, const Context& context, const Eng
         std::string notice = scheduler_notice(*variable, hosts.size(), pool.size());
         return {std::move(hosts), source, notice};
     }
+    if (context.kubeflow_hostfile) {
+        // Kubeflow Trainer's launcher pod: the job's hostfile, as if given with --hostfile.
+        const auto& [path, text] = *context.kubeflow_hostfile;
+        std::string source = fmt::format("Kubeflow's hostfile {}", util::escape_for_message(path));
+        std::vector<Host> hosts = select_hosts(parse_hostfile(text, path), options, source);
+        std::string notice = fmt::format("using the {} host{} of {} (no --host or --hostfile)",
+                                         hosts.size(), hosts.size() == 1 ? "" : "s", source);
+        return {std::move(hosts), source, notice};
+    }
     if (engine.own_hosts != nullptr) {
         if (std::optional<EngineHosts> own = engine.own_hosts(options)) {
             return {std::move(own->hosts), std::move(own->source), std::move(own->notice), true};

@@ -16,6 +16,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <system_error>
@@ -183,6 +184,11 @@ Plan prepare(const Options& options, const EngineRow& engine,
         std::optional<SchedulerVariable> variable = find_scheduler_variable(context.environment);
         if (variable && variable->kind == SchedulerKind::pbs && !variable->value.empty()) {
             context.nodefile_text = read_hostfile(variable->value, variable->name);
+        }
+        std::string kubeflow = kubeflow_hostfile_path(context.environment);
+        std::error_code error;
+        if (!variable && !kubeflow.empty() && std::filesystem::is_regular_file(kubeflow, error)) {
+            context.kubeflow_hostfile = std::pair{kubeflow, read_hostfile(kubeflow)};
         }
     }
     context.working_directory =

@@ -122,4 +122,8 @@ bool is_slurm_identity_variable(std::string_view name) {
                        [name](std::string_view prefix) { return util::starts_with(name, prefix); });
 }
 
+std::string kubeflow_hostfile_path(const std::vector<std::string>& environment) {
+    return find_variable(environment, "COLOSSALAI_KUBEFLOW_HOSTFILE").value_or("/etc/mpi/hostfile");
+}
+
 } // namespace colossalai::run

@@ -2,8 +2,6 @@
 
 #include "task_lines.hpp"
 
-#include "colossalai/job/local_environment.hpp"
-#include "colossalai/job/local_transport.hpp"
 #include "colossalai/slurm/srun_command.hpp"
 #include "colossalai/util/signal_name.hpp"
 #include "colossalai/util/strings.hpp"
@@ -149,29 +147,16 @@ private:
     int m_signal = 0;
 };
 
+// Every node's command has the same working directory, environment changes and flag variables:
+// srun's environment gets them, and srun passes its whole environment to the tasks
+// (--export=ALL), without what --env-exclude names.
 step::Step::Settings srun_settings(const run::Plan& plan, const run::SrunLaunch& launch,
                                    std::function<void(std::string_view)> notice,
                                    step::Spawn spawn) {
-    step::Step::Settings settings;
-    settings.launcher.argv = srun_command(plan, launch);
-    settings.launcher_name = "srun";
-    // Every node's command has the same working directory, environment changes and flag
-    // variables: srun's environment gets them, and srun passes its whole environment to the tasks
-    // (--export=ALL), without what --env-exclude names.
-    const job::NodeCommand& first = plan.nodes.at(0);
-    settings.launcher.working_directory = first.working_directory;
-    settings.launcher.environment = job::with_flag_environment(
-        job::local_environment(plan.launcher_environment, first.environment_changes, true),
-        first.flag_environment);
-    settings.tasks = plan.nodes.size();
-    settings.notice = std::move(notice);
+    step::Step::Settings settings = step::local_launcher_settings(
+        srun_command(plan, launch), "srun", plan.nodes, plan.launcher_environment,
+        plan.timings.kill_grace, std::move(notice), std::move(spawn));
     settings.names_hosts = launch.allocates;
-    std::chrono::milliseconds grace = plan.timings.kill_grace;
-    settings.spawn =
-        spawn ? std::move(spawn)
-              : step::Spawn([grace](const exec::SpawnRequest& request, output::NodeOutput& output) {
-                    return job::start_local_job(request, output, grace);
-                });
     return settings;
 }
 

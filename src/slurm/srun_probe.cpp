@@ -72,8 +72,9 @@ ProbeOutput read_probe_output(std::string_view srun_output,
                         }
                     } else if constexpr (std::is_same_v<Said, step::Exited>) {
                         answer.exit_status = said.status;
-                    } // a notice (step::Noticed) or a rendezvous result: the probe's tasks
-                      // read no PyTorch pair and run no rendezvous check
+                    } // a notice (step::Noticed), a rendezvous result or a ready marker
+                      // (step::Ready): the probe's tasks read no PyTorch pair, run no
+                      // rendezvous check and never wait to be let go
                 }
             },
             step::read_task_line(labelled->text));

@@ -13,24 +13,40 @@ namespace {
 constexpr std::string_view relay_head = "use POSIX;\nmy @stop = qw(";
 // Every write is whole (put); a frame holds at most 500 bytes of the job's (frame_payload) and
 // begins with the rank, the relay's first argument.
+// A stop signal sent to the task's process group before the job exists (the launcher stopped the
+// launch as the relay started) reached only the relay, which ignores it: the signals are held
+// (blocked, still at their first disposition, so one pending since before the relay ran stays
+// pending) until the job is forked, those that came meanwhile are passed on to it, and only then
+// ignored. The job waits for that (the gate pipe's end) with them held, so a signal both got
+// reaches it once, and at its default disposition.
 // Once the job has ended, select() no longer waits: what is already there is read, then the
 // relay ends even if something the job started still holds its pipes.
 constexpr std::string_view relay_tail = R"PERL();
-$SIG{$_} = "IGNORE" for @stop;
+my @held = map { &{"POSIX::SIG$_"} } @stop;
+my $held = POSIX::SigSet->new(@held);
+sigprocmask(SIG_BLOCK, $held);
 my $rank = shift @ARGV;
-pipe(my $or, my $ow) and pipe(my $er, my $ew) or die "colossalai: pipe: $!\n";
+pipe(my $or, my $ow) and pipe(my $er, my $ew) and pipe(my $gr, my $gw)
+    or die "colossalai: pipe: $!\n";
 my $pid = fork;
 defined $pid or die "colossalai: fork: $!\n";
 if (!$pid) {
+    close $gw;
+    sysread($gr, my $gate, 1);
     $SIG{$_} = "DEFAULT" for @stop;
     open(STDOUT, ">&", $ow) and open(STDERR, ">&", $ew) or POSIX::_exit(127);
-    close $_ for $or, $er, $ow, $ew;
+    close $_ for $or, $er, $ow, $ew, $gr;
+    sigprocmask(SIG_UNBLOCK, $held);
     exec { $ARGV[0] } @ARGV;
     print STDERR "colossalai: cannot run $ARGV[0]: $!\n";
     POSIX::_exit(127);
 }
-close $ow;
-close $ew;
+my $pending = POSIX::SigSet->new;
+sigpending($pending);
+$pending->ismember($_) and kill($_, $pid) for @held;
+close $_ for $ow, $ew, $gr, $gw;
+$SIG{$_} = "IGNORE" for @stop;
+sigprocmask(SIG_UNBLOCK, $held);
 my %open = (fileno($or) => [$or, *STDOUT], fileno($er) => [$er, *STDERR]);
 sub frame {
     my ($in) = @_;

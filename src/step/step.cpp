@@ -258,6 +258,10 @@ void Step::task_line(Stream stream, const LabelledLine& labelled) {
             return;
         }
     }
+    if (std::holds_alternative<Ready>(read) && rank < m_tasks.size()) {
+        ready(rank);
+        return;
+    }
     if (const auto* noticed = std::get_if<Noticed>(&read); noticed && rank < m_tasks.size()) {
         const Task& task = m_tasks[rank];
         if (std::optional<std::string> text =
@@ -323,6 +327,21 @@ void Step::name(std::size_t rank, std::string_view node) {
     flush(); // what came before the name keeps the prefix it was gathered under
     task.host = util::escape_control_bytes(node);
     task.sink->set_prefix(*task.host + ": ");
+}
+
+// Once every task is ready, and nothing stopped the step meanwhile: the engine lets them go.
+void Step::ready(std::size_t rank) {
+    m_tasks[rank].ready = true;
+    if (m_released || m_stopped || m_launcher_exit) {
+        return;
+    }
+    for (const Task& task : m_tasks) {
+        if (!task.ready) {
+            return;
+        }
+    }
+    m_released = true;
+    m_engine->release(*this);
 }
 
 bool Step::others_running(std::size_t rank) const {

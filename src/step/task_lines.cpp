@@ -32,7 +32,10 @@ std::string start_marker_shell(std::string_view rank, std::string_view handle,
 std::string failed_check_shell(std::string_view rank) {
     std::string exit = fmt::format("printf '{}{}\\n' {}", marker_format(task_exit_marker),
                                    job::preflight_exit_status, rank);
-    return fmt::format("cai_f() {{ printf '{}%s\\n' {} \"$1\"; {}; {} >&2; exit {}; }}\n",
+    // A check that failed because the launcher's stop (cai_x, set by the engine's trap) killed it
+    // is no failed check: the task ends unstarted, as stopped.
+    return fmt::format("cai_f() {{ [ -z \"${{cai_x-}}\" ] || exit 0; printf '{}%s\\n' {} \"$1\"; "
+                       "{}; {} >&2; exit {}; }}\n",
                        marker_format(job::failed_check_marker), rank, exit, exit,
                        job::preflight_exit_status);
 }
@@ -40,6 +43,10 @@ std::string failed_check_shell(std::string_view rank) {
 std::string exit_marker_shell(std::string_view rank, std::string_view status) {
     return on_both_streams(
         fmt::format("printf '{}%s\\n' {} {}", marker_format(task_exit_marker), rank, status));
+}
+
+std::string ready_marker_shell(std::string_view rank) {
+    return fmt::format("printf '{}\\n' {}\n", marker_format(task_ready_marker), rank);
 }
 
 std::string notice_shell(std::string_view rank) {
@@ -85,6 +92,9 @@ TaskLine read_task_line(std::string_view line) {
     }
     if (util::starts_with(body, job::failed_check_marker)) {
         return Failed{*rank, std::string(body.substr(job::failed_check_marker.size()))};
+    }
+    if (body == task_ready_marker) {
+        return Ready{*rank};
     }
     if (util::starts_with(body, job::notice_marker)) {
         return Noticed{*rank, std::string(body.substr(job::notice_marker.size()))};

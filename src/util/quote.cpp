@@ -1,5 +1,7 @@
 #include "colossalai/util/quote.hpp"
 
+#include "colossalai/util/error.hpp"
+
 #include <algorithm>
 
 namespace colossalai::util {
@@ -48,6 +50,56 @@ std::string shell_join(const std::vector<std::string>& words) {
         }
     }
     return command;
+}
+
+std::vector<std::string> split_shell_words(std::string_view text, std::string_view option) {
+    std::vector<std::string> words;
+    std::string word;
+    bool in_word = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\n') {
+            if (in_word) {
+                words.push_back(std::move(word));
+                word.clear();
+                in_word = false;
+            }
+            continue;
+        }
+        in_word = true;
+        if (c == '\\') {
+            if (++i < text.size()) {
+                word += text[i];
+            }
+        } else if (c == '\'') {
+            size_t end = text.find('\'', i + 1);
+            if (end == std::string_view::npos) {
+                throw usage_error("{}: unterminated ' quote", option);
+            }
+            word.append(text.substr(i + 1, end - i - 1));
+            i = end;
+        } else if (c == '"') {
+            for (++i;; ++i) {
+                if (i >= text.size()) {
+                    throw usage_error("{}: unterminated \" quote", option);
+                }
+                if (text[i] == '"') {
+                    break;
+                }
+                if (text[i] == '\\' && i + 1 < text.size() &&
+                    std::string_view("\\\"$`").find(text[i + 1]) != std::string_view::npos) {
+                    ++i;
+                }
+                word += text[i];
+            }
+        } else {
+            word += c;
+        }
+    }
+    if (in_word) {
+        words.push_back(std::move(word));
+    }
+    return words;
 }
 
 } // namespace colossalai::util

@@ -95,7 +95,8 @@ enum class PreflightCheck {
     master_address,
     network_interface,
     gpus,
-    helper
+    helper,
+    placement // --launcher mpirun: the task runs on a machine without its node's address
 };
 
 // A node with fewer GPUs than asked: what was asked, what it found and how; `found` is nullopt
@@ -122,8 +123,8 @@ struct NodeCommand;
 // How a node's shell names a failed check (ssh's node wrapper, srun's task script): a line of
 // its own, `failed_check_marker` then `cwd`, `command`, `script`, `master ADDRESS`, `interface
 // NAME`, `gpus COUNT PROBE` (COUNT `-` when the count did not finish; PROBE: `smi`, `proc` or
-// `none`, as GpuProbe) or `helper PROGRAM`. The first byte (ASCII RS) never starts a line of a
-// login banner or a job's text output.
+// `none`, as GpuProbe), `helper PROGRAM` or `host ADDRESS` (mpirun placed the task elsewhere). The
+// first byte (ASCII RS) never starts a line of a login banner or a job's text output.
 inline constexpr std::string_view failed_check_marker = "\036colossalai-failed ";
 
 // How a node's shell says something that fails nothing (before its answer): a line of its own,

@@ -61,7 +61,28 @@ struct SrunLaunch {
     friend bool operator==(const SrunLaunch&, const SrunLaunch&) = default;
 };
 
-using LaunchIntent = std::variant<SshLaunch, SrunLaunch>;
+// Which MPI an mpirun is, from its --version (mpirun::detect_mpi): each has its own options,
+// rank variable and stop signals.
+enum class MpiKind { open_mpi, hydra };
+
+// --launcher mpirun: every node is one task of a single mpirun (mpirun::MpirunTransport builds
+// its command from the plan and these values); no node is local.
+struct MpirunLaunch {
+    // The options the mpirun engine owns, as given (mpirun/engine.cpp reads and checks them).
+    struct Given {
+        std::optional<std::string> mpirun; // --mpirun PATH; unset: `mpirun` on PATH
+        // --mpirun-args "--mca plm_rsh_agent ssh", split into words (mpirun::parse_mpirun_args)
+        std::optional<std::vector<std::string>> mpirun_args;
+        friend bool operator==(const Given&, const Given&) = default;
+    };
+
+    std::string program;                  // --mpirun PATH, else `mpirun`
+    MpiKind mpi = MpiKind::open_mpi;      // what its --version said
+    std::vector<std::string> mpirun_args; // --mpirun-args, as words
+    friend bool operator==(const MpirunLaunch&, const MpirunLaunch&) = default;
+};
+
+using LaunchIntent = std::variant<SshLaunch, SrunLaunch, MpirunLaunch>;
 
 template <class Intent>
 struct GivenOf;

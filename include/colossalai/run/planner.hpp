@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace colossalai::run {
@@ -24,6 +25,10 @@ struct Context {
     // read it (no process of its own); nullopt: unknown.
     std::optional<std::string> python_version;
     std::optional<std::string> hostfile_text; // the contents of options.hostfile
+    // Kubeflow Trainer's hostfile (its MPI and DeepSpeed runtimes mount the job's hosts at
+    // kubeflow_hostfile_path in the launcher pod): its path and contents, when it exists and
+    // neither --host, --hostfile nor a batch job's allocation names the hosts.
+    std::optional<std::pair<std::string, std::string>> kubeflow_hostfile;
     // The contents of the scheduler's node file (PBS_NODEFILE) when the hosts come from it.
     std::optional<std::string> nodefile_text;
     // The address an ssh-config alias (an address as written, no user part) leads to: its

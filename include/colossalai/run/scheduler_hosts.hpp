@@ -64,4 +64,9 @@ std::string scheduler_notice(const SchedulerVariable& variable, std::size_t used
 // SLURM_SUBMIT_DIR, ...) are the same on every node and are passed on.
 bool is_slurm_identity_variable(std::string_view name);
 
+// Where Kubeflow Trainer mounts the job's hostfile in the launcher pod, as read from
+// `environment`: /etc/mpi/hostfile, or COLOSSALAI_KUBEFLOW_HOSTFILE when set (for the tests: a
+// file of their own, or empty for none).
+std::string kubeflow_hostfile_path(const std::vector<std::string>& environment);
+
 } // namespace colossalai::run

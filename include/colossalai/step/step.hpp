@@ -6,6 +6,7 @@
 #include "colossalai/step/task_lines.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -61,6 +62,9 @@ public:
     // The stop delivery: `signo` (SIGKILL: the kill) to every task, once per signal, while the
     // launcher runs; Step::handle() says whether a task named the step yet.
     virtual void deliver(Step& step, int signo) = 0;
+    // Every task said it is ready (task_lines.hpp: its preflight passed, and it waits) before any
+    // stop: the engine lets their jobs start, once. Engines whose tasks do not wait never get it.
+    virtual void release(Step&) {}
     // The delivery's own child (a scancel) while one runs, polled with the launcher.
     virtual job::Process* helper() { return nullptr; }
     // After the loop's events, and after deliver(): the delivery goes on (its helper ended).
@@ -141,6 +145,7 @@ private:
         std::optional<int> status;
         mutable std::optional<job::Outcome> reported;
         bool started = false;            // its start marker came: its job may have run
+        bool ready = false;              // its ready marker came
         std::optional<std::string> host; // the name the launcher chose (names_hosts)
     };
 
@@ -158,6 +163,7 @@ private:
     void not_started();
     void close_all();
     void deliver(int signo);
+    void ready(std::size_t rank);
 
     Settings m_settings;
     std::unique_ptr<Engine> m_engine;
@@ -177,11 +183,24 @@ private:
     bool m_stopped = false;
     bool m_launcher_ended_tasks = false;
     bool m_not_started = false;
+    bool m_released = false; // Engine::release was called
     // What the last collect_fds() gave the loop: how many of the launcher's, and whose after
     // them (a helper started in between has none).
     std::size_t m_launcher_fds = 0;
     const job::Process* m_polled_helper = nullptr;
 };
+
+// The Settings of a launcher process started on this machine for `nodes` (the plan's, in rank
+// order, one task each): `argv`, in node 0's working directory, with `launcher_environment` and
+// node 0's environment changes and flag variables (every node's are the same: the launcher passes
+// them on, or the task script exports them), started as a local job
+// (job::start_local_job, `kill_grace`) unless `spawn` is given.
+Step::Settings local_launcher_settings(std::vector<std::string> argv, std::string name,
+                                       const std::vector<job::NodeCommand>& nodes,
+                                       const std::vector<std::string>& launcher_environment,
+                                       std::chrono::milliseconds kill_grace,
+                                       std::function<void(std::string_view)> notice,
+                                       Spawn spawn = {});
 
 // The family's transport: every node's process is a view onto one shared Step (by its rank),
 // which the first go() starts once every node is ready; the loop polls the Step through the

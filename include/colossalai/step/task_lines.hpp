@@ -19,6 +19,8 @@
 //   start:  RS `colossalai-task-start HANDLE NODE` (HANDLE: what the engine's stop delivery
 //           names the step by, Slurm's `JOB.STEP`; NODE: the scheduler's name of the node)
 //   failed: job::failed_check_marker `WHAT` (the preflight's failed check, as over SSH)
+//   ready:  RS `colossalai-task-ready` (its preflight passed and it waits to be let go: mpirun's
+//           tasks, so that one task's failure stops them all before any job starts)
 //   notice: job::notice_marker `WHAT` (what the preflight notices, as over SSH: a known-broken
 //           PyTorch and Python pair; fails nothing)
 //   exit:   RS `colossalai-task-exit STATUS` (the job's status as sh reports it)
@@ -31,15 +33,20 @@ inline constexpr std::string_view task_start_marker = "\x1e"
                                                       "colossalai-task-start ";
 inline constexpr std::string_view task_exit_marker = "\x1e"
                                                      "colossalai-task-exit ";
+inline constexpr std::string_view task_ready_marker = "\x1e"
+                                                      "colossalai-task-ready";
 
 // The shell commands of a task's wrapper that write its lines (for `sh`; `rank`, `handle`,
 // `node` and `status` are shell words, e.g. `"$r"`): the start marker, on stdout then stderr; the
 // function `cai_f WHAT` that names a failed check, writes the exit marker with
-// job::preflight_exit_status on both streams and exits with it; the exit marker on both streams.
+// job::preflight_exit_status on both streams and exits with it (unless the task was stopped,
+// `cai_x` set: then it exits 0 with no marker, not started); the exit marker on both streams.
 std::string start_marker_shell(std::string_view rank, std::string_view handle,
                                std::string_view node);
 std::string failed_check_shell(std::string_view rank);
 std::string exit_marker_shell(std::string_view rank, std::string_view status);
+// The ready marker, on stdout.
+std::string ready_marker_shell(std::string_view rank);
 // The function `cai_note WHAT` that writes the notice marker on stdout (and returns).
 std::string notice_shell(std::string_view rank);
 // The rendezvous check of a task (job::ProbeStart::together: the tasks have no go line),
@@ -65,6 +72,9 @@ struct Failed { // its preflight failed: `what` as job::parse_failed_check reads
     std::size_t rank = 0;
     std::string what;
 };
+struct Ready { // its preflight passed; it waits for the engine's Engine::release
+    std::size_t rank = 0;
+};
 struct Noticed { // its preflight noticed `what` (job::describe_node_notice reads it)
     std::size_t rank = 0;
     std::string what;
@@ -80,7 +90,7 @@ struct Rendezvous { // a result of its rendezvous check
     std::size_t rank = 0;
     job::RendezvousResult result;
 };
-using TaskLine = std::variant<Frame, Started, Failed, Noticed, Exited, Rendezvous, Foreign>;
+using TaskLine = std::variant<Frame, Started, Failed, Ready, Noticed, Exited, Rendezvous, Foreign>;
 
 // Reads `line` (without its newline). A marker that does not parse (an exit marker without a
 // number, a start marker without a handle) is Foreign, the whole line.

@@ -18,4 +18,10 @@ std::string shell_quote(std::string_view word);
 // command instead of taking it for a variable assignment.
 std::string shell_join(const std::vector<std::string>& words);
 
+// A launcher's argument text (--srun-args, --mpirun-args) as words, split as a POSIX shell would
+// (blanks separate words; '...' keeps everything; "..." keeps everything but \\ \" \$ \`; a
+// backslash outside quotes keeps the next character), with no expansion of any kind. An
+// unterminated quote is a usage error naming `option`: "--srun-args: unterminated ' quote".
+std::vector<std::string> split_shell_words(std::string_view text, std::string_view option);
+
 } // namespace colossalai::util

@@ -184,7 +184,7 @@ TEST(FinishRunCommand, RefusesABadLauncher) {
     EXPECT_EQ(test::usage_message([] {
                   finish_run_command(launcher_arguments({"--launcher", "mpi", "t.py"}));
               }),
-              "--launcher 'mpi': expected ssh or slurm");
+              "--launcher 'mpi': expected ssh or slurm or mpirun");
 }
 
 // -x, --env-exclude, --master_addr and --extra_launch_args' master are typed where they are read:

@@ -296,6 +296,8 @@ const std::map<std::string, std::string, std::less<>> samples = {
     {"--kill-grace", "1"},
     {"--launcher", "slurm"},
     {"--srun-args", "-p gpu"},
+    {"--mpirun", "/opt/mpi/bin/mpirun"},
+    {"--mpirun-args", "--mca plm_rsh_agent ssh"},
     {"--network-interface", "eth0"},
     {"--no-rendezvous-check", ""},
     {"--python", "/usr/bin/python3"},

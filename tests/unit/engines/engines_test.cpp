@@ -106,8 +106,8 @@ TEST(EngineTable, EveryRowPlansItsLaunch) {
 // The --launcher values are the table's names, in its order; no --launcher chooses the first.
 // check takes the engines it can reach nodes through.
 TEST(EngineTable, LauncherValuesAreTheTablesNames) {
-    EXPECT_EQ(names("|"), "ssh|slurm");
-    EXPECT_EQ(names(" or "), "ssh or slurm");
+    EXPECT_EQ(names("|"), "ssh|slurm|mpirun");
+    EXPECT_EQ(names(" or "), "ssh or slurm or mpirun");
     EXPECT_EQ(names("|", Command::check), "ssh|slurm");
     EXPECT_EQ(&chosen(run::Options{}), table().front());
     run::Options slurm;

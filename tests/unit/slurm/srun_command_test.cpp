@@ -1,6 +1,6 @@
 // The srun command and each task's script, run by a real /bin/sh (and perl, for the relay).
 
-#include "../task_markers.hpp"
+#include "../task_script_run.hpp"
 #include "fake_gpus.hpp"
 #include "files.hpp"
 
@@ -95,39 +95,11 @@ TEST(SrunTaskScript, AllocatedKeepsAMasterAddressTheUserGave) {
     EXPECT_NE(srun_task_script(nodes, true).find(" \"--master_addr=$m\" "), std::string::npos);
 }
 
-// A task's script run by a real /bin/sh with `variables` (what Slurm sets for a task, as shell
-// assignments), both streams on one pipe, read line by line as the launcher reads a task's lines
-// (frames decoded); printf stands in for torchrun. A getent that finds every name (or, with
-// `resolves` false, none) comes first on PATH: the preflight's master-address check looks no
-// name up for real. `path` replaces the rest of PATH.
+using test::said;
+
 std::string run_script(const std::string& script, const std::string& variables,
                        bool resolves = true, const std::string& path = "/usr/bin:/bin") {
-    test::TempDir bin;
-    bin.write("getent", resolves ? "#!/bin/sh\nexit 0\n" : "#!/bin/sh\nexit 2\n", 0755);
-    std::string command = "PATH=" + util::shell_quote(bin.path().string() + ":" + path) + " " +
-                          variables + " /bin/sh -c " + util::shell_quote(script) +
-                          " colossalai-task 2>&1";
-    FILE* pipe = ::popen(command.c_str(), "r");
-    std::string out;
-    char buffer[4096];
-    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-        out.append(buffer, n);
-    }
-    ::pclose(pipe);
-    std::string read;
-    size_t begin = 0;
-    for (size_t end; (end = out.find('\n', begin)) != std::string::npos; begin = end + 1) {
-        std::string line = out.substr(begin, end - begin);
-        step::TaskLine said = step::read_task_line(line);
-        const auto* frame = std::get_if<step::Frame>(&said);
-        read += frame != nullptr ? frame->bytes : line + "\n";
-    }
-    return read + out.substr(begin);
-}
-
-// A line the task of node `rank` writes itself (a marker), as run_script() returns it.
-std::string said(int rank, std::string_view marker, const std::string& rest) {
-    return test::task_line(static_cast<std::size_t>(rank), std::string(marker) + rest) + "\n";
+    return test::run_task_script(script, variables, resolves, path);
 }
 
 // As the task on `node`, of step 7.0.

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,26 @@ TEST(Relay, TheJobGetsTheStopSignalsTheRelayOutlivesThem) {
         test::RunResult killed = relay({"sh", "-c", "kill -" + signal + " $$; exit 0"});
         EXPECT_EQ(killed.exit_code, 128 + signo) << signal << ": " << test::describe(killed);
     }
+}
+
+// A stop sent to the task's process group as the relay starts, before its job exists, reached
+// the relay alone: the relay passes it on to the job once forked, which ends at once. (The relay
+// here starts with SIGTERM blocked and pending, as one that came during its start finds it.)
+TEST(Relay, PassesOnAStopThatCameBeforeItsJob) {
+    std::vector<std::string> argv = {
+        "perl",
+        "-MPOSIX",
+        "-e",
+        "sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGTERM)); kill TERM => $$; "
+        "exec { 'perl' } 'perl', '-e', @ARGV",
+        std::string(relay_program()),
+        "0",
+        "sh",
+        "-c",
+        "echo started"};
+    test::RunResult result = test::run(argv);
+    EXPECT_EQ(result.exit_code, 128 + SIGTERM) << test::describe(result);
+    EXPECT_EQ(decode_lines(result.out).bytes, "");
 }
 
 // The relay ignores exactly the signals that Slurm delivers to a step, as the policy lists them

@@ -51,6 +51,11 @@ public:
             step.signal_launcher(SIGUSR1);
         }
     }
+    // Every task is ready: the go, SIGALRM, to the launcher.
+    void release(Step& step) override {
+        m_delivered->calls.push_back("release");
+        step.signal_launcher(SIGALRM);
+    }
 
 private:
     std::shared_ptr<Delivered> m_delivered;
@@ -261,6 +266,33 @@ TEST_F(StepTest, StoppedBeforeGoNothingStarts) {
 
 // Each signal reaches the engine once (every node's process asks), with the step's handle once a
 // task named it; 128+N is the signal N that was delivered.
+TEST_F(StepTest, TasksThatWaitAreLetGoOnceEveryOneIsReady) {
+    start(3);
+    go();
+    say(0, std::string(step::task_ready_marker));
+    say(2, std::string(step::task_ready_marker));
+    EXPECT_TRUE(m_delivered->calls.empty());
+    say(1, std::string(step::task_ready_marker));
+    say(1, std::string(step::task_ready_marker)); // once
+    EXPECT_EQ(m_delivered->calls, std::vector<std::string>{"release"});
+    EXPECT_EQ(m_launcher->stopped, std::vector<int>{SIGALRM});
+    EXPECT_TRUE(m_outputs[1].out.empty()); // a marker, not the job's output
+}
+
+// A stop before every task is ready lets none go: the stop goes to the engine, and the tasks
+// that had not started never did.
+TEST_F(StepTest, AStopBeforeEveryTaskIsReadyLetsNoneGo) {
+    start();
+    go();
+    say(0, std::string(step::task_ready_marker));
+    m_processes[0]->stop(SIGTERM);
+    say(1, std::string(step::task_ready_marker));
+    EXPECT_EQ(m_delivered->calls, std::vector<std::string>{"deliver 15 "});
+    m_launcher->end(Outcome::exited(0));
+    EXPECT_EQ(result(0), Outcome::not_started());
+    EXPECT_EQ(result(1), Outcome::not_started());
+}
+
 TEST_F(StepTest, EachSignalIsDeliveredOnceAndItsStatusReadAsIt) {
     start();
     go();

@@ -63,6 +63,19 @@ TEST(ReadTaskLine, TheMarkersSayTheirRank) {
     ASSERT_TRUE(std::holds_alternative<Failed>(line));
     EXPECT_EQ(std::get<Failed>(line).rank, 4u);
     EXPECT_EQ(std::get<Failed>(line).what, "helper perl");
+    line = read_task_line(task_line(3, std::string(task_ready_marker)));
+    ASSERT_TRUE(std::holds_alternative<Ready>(line));
+    EXPECT_EQ(std::get<Ready>(line).rank, 3u);
+    // Only the marker itself: anything after it is no marker.
+    EXPECT_TRUE(std::holds_alternative<Foreign>(
+        read_task_line(task_line(3, std::string(task_ready_marker) + " x"))));
+}
+
+// The ready marker as the wrapper's shell writes it, on stdout only.
+TEST(MarkerShell, WritesTheReadyMarkerWithItsRank) {
+    test::RunResult result = test::run({"/bin/sh", "-c", "r=4\n" + ready_marker_shell("\"$r\"")});
+    EXPECT_EQ(result.out, task_line(4, std::string(task_ready_marker)) + "\n");
+    EXPECT_EQ(result.err, "");
 }
 
 // slurmstepd's lines, a wrapper's own error before it knew its rank, srun's and mpirun's

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "colossalai/run/plan.hpp"
+#include "colossalai/step/step.hpp"
+
+#include <functional>
+#include <string_view>
+
+// `--launcher mpirun`: every node's job is one task of a single mpirun.
+namespace colossalai::mpirun {
+
+// A member of the step family (step/step.hpp): mpirun is the launcher process, and this module
+// supplies its command (mpirun_command.hpp), its lines (none labelled: each task's lines carry
+// its rank; mpirun's own lines are its notices, `colossalai: mpirun: ...`), and the stop
+// delivery: the stop and the kill as task_signals' signals to mpirun, which forwards them to
+// every task's wrapper, which turns them into SIGTERM and SIGKILL to its job (never mpirun's own
+// abort: Open MPI's loses the tasks' statuses and gives the job one second). Each task reports its
+// job's status in its exit marker. abandon() kills mpirun, whose daemons then end the tasks.
+class MpirunTransport : public step::StepTransport {
+public:
+    // `plan`'s nodes run as tasks of one mpirun (`launch` says which and how), started in `plan`'s
+    // working directory with the launcher's environment as the plan read it; each task exports
+    // its node's environment itself (mpirun_task_script).
+    MpirunTransport(const run::Plan& plan, const run::MpirunLaunch& launch,
+                    std::function<void(std::string_view)> notice, step::Spawn spawn = {});
+};
+
+} // namespace colossalai::mpirun

@@ -1,0 +1,68 @@
+#include "colossalai/mpirun/mpirun_transport.hpp"
+
+#include "colossalai/mpirun/mpirun_command.hpp"
+#include "colossalai/util/strings.hpp"
+
+#include <fmt/core.h>
+
+#include <csignal>
+
+namespace colossalai::mpirun {
+
+namespace {
+
+// mpirun's lines have no label: a task's line is read by the rank it carries, any other is
+// mpirun's (its daemons' messages, ssh's errors).
+class MpirunEngine : public step::Engine {
+public:
+    explicit MpirunEngine(run::MpiKind mpi) : m_signals(task_signals(mpi)) {}
+
+    std::optional<step::LabelledLine> read_label(std::string_view line) const override {
+        return step::LabelledLine{std::nullopt, line};
+    }
+    // Control bytes escaped (mpirun relays its daemons' and ssh's text), a trailing \r dropped.
+    std::string notice(std::string_view line) const override {
+        if (!line.empty() && line.back() == '\r') {
+            line.remove_suffix(1);
+        }
+        return fmt::format("colossalai: mpirun: {}\n", util::escape_control_bytes(line));
+    }
+    std::string step_handle(std::string_view) const override { return {}; }
+
+    // The stop and the kill reach every task's wrapper through mpirun, which forwards them;
+    // before the jobs were let go, either is the kill, which ends the waiting tasks. Where the
+    // kill is a second stop (Open MPI) and no stop went before it, mpirun itself is killed: its
+    // daemons then end every task's process group.
+    void deliver(step::Step& step, int signo) override {
+        if (signo != SIGKILL) {
+            m_stopped = true;
+            step.signal_launcher(m_released ? m_signals.stop : m_signals.kill);
+        } else if (m_signals.kill == m_signals.stop && !m_stopped && m_released) {
+            step.end_by_launcher(SIGKILL);
+        } else {
+            step.signal_launcher(m_signals.kill);
+        }
+    }
+    // Every task is ready: their jobs start.
+    void release(step::Step& step) override {
+        m_released = true;
+        step.signal_launcher(m_signals.go);
+    }
+
+private:
+    TaskSignals m_signals;
+    bool m_released = false;
+    bool m_stopped = false;
+};
+
+} // namespace
+
+MpirunTransport::MpirunTransport(const run::Plan& plan, const run::MpirunLaunch& launch,
+                                 std::function<void(std::string_view)> notice, step::Spawn spawn)
+    : step::StepTransport(step::local_launcher_settings(mpirun_command(plan, launch), "mpirun",
+                                                        plan.nodes, plan.launcher_environment,
+                                                        plan.timings.kill_grace, std::move(notice),
+                                                        std::move(spawn)),
+                          std::make_unique<MpirunEngine>(launch.mpi)) {}
+
+} // namespace colossalai::mpirun
