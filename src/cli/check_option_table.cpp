@@ -32,8 +32,8 @@ std::span<const CheckOption> check_option_table() {
         shared::hostfile_option<Options>("TEXT",
                                          "Check the nodes of this hostfile (one host per line)"),
         {.long_name = "--allocation",
-         .help = "Check the nodes of the Slurm allocation (SLURM_JOB_NODELIST) or PBS job "
-                 "(PBS_NODEFILE) this runs in",
+         .help = "Check the nodes of the batch job this runs in (Slurm's SLURM_JOB_NODELIST, "
+                 "PBS's PBS_NODEFILE, LSF's LSB_DJOB_HOSTFILE, SGE's PE_HOSTFILE)",
          .apply = set_flag<Options, &Options::allocation>},
         shared::launcher_option<Options>(
             "How the nodes are reached: ssh, or slurm (one srun step; alone, inside an "

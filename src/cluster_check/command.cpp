@@ -37,11 +37,11 @@ std::vector<run::Host> allocation_hosts(const run::EngineRow& engine, std::ostre
         engine.check_allocation(variable);
     }
     if (!variable) {
-        throw usage_error("--allocation: not in a Slurm allocation or a PBS job (neither "
-                          "SLURM_JOB_NODELIST nor PBS_NODEFILE is set)");
+        throw usage_error("--allocation: not in a batch job's allocation (none of {} is set)",
+                          run::scheduler_variable_names());
     }
     std::optional<std::string> nodefile;
-    if (variable->kind == run::SchedulerKind::pbs) {
+    if (run::names_node_file(*variable)) {
         nodefile = run::read_hostfile(variable->value, variable->name);
     }
     std::vector<run::Host> hosts = run::scheduler_hosts(*variable, nodefile);

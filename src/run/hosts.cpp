@@ -138,28 +138,6 @@ std::string same_machine(const Host& host, const Host& first, std::string_view f
                        first_at);
 }
 
-bool is_blank(char c) {
-    return c == ' ' || c == '\t';
-}
-
-// The words of a trimmed, non-empty hostfile line, split at spaces and tabs.
-std::vector<std::string_view> split_words(std::string_view line) {
-    std::vector<std::string_view> words;
-    size_t at = 0;
-    while (at < line.size()) {
-        size_t end = at;
-        while (end < line.size() && !is_blank(line[end])) {
-            ++end;
-        }
-        words.push_back(line.substr(at, end - at));
-        at = end;
-        while (at < line.size() && is_blank(line[at])) {
-            ++at;
-        }
-    }
-    return words;
-}
-
 // The processes per node that the words after the host give: `slots=N`, else `max_slots=N`.
 std::optional<int> parse_slots(const std::vector<std::string_view>& words, std::string_view where) {
     std::optional<int> slots;
@@ -227,7 +205,7 @@ std::vector<Host> parse_hostfile(std::string_view text, std::string_view file) {
             continue;
         }
         std::string where = fmt::format("{}:{}", path, number);
-        std::vector<std::string_view> words = split_words(line);
+        std::vector<std::string_view> words = util::split_blank_words(line);
         // The host first: its problem is the likelier one (`-oProxyCommand=touch /tmp/x`).
         std::vector<Host> line_hosts;
         for (const std::string& name :

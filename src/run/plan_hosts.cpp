@@ -63,7 +63,8 @@ HostSource final_hosts(const Options& options, const Context& context, const Eng
                                       {options.exclude.has_value(), "--exclude"},
                                       {options.num_nodes.has_value(), "--num_nodes"}}) {
         if (given) {
-            throw usage_error("{} needs --hostfile (or the hosts of a Slurm or PBS job)", name);
+            throw usage_error(
+                "{} needs --hostfile (or the hosts of a batch job: Slurm, PBS, LSF, SGE)", name);
         }
     }
     if (engine.needs_hosts != nullptr) {

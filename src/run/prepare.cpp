@@ -182,7 +182,7 @@ Plan prepare(const Options& options, const EngineRow& engine,
     }
     if (!options.host && !options.hostfile) {
         std::optional<SchedulerVariable> variable = find_scheduler_variable(context.environment);
-        if (variable && variable->kind == SchedulerKind::pbs && !variable->value.empty()) {
+        if (variable && names_node_file(*variable) && !variable->value.empty()) {
             context.nodefile_text = read_hostfile(variable->value, variable->name);
         }
         std::string kubeflow = kubeflow_hostfile_path(context.environment);

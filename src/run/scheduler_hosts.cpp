@@ -3,6 +3,7 @@
 #include "colossalai/run/environment.hpp"
 #include "colossalai/run/host_pattern.hpp"
 #include "colossalai/util/error.hpp"
+#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
@@ -13,18 +14,88 @@
 
 namespace colossalai::run {
 
-std::optional<SchedulerVariable>
-find_scheduler_variable(const std::vector<std::string>& environment) {
-    // SLURM_JOB_NODELIST is the job's; SLURM_NODELIST its older name, still set by srun.
-    for (std::string_view name : {"SLURM_JOB_NODELIST", "SLURM_NODELIST"}) {
-        if (std::optional<std::string> value = find_variable(environment, name)) {
-            return SchedulerVariable{SchedulerKind::slurm, std::string(name), *value};
+namespace {
+
+// Where each scheduler says the job's hosts are, in the order they are looked for. Slurm's
+// SLURM_NODELIST is the older name of SLURM_JOB_NODELIST, still set by srun; LSF sets
+// LSB_DJOB_HOSTFILE since 9.1, LSB_MCPU_HOSTS always.
+struct SchedulerSource {
+    SchedulerKind kind;
+    SchedulerFormat format;
+    std::string_view name;
+};
+constexpr SchedulerSource scheduler_sources[] = {
+    {SchedulerKind::slurm, SchedulerFormat::host_list, "SLURM_JOB_NODELIST"},
+    {SchedulerKind::slurm, SchedulerFormat::host_list, "SLURM_NODELIST"},
+    {SchedulerKind::pbs, SchedulerFormat::slot_lines, "PBS_NODEFILE"},
+    {SchedulerKind::lsf, SchedulerFormat::slot_lines, "LSB_DJOB_HOSTFILE"},
+    {SchedulerKind::lsf, SchedulerFormat::host_slots, "LSB_MCPU_HOSTS"},
+    {SchedulerKind::sge, SchedulerFormat::pe_hostfile, "PE_HOSTFILE"},
+};
+
+// Hosts deduplicated in the order of their first mention, the slots of every mention summed.
+class HostTally {
+public:
+    // `where` names the mention in a message.
+    void add(std::string_view name, int slots, const std::string& where) {
+        Host host = parse_host(name, where);
+        auto [it, inserted] = m_index.emplace(host.name, m_hosts.size());
+        if (inserted) {
+            if (m_hosts.size() == max_expanded_hosts) {
+                throw usage_error("{}: more than {} hosts", where, max_expanded_hosts);
+            }
+            host.slots = slots;
+            m_hosts.push_back(std::move(host));
+        } else {
+            *m_hosts[it->second].slots += slots;
         }
     }
-    if (std::optional<std::string> value = find_variable(environment, "PBS_NODEFILE")) {
-        return SchedulerVariable{SchedulerKind::pbs, "PBS_NODEFILE", *value};
+    // Throws `<what>: no hosts <where>` when nothing was added.
+    std::vector<Host> take(std::string_view what, std::string_view none) {
+        if (m_hosts.empty()) {
+            throw usage_error("{}: no hosts {}", what, none);
+        }
+        return std::move(m_hosts);
+    }
+
+private:
+    std::vector<Host> m_hosts;
+    std::map<std::string, size_t> m_index;
+};
+
+// A slot count as the schedulers write it: a positive decimal, at most a million.
+int parse_slot_count(std::string_view text, const std::string& where) {
+    if (std::optional<int> slots = util::parse_integer<int>(text, {1, 1'000'000})) {
+        return *slots;
+    }
+    throw usage_error("{}: slot count '{}' is not a number from 1 to 1000000", where,
+                      util::escape_for_message(text));
+}
+
+} // namespace
+
+std::optional<SchedulerVariable>
+find_scheduler_variable(const std::vector<std::string>& environment) {
+    for (const SchedulerSource& source : scheduler_sources) {
+        if (std::optional<std::string> value = find_variable(environment, source.name)) {
+            return SchedulerVariable{source.kind, source.format, std::string(source.name), *value};
+        }
     }
     return std::nullopt;
+}
+
+std::string scheduler_variable_names() {
+    std::string names;
+    for (const SchedulerSource& source : scheduler_sources) {
+        names += names.empty() ? "" : ", ";
+        names += source.name;
+    }
+    return names;
+}
+
+bool names_node_file(const SchedulerVariable& variable) {
+    return variable.format == SchedulerFormat::slot_lines ||
+           variable.format == SchedulerFormat::pe_hostfile;
 }
 
 void check_not_in_parallel_step(const std::vector<std::string>& environment) {
@@ -39,34 +110,54 @@ void check_not_in_parallel_step(const std::vector<std::string>& environment) {
                       util::escape_for_message(task), util::escape_for_message(*tasks));
 }
 
-std::vector<Host> parse_pbs_nodefile(std::string_view text, std::string_view path) {
+std::vector<Host> parse_slot_lines(std::string_view text, std::string_view name,
+                                   std::string_view path) {
     std::string shown = util::escape_for_message(path);
-    std::vector<Host> hosts;
-    std::map<std::string, size_t> index;
+    HostTally tally;
     size_t number = 0;
     for (std::string_view line : util::split_lines(text)) {
         ++number;
         line = util::trim(line);
-        if (line.empty()) {
+        if (!line.empty()) {
+            tally.add(line, 1, fmt::format("{} {}:{}", name, shown, number));
+        }
+    }
+    return tally.take(fmt::format("{} {}", name, shown), "in the node file");
+}
+
+std::vector<Host> parse_lsf_host_slots(std::string_view value) {
+    std::vector<std::string_view> words = util::split_blank_words(value);
+    if (words.size() % 2 != 0) {
+        throw usage_error("LSB_MCPU_HOSTS: '{}' has no slot count (expected 'host count' pairs)",
+                          util::escape_for_message(words.back()));
+    }
+    HostTally tally;
+    for (size_t i = 0; i < words.size(); i += 2) {
+        std::string where = "LSB_MCPU_HOSTS";
+        tally.add(words[i], parse_slot_count(words[i + 1], where), where);
+    }
+    return tally.take("LSB_MCPU_HOSTS", "in the variable");
+}
+
+std::vector<Host> parse_pe_hostfile(std::string_view text, std::string_view path) {
+    std::string shown = util::escape_for_message(path);
+    HostTally tally;
+    size_t number = 0;
+    for (std::string_view line : util::split_lines(text)) {
+        ++number;
+        std::vector<std::string_view> words = util::split_blank_words(line);
+        if (words.empty()) {
             continue;
         }
-        Host host = parse_host(line, fmt::format("PBS_NODEFILE {}:{}", shown, number));
-        auto [it, inserted] = index.emplace(host.name, hosts.size());
-        if (inserted) {
-            if (hosts.size() == max_expanded_hosts) {
-                throw usage_error("PBS_NODEFILE {}:{}: more than {} hosts", shown, number,
-                                  max_expanded_hosts);
-            }
-            host.slots = 1;
-            hosts.push_back(std::move(host));
-        } else {
-            ++*hosts[it->second].slots;
+        std::string where = fmt::format("PE_HOSTFILE {}:{}", shown, number);
+        if (words.size() < 2) {
+            throw usage_error("{}: '{}' has no slot count (expected 'host slots queue "
+                              "processors')",
+                              where, util::escape_for_message(words[0]));
         }
+        tally.add(words[0], parse_slot_count(words[1], where), where);
     }
-    if (hosts.empty()) {
-        throw usage_error("PBS_NODEFILE {}: no hosts in the node file", shown);
-    }
-    return hosts;
+    return tally.take(fmt::format("PE_HOSTFILE {}", shown), "in the node file");
 }
 
 std::vector<Host> scheduler_hosts(const SchedulerVariable& variable,
@@ -76,19 +167,37 @@ std::vector<Host> scheduler_hosts(const SchedulerVariable& variable,
                           "--hostfile)",
                           variable.name);
     }
-    if (variable.kind == SchedulerKind::slurm) {
+    switch (variable.format) {
+    case SchedulerFormat::host_list:
         return parse_host_list(variable.value, variable.name);
+    case SchedulerFormat::host_slots:
+        return parse_lsf_host_slots(variable.value);
+    case SchedulerFormat::slot_lines:
+    case SchedulerFormat::pe_hostfile:
+        break;
     }
     if (!nodefile_text) {
         throw fatal_error("the node file {} was not read", variable.value);
     }
-    return parse_pbs_nodefile(*nodefile_text, variable.value);
+    return variable.format == SchedulerFormat::slot_lines
+               ? parse_slot_lines(*nodefile_text, variable.name, variable.value)
+               : parse_pe_hostfile(*nodefile_text, variable.value);
 }
 
 namespace {
 
 std::string_view scheduler_job(SchedulerKind kind) {
-    return kind == SchedulerKind::slurm ? "Slurm allocation" : "PBS job";
+    switch (kind) {
+    case SchedulerKind::slurm:
+        return "Slurm allocation";
+    case SchedulerKind::pbs:
+        return "PBS job";
+    case SchedulerKind::lsf:
+        return "LSF job";
+    case SchedulerKind::sge:
+        return "SGE job";
+    }
+    return "job";
 }
 
 } // namespace

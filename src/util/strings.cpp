@@ -53,6 +53,26 @@ std::vector<std::string_view> split_lines(std::string_view text) {
     return lines;
 }
 
+std::vector<std::string_view> split_blank_words(std::string_view text) {
+    auto is_blank = [](char c) { return c == ' ' || c == '\t'; };
+    std::vector<std::string_view> words;
+    size_t at = 0;
+    while (at < text.size()) {
+        while (at < text.size() && is_blank(text[at])) {
+            ++at;
+        }
+        size_t end = at;
+        while (end < text.size() && !is_blank(text[end])) {
+            ++end;
+        }
+        if (end > at) {
+            words.push_back(text.substr(at, end - at));
+        }
+        at = end;
+    }
+    return words;
+}
+
 std::string ascii_lower(std::string_view text) {
     std::string lowered(text);
     for (char& c : lowered) {

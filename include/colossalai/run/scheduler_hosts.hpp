@@ -9,31 +9,57 @@
 
 namespace colossalai::run {
 
-// Where a batch scheduler says the job's hosts are.
-enum class SchedulerKind {
-    slurm, // SLURM_JOB_NODELIST: a compressed host list (`node[1-2],gpu[01-03]`)
-    pbs,   // PBS_NODEFILE: the path of a file with one line per slot (PBS Pro, Torque, OpenPBS)
+// Which batch scheduler's job the launcher runs in.
+enum class SchedulerKind { slurm, pbs, lsf, sge };
+
+// How the scheduler's variable gives the hosts.
+enum class SchedulerFormat {
+    host_list,   // SLURM_JOB_NODELIST: a compressed host list (`node[1-2],gpu[01-03]`)
+    slot_lines,  // PBS_NODEFILE, LSB_DJOB_HOSTFILE: a file's path; one line per slot
+    host_slots,  // LSB_MCPU_HOSTS: `hostA 4 hostB 4`, each host with its slot count
+    pe_hostfile, // PE_HOSTFILE (SGE): a file's path; lines `host slots queue processors`
 };
 
-// The scheduler variable found in `environment` (`NAME=value` entries, as in environ), Slurm
-// first; nullopt outside any allocation.
+// The scheduler variable found in `environment` (`NAME=value` entries, as in environ): Slurm's
+// first, then PBS's (PBS Pro, Torque, OpenPBS), LSF's (LSB_DJOB_HOSTFILE, else
+// LSB_MCPU_HOSTS), SGE's; nullopt outside any allocation.
 struct SchedulerVariable {
     SchedulerKind kind;
-    std::string name;  // "SLURM_JOB_NODELIST", "PBS_NODEFILE"
+    SchedulerFormat format;
+    std::string name;  // "SLURM_JOB_NODELIST", "PBS_NODEFILE", ...
     std::string value; // the node list, or the node file's path
 };
 std::optional<SchedulerVariable>
 find_scheduler_variable(const std::vector<std::string>& environment);
 
-// Parses a PBS node file: one host per line and per slot, so a host may repeat. Hosts come
-// deduplicated in the order of their first line, each with `slots` = its number of lines.
-// Blank lines and surrounding whitespace are ignored. Throws a usage error
-// `PBS_NODEFILE <path>:<line>: ...` for a bad host or range, and for a file without hosts.
-std::vector<Host> parse_pbs_nodefile(std::string_view text, std::string_view path);
+// The variables find_scheduler_variable looks for, in its order, joined by ", ".
+std::string scheduler_variable_names();
+
+// True when the variable's value is the path of a file the caller reads for scheduler_hosts.
+bool names_node_file(const SchedulerVariable& variable);
+
+// Parses a node file with one host per line and per slot (PBS_NODEFILE, LSB_DJOB_HOSTFILE), so
+// a host may repeat; `name` is the variable's. Hosts come deduplicated in the order of their
+// first line, each with `slots` = its number of lines. Blank lines and surrounding whitespace
+// are ignored. Throws a usage error `<name> <path>:<line>: ...` for a bad host or range, and for
+// a file without hosts.
+std::vector<Host> parse_slot_lines(std::string_view text, std::string_view name,
+                                   std::string_view path);
+
+// Parses LSB_MCPU_HOSTS (`hostA 4 hostB 2`): hosts in order, each with its slots; a host named
+// twice adds its slots to its first entry. Throws a usage error `LSB_MCPU_HOSTS: ...` for an odd
+// number of words, a count that is no positive number, a bad host, or no hosts.
+std::vector<Host> parse_lsf_host_slots(std::string_view value);
+
+// Parses SGE's PE_HOSTFILE: a line per host, `host slots queue processor-range`; only the first
+// two words count. A host on several lines (one per queue) adds its slots. Throws a usage error
+// `PE_HOSTFILE <path>:<line>: ...` for a bad host or slot count, and for a file without hosts.
+std::vector<Host> parse_pe_hostfile(std::string_view text, std::string_view path);
 
 // The hosts of the allocation that `variable` names: the Slurm node list expanded natively (no
-// scontrol), or the PBS node file's hosts (`nodefile_text`, read by the caller). Throws a usage
-// error for an empty or bad list, or a node file without hosts.
+// scontrol), LSB_MCPU_HOSTS's hosts, or a node file's hosts (`nodefile_text`, read by the
+// caller when names_node_file). Throws a usage error for an empty or bad list, or a node file
+// without hosts.
 std::vector<Host> scheduler_hosts(const SchedulerVariable& variable,
                                   const std::optional<std::string>& nodefile_text);
 

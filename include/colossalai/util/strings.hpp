@@ -21,6 +21,9 @@ std::vector<std::string> split(std::string_view text, char separator);
 // that ends with a newline.
 std::vector<std::string_view> split_lines(std::string_view text);
 
+// The words of `text`, split at runs of spaces and tabs; no empty words ("" and "  " give none).
+std::vector<std::string_view> split_blank_words(std::string_view text);
+
 bool starts_with(std::string_view text, std::string_view prefix);
 
 // `text` with the ASCII letters A-Z in lower case; other bytes (UTF-8 included) unchanged, so

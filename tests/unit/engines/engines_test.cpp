@@ -187,10 +187,12 @@ TEST(EngineCheckColumns, EachRowSaysWhatCheckThroughItRefuses) {
     const std::string needs_nodes = "--launcher slurm needs the nodes: --host or --hostfile, or "
                                     "run it inside a Slurm allocation (salloc, sbatch)";
     EXPECT_EQ(test::usage_message([&] { slurm.check_allocation(std::nullopt); }), needs_nodes);
-    run::SchedulerVariable pbs{run::SchedulerKind::pbs, "PBS_NODEFILE", "/var/spool/nodes"};
+    run::SchedulerVariable pbs{run::SchedulerKind::pbs, run::SchedulerFormat::slot_lines,
+                               "PBS_NODEFILE", "/var/spool/nodes"};
     EXPECT_EQ(test::usage_message([&] { slurm.check_allocation(pbs); }), needs_nodes);
-    slurm.check_allocation(
-        run::SchedulerVariable{run::SchedulerKind::slurm, "SLURM_JOB_NODELIST", "n[1-2]"});
+    slurm.check_allocation(run::SchedulerVariable{run::SchedulerKind::slurm,
+                                                  run::SchedulerFormat::host_list,
+                                                  "SLURM_JOB_NODELIST", "n[1-2]"});
     slurm.check_host(run::parse_host("node1", "--host"));
     EXPECT_EQ(test::usage_message([&] { slurm.check_host(run::parse_host("me@node1", "--host")); }),
               "--launcher slurm: host 'me@node1' names a user; Slurm runs every task as the user "

@@ -72,7 +72,7 @@ TEST(PlanSrun, RefusesWhatSrunCannotDo) {
     options.num_nodes = 2;
     options.exclude = test::hosts("node1");
     EXPECT_EQ(test::usage_message([&] { test::plan_of(options, slurm_context()); }),
-              "--exclude needs --hostfile (or the hosts of a Slurm or PBS job)");
+              "--exclude needs --hostfile (or the hosts of a batch job: Slurm, PBS, LSF, SGE)");
     options.exclude.reset();
     options.num_nodes.reset();
     options.host = test::hosts("me@node1");

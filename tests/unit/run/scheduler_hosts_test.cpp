@@ -45,8 +45,8 @@ TEST(SchedulerVariable, SlurmComesFirstThenPbsElseNothing) {
 }
 
 TEST(SchedulerHosts, ExpandsSlurmNodeListsNatively) {
-    SchedulerVariable variable{SchedulerKind::slurm, "SLURM_JOB_NODELIST",
-                               "node[1-2],gpu[01-03],login"};
+    SchedulerVariable variable{SchedulerKind::slurm, SchedulerFormat::host_list,
+                               "SLURM_JOB_NODELIST", "node[1-2],gpu[01-03],login"};
     EXPECT_EQ(names(scheduler_hosts(variable, std::nullopt)),
               (Names{"node1", "node2", "gpu01", "gpu02", "gpu03", "login"}));
     variable.value = "r[1-2]n[01-02]";
@@ -55,7 +55,8 @@ TEST(SchedulerHosts, ExpandsSlurmNodeListsNatively) {
 }
 
 TEST(SchedulerHosts, BadVariablesAreUsageErrorsNamingThem) {
-    SchedulerVariable variable{SchedulerKind::slurm, "SLURM_JOB_NODELIST", " "};
+    SchedulerVariable variable{SchedulerKind::slurm, SchedulerFormat::host_list,
+                               "SLURM_JOB_NODELIST", " "};
     EXPECT_EQ(usage_message([&] { scheduler_hosts(variable, std::nullopt); }),
               "SLURM_JOB_NODELIST is set but empty: no hosts (unset it, or give --host or "
               "--hostfile)");
@@ -65,7 +66,7 @@ TEST(SchedulerHosts, BadVariablesAreUsageErrorsNamingThem) {
     variable.value = "a,a";
     EXPECT_EQ(usage_message([&] { scheduler_hosts(variable, std::nullopt); }),
               "SLURM_JOB_NODELIST: duplicate host 'a'");
-    SchedulerVariable pbs{SchedulerKind::pbs, "PBS_NODEFILE", ""};
+    SchedulerVariable pbs{SchedulerKind::pbs, SchedulerFormat::slot_lines, "PBS_NODEFILE", ""};
     EXPECT_EQ(usage_message([&] { scheduler_hosts(pbs, std::nullopt); }),
               "PBS_NODEFILE is set but empty: no hosts (unset it, or give --host or --hostfile)");
 }
@@ -92,29 +93,118 @@ TEST(SchedulerVariable, ATaskOfAParallelStepMayNotTakeTheAllocation) {
 }
 
 TEST(PbsNodefile, DeduplicatesInOrderAndCountsSlots) {
-    std::vector<Host> hosts =
-        parse_pbs_nodefile("n2.cluster\nn2.cluster\n\nn1.cluster \nn2.cluster\nn1.cluster\n", "f");
+    std::vector<Host> hosts = parse_slot_lines(
+        "n2.cluster\nn2.cluster\n\nn1.cluster \nn2.cluster\nn1.cluster\n", "PBS_NODEFILE", "f");
     EXPECT_EQ(names(hosts), (Names{"n2.cluster", "n1.cluster"}));
     EXPECT_EQ(hosts[0].slots, 3);
     EXPECT_EQ(hosts[1].slots, 2);
 }
 
 TEST(PbsNodefile, BadFilesAreUsageErrorsWithFileAndLine) {
-    EXPECT_EQ(usage_message([] { parse_pbs_nodefile("\n \n", "/pbs/aux/7"); }),
+    EXPECT_EQ(usage_message([] { parse_slot_lines("\n \n", "PBS_NODEFILE", "/pbs/aux/7"); }),
               "PBS_NODEFILE /pbs/aux/7: no hosts in the node file");
-    EXPECT_EQ(usage_message([] { parse_pbs_nodefile("n1\nn;2\n", "/pbs/aux/7"); }),
+    EXPECT_EQ(usage_message([] { parse_slot_lines("n1\nn;2\n", "PBS_NODEFILE", "/pbs/aux/7"); }),
               "PBS_NODEFILE /pbs/aux/7:2: invalid host 'n;2': contains ';'");
 }
 
+TEST(SchedulerVariable, LsfAndSgeComeAfterSlurmAndPbs) {
+    auto lsf = find_scheduler_variable(
+        {"LSB_MCPU_HOSTS=n1 4", "LSB_DJOB_HOSTFILE=/lsf/hosts", "PE_HOSTFILE=/sge/pe"});
+    ASSERT_TRUE(lsf);
+    EXPECT_EQ(lsf->kind, SchedulerKind::lsf);
+    EXPECT_EQ(lsf->name, "LSB_DJOB_HOSTFILE");
+    EXPECT_TRUE(names_node_file(*lsf));
+    auto mcpu = find_scheduler_variable({"LSB_MCPU_HOSTS=n1 4", "PE_HOSTFILE=/sge/pe"});
+    ASSERT_TRUE(mcpu);
+    EXPECT_EQ(mcpu->format, SchedulerFormat::host_slots);
+    EXPECT_FALSE(names_node_file(*mcpu));
+    auto sge = find_scheduler_variable({"PE_HOSTFILE=/sge/pe"});
+    ASSERT_TRUE(sge);
+    EXPECT_EQ(sge->kind, SchedulerKind::sge);
+    EXPECT_TRUE(names_node_file(*sge));
+    auto pbs = find_scheduler_variable({"PE_HOSTFILE=/sge/pe", "PBS_NODEFILE=/pbs/nodes"});
+    ASSERT_TRUE(pbs);
+    EXPECT_EQ(pbs->kind, SchedulerKind::pbs);
+    EXPECT_EQ(scheduler_variable_names(), "SLURM_JOB_NODELIST, SLURM_NODELIST, PBS_NODEFILE, "
+                                          "LSB_DJOB_HOSTFILE, LSB_MCPU_HOSTS, PE_HOSTFILE");
+}
+
+TEST(LsfHostSlots, PairsGiveHostsInOrderWithTheirSlots) {
+    // LSF lists the first execution host first; a host twice adds up.
+    std::vector<Host> hosts = parse_lsf_host_slots(" gpu2 4\tgpu1 2  gpu2 1 ");
+    EXPECT_EQ(names(hosts), (Names{"gpu2", "gpu1"}));
+    EXPECT_EQ(hosts[0].slots, 5);
+    EXPECT_EQ(hosts[1].slots, 2);
+    SchedulerVariable variable{SchedulerKind::lsf, SchedulerFormat::host_slots, "LSB_MCPU_HOSTS",
+                               "a 1 b 1"};
+    EXPECT_EQ(names(scheduler_hosts(variable, std::nullopt)), (Names{"a", "b"}));
+}
+
+TEST(LsfHostSlots, BadValuesAreUsageErrors) {
+    EXPECT_EQ(usage_message([] { parse_lsf_host_slots("n1 4 n2"); }),
+              "LSB_MCPU_HOSTS: 'n2' has no slot count (expected 'host count' pairs)");
+    EXPECT_EQ(usage_message([] { parse_lsf_host_slots("n1 four"); }),
+              "LSB_MCPU_HOSTS: slot count 'four' is not a number from 1 to 1000000");
+    EXPECT_EQ(usage_message([] { parse_lsf_host_slots("n1 0"); }),
+              "LSB_MCPU_HOSTS: slot count '0' is not a number from 1 to 1000000");
+    EXPECT_EQ(usage_message([] { parse_lsf_host_slots("n;1 1"); }),
+              "LSB_MCPU_HOSTS: invalid host 'n;1': contains ';'");
+    SchedulerVariable blank{SchedulerKind::lsf, SchedulerFormat::host_slots, "LSB_MCPU_HOSTS", " "};
+    EXPECT_EQ(usage_message([&] { scheduler_hosts(blank, std::nullopt); }),
+              "LSB_MCPU_HOSTS is set but empty: no hosts (unset it, or give --host or "
+              "--hostfile)");
+}
+
+TEST(LsfHostfile, IsALinePerSlotLikePbs) {
+    std::vector<Host> hosts = parse_slot_lines("b\nb\na\n", "LSB_DJOB_HOSTFILE", "/lsf/h");
+    EXPECT_EQ(names(hosts), (Names{"b", "a"}));
+    EXPECT_EQ(hosts[0].slots, 2);
+    EXPECT_EQ(usage_message([] { parse_slot_lines("\n", "LSB_DJOB_HOSTFILE", "/lsf/h"); }),
+              "LSB_DJOB_HOSTFILE /lsf/h: no hosts in the node file");
+}
+
+TEST(PeHostfile, TakesHostAndSlotsOfEachLine) {
+    // As SGE writes it: host, slots, queue, processor range; a host in two queues adds up.
+    std::vector<Host> hosts = parse_pe_hostfile("n2.example 4 all.q@n2.example UNDEFINED\n"
+                                                "\n"
+                                                "n1.example 2 all.q@n1.example UNDEFINED\n"
+                                                "n2.example 1 gpu.q@n2.example <NULL>\n",
+                                                "/sge/pe");
+    EXPECT_EQ(names(hosts), (Names{"n2.example", "n1.example"}));
+    EXPECT_EQ(hosts[0].slots, 5);
+    EXPECT_EQ(hosts[1].slots, 2);
+    SchedulerVariable variable{SchedulerKind::sge, SchedulerFormat::pe_hostfile, "PE_HOSTFILE",
+                               "/sge/pe"};
+    EXPECT_EQ(names(scheduler_hosts(variable, std::string("a 1 q UNDEFINED\n"))), Names{"a"});
+}
+
+TEST(PeHostfile, BadFilesAreUsageErrorsWithFileAndLine) {
+    EXPECT_EQ(usage_message([] { parse_pe_hostfile("a 1 q x\nb\n", "/sge/pe"); }),
+              "PE_HOSTFILE /sge/pe:2: 'b' has no slot count (expected 'host slots queue "
+              "processors')");
+    EXPECT_EQ(usage_message([] { parse_pe_hostfile("a -1 q x\n", "/sge/pe"); }),
+              "PE_HOSTFILE /sge/pe:1: slot count '-1' is not a number from 1 to 1000000");
+    EXPECT_EQ(usage_message([] { parse_pe_hostfile(" \n", "/sge/pe"); }),
+              "PE_HOSTFILE /sge/pe: no hosts in the node file");
+}
+
 TEST(SchedulerNotice, SaysWhereTheHostsCameFrom) {
-    SchedulerVariable slurm{SchedulerKind::slurm, "SLURM_JOB_NODELIST", "node[1-2]"};
+    SchedulerVariable slurm{SchedulerKind::slurm, SchedulerFormat::host_list, "SLURM_JOB_NODELIST",
+                            "node[1-2]"};
     EXPECT_EQ(scheduler_notice(slurm, 2, 2),
               "using the 2 hosts of the Slurm allocation (SLURM_JOB_NODELIST=node[1-2])");
-    SchedulerVariable pbs{SchedulerKind::pbs, "PBS_NODEFILE", "/pbs/aux/7"};
+    SchedulerVariable pbs{SchedulerKind::pbs, SchedulerFormat::slot_lines, "PBS_NODEFILE",
+                          "/pbs/aux/7"};
     EXPECT_EQ(scheduler_notice(pbs, 1, 3),
               "using 1 of the 3 hosts of the PBS job (PBS_NODEFILE=/pbs/aux/7)");
     EXPECT_EQ(scheduler_notice(pbs, 1, 1),
               "using the 1 host of the PBS job (PBS_NODEFILE=/pbs/aux/7)");
+    SchedulerVariable lsf{SchedulerKind::lsf, SchedulerFormat::host_slots, "LSB_MCPU_HOSTS",
+                          "a 2 b 2"};
+    EXPECT_EQ(scheduler_notice(lsf, 2, 2),
+              "using the 2 hosts of the LSF job (LSB_MCPU_HOSTS=a 2 b 2)");
+    SchedulerVariable sge{SchedulerKind::sge, SchedulerFormat::pe_hostfile, "PE_HOSTFILE", "/p"};
+    EXPECT_EQ(scheduler_notice(sge, 3, 3), "using the 3 hosts of the SGE job (PE_HOSTFILE=/p)");
 }
 
 Options script_only() {
@@ -183,7 +273,7 @@ TEST(MakePlanFromScheduler, ExplicitHostsWinAndNothingIsSaid) {
     EXPECT_TRUE(plan.notices.empty());
     options.include = test::hosts("a");
     EXPECT_EQ(usage_message([&] { test::plan_of(options, allocation({})); }),
-              "--include needs --hostfile (or the hosts of a Slurm or PBS job)");
+              "--include needs --hostfile (or the hosts of a batch job: Slurm, PBS, LSF, SGE)");
 }
 
 TEST(SlurmIdentityVariable, PerTaskNodeAndStepButNotPerJob) {
