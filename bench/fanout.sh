@@ -15,8 +15,13 @@
 # processes at once; at 512 on 2 CPUs a quarter of their sessions failed), PLOT=file.png to draw
 # wall times with gnuplot, DATA=file to keep the table, BASELINE=path/to/another/colossalai to run
 # another build as a fourth tool, `baseline`, interleaved with the others (before and after a
-# change). A run of pdsh or the loop that misses hosts (or a loop not run) is shown as `nan`, and
+# change), VARIANT="--an-option ..." to run this build with those options as a tool of its own,
+# `variant` (an option's cost: VARIANT=--no-rendezvous-check), TOOLS="colossalai variant" to run
+# only those tools (words of: colossalai pdsh loop baseline variant; default all). A run of pdsh or the loop that misses hosts (or a loop not run) is shown as `nan`, and
 # said on stderr; one of colossalai stops the script.
+# Each tool's `client ms/h`: the CPU time (user + system) of the tool's own process and the
+# children it waited for (GNU time: for the launcher, the launcher alone; for pdsh and the loop,
+# their ssh processes too), per host, median.
 # Each tool's `CPU s` is the CPU time the whole machine used during its run (/proc/stat: the
 # client, the test host's sshd and all that its sessions start, the kernel), median over the runs:
 # the three share 2 CPUs with the server side, so this is what their wall times are made of.
@@ -60,12 +65,13 @@ done
     "HOME=$tmp/cluster/home" LANG=C.UTF-8 XDG_CACHE_HOME="$tmp/cache" \
     COLOSSALAI_TIMING=1 \
     /usr/bin/python3 - "$binary" "$tmp" "$runs" "${DATA:-$tmp/fanout.dat}" "$runs_large" \
-    "$loop_max" "$baseline" $sizes <<'EOF'
+    "$loop_max" "$baseline" "${VARIANT:-}" "${TOOLS:-}" $sizes <<'EOF'
 import math, os, statistics, subprocess, sys, threading, time
 
 binary, tmp, runs, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 runs_large, loop_max, baseline = int(sys.argv[5]), int(sys.argv[6]), sys.argv[7]
-sizes = [int(n) for n in sys.argv[8:]]
+variant, tools = sys.argv[8].split(), sys.argv[9].replace("loop", "ssh loop").split(" ")
+sizes = [int(n) for n in sys.argv[10:]]
 # ssh does not carry PATH over as the launcher does: the full path of the same fake torchrun.
 remote = f"cd {tmp}/job && exec {tmp}/bin/torchrun --nproc_per_node=1 x.py"
 os.chdir(f"{tmp}/job")
@@ -73,7 +79,7 @@ os.chdir(f"{tmp}/job")
 def commands(n):
     hosts = f"{tmp}/hosts_{n}"
     launch = ["run", "--hostfile", hosts, "--nproc_per_node", "1", "x.py"]
-    return {
+    every = {
         "colossalai": [binary] + launch,
         "pdsh": ["pdsh", "-S", "-R", "ssh", "-f", str(n), "-w", "^" + hosts, remote],
         # The key exchange libssh gives the launcher: OpenSSH's default (sntrup761x25519) costs
@@ -82,7 +88,15 @@ def commands(n):
                      '-o KexAlgorithms=curve25519-sha256 "$h" "$1" & done <"$0"; wait', hosts, remote],
         # Another build beside it (BASELINE), in the same run: before and after a change.
         **({"baseline": [baseline] + launch} if baseline else {}),
+        # This build with VARIANT's options (before the script).
+        **({"variant": [binary] + launch[:-1] + variant + launch[-1:]} if variant else {}),
     }
+    return {name: argv for name, argv in every.items() if name in tools or tools == [""]}
+
+# Each tool's title in the plot.
+titles = {"colossalai": "colossalai run", "pdsh": "pdsh -R ssh -f N",
+          "ssh loop": "ssh loop, curve25519 (N ssh processes)", "baseline": "baseline",
+          "variant": "colossalai run " + " ".join(variant)}
 
 def sample(pid, peak, done):
     """Peak descriptors and threads of the process under /usr/bin/time `pid`."""
@@ -116,7 +130,7 @@ def measure(argv, n):
     peak, done = [0, 0], threading.Event()
     cpu_before, forks_before = machine_counters()
     start = time.perf_counter()
-    child = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", f"{tmp}/maxrss", "--"] + argv,
+    child = subprocess.Popen(["/usr/bin/time", "-f", "%M %U %S", "-o", f"{tmp}/maxrss", "--"] + argv,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     sampler = threading.Thread(target=sample, args=(child.pid, peak, done))
     if argv[0] == binary:
@@ -137,9 +151,10 @@ def measure(argv, n):
         if argv[0] == binary:
             sys.exit(message)
         print(message, file=sys.stderr, flush=True)
-        return math.nan, math.nan, peak, math.nan, math.nan
+        return math.nan, math.nan, peak, math.nan, math.nan, math.nan
     with open(f"{tmp}/maxrss") as maxrss:
-        return wall, int(maxrss.read().split()[-1]) / 1024, peak, cpu, forks
+        kib, user, system = maxrss.read().split()[-3:]
+    return wall, int(kib) / 1024, peak, cpu, forks, (float(user) + float(system)) * 1000 / n
 
 def combined(values, how):
     """how(values) (the median, the largest), or nan when a run of them failed."""
@@ -150,7 +165,8 @@ rows = []
 header = (f"{'N':>4} " + "".join(f"{name + ' ms':>15}" for name in names) +
           f"{'c/pdsh':>8}{'c/loop':>8}" + "".join(f"{name + ' MiB':>16}" for name in names) +
           f"{'c fds':>7}{'c thr':>7}" + "".join(f"{name + ' CPU s':>17}" for name in names) +
-          "".join(f"{name + ' procs/h':>19}" for name in names))
+          "".join(f"{name + ' procs/h':>19}" for name in names) +
+          "".join(f"{name + ' client ms/h':>23}" for name in names))
 print(f"median wall time and peak RSS (largest process) over {runs} runs per tool and size "
       f"(above 128 hosts: {runs_large}, no warm-up round); c fds / c thr: the launcher's peak "
       "descriptors and threads; CPU s: the median CPU time the whole machine used per run (client "
@@ -162,30 +178,36 @@ for n in sizes:
     rss = {name: [] for name in names}
     cpus = {name: [] for name in names}
     forks = {name: [] for name in names}
+    clients = {name: [] for name in names}
     limits = [0, 0]
     large = n > 128
     for round in range(int(large), 1 + (runs_large if large else runs)):  # round 0 warms up
         for name in names:
             if name == "ssh loop" and n > loop_max:
-                wall, peak, fds_threads, cpu, procs = math.nan, math.nan, [0, 0], math.nan, math.nan
+                wall, peak, fds_threads, cpu, procs, client = (math.nan, math.nan, [0, 0],
+                                                               math.nan, math.nan, math.nan)
             else:
-                wall, peak, fds_threads, cpu, procs = measure(argvs[name], n)
+                wall, peak, fds_threads, cpu, procs, client = measure(argvs[name], n)
             limits = [max(a, b) for a, b in zip(limits, fds_threads)]
             if round:
                 walls[name].append(wall)
                 rss[name].append(peak)
                 cpus[name].append(cpu)
                 forks[name].append(procs)
+                clients[name].append(client)
     wall = {name: combined(walls[name], statistics.median) for name in names}
     peak = {name: combined(rss[name], max) for name in names}
     cpu = {name: combined(cpus[name], statistics.median) for name in names}
     fork = {name: combined(forks[name], statistics.median) for name in names}
+    client = {name: combined(clients[name], statistics.median) for name in names}
     rows.append((n, wall, peak))
     print(f"{n:>4} " + "".join(f"{wall[name]:>15.1f}" for name in names) +
-          f"{wall['colossalai'] / wall['pdsh']:>8.2f}{wall['colossalai'] / wall['ssh loop']:>8.2f}" +
+          f"{wall['colossalai'] / wall.get('pdsh', math.nan):>8.2f}"
+          f"{wall['colossalai'] / wall.get('ssh loop', math.nan):>8.2f}" +
           "".join(f"{peak[name]:>16.1f}" for name in names) + f"{limits[0]:>7}{limits[1]:>7}" +
           "".join(f"{cpu[name]:>17.2f}" for name in names) +
-          "".join(f"{fork[name]:>19.1f}" for name in names),
+          "".join(f"{fork[name]:>19.1f}" for name in names) +
+          "".join(f"{client[name]:>23.2f}" for name in names),
           flush=True)
 print(f"the launcher's own timing, last run at {sizes[-1]} hosts (COLOSSALAI_TIMING=1):")
 sys.stdout.write("".join(line + "\n" for line in last_stderr.decode(errors="replace").splitlines()
@@ -196,6 +218,10 @@ with open(data, "w") as out:
     for n, wall, peak in rows:
         out.write(f"{n} " + " ".join(f"{wall[name]:.1f}" for name in names) + " " +
                   " ".join(f"{peak[name]:.1f}" for name in names) + "\n")
+# The plot's lines: each tool's wall time, the columns above in order.
+with open(f"{tmp}/plot.gp", "w") as plot:
+    plot.write("plot " + ", ".join(f'"{data}" using 1:{2 + i} with linespoints lw 2 '
+                                   f'title "{titles[name]}"' for i, name in enumerate(names)) + "\n")
 EOF
 
 if [[ -n ${PLOT:-} ]]; then
@@ -210,9 +236,7 @@ set key top left
 set grid
 set logscale x 2
 set logscale y 10
-plot "${DATA:-$tmp/fanout.dat}" using 1:2 with linespoints lw 2 title "colossalai run", \
-     "" using 1:3 with linespoints lw 2 title "pdsh -R ssh -f N", \
-     "" using 1:4 with linespoints lw 2 title "ssh loop, curve25519 (N ssh processes)"
+load "$tmp/plot.gp"
 EOF
     echo "plot: $PLOT"
 fi

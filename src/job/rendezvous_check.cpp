@@ -26,7 +26,9 @@ namespace {
 // descriptor on a listening socket of that port (/proc/net/tcp{,6}, /proc/PID/fd: only what the
 // node's user may see). A node connects to the addresses getaddrinfo gives, in order, as
 // torchrun: the first that answers passes; else the first failure is reported, or a foreign
-// answer if one came. The own name is checked at its first address, the one gloo takes.
+// answer if one came (another token, or none within the bound on a connection the other end
+// accepted: an earlier job's store, which waits for its client to speak first). The own name is
+// checked at its first address, the one gloo takes.
 constexpr std::string_view program = R"PYTHON(import errno, ipaddress, os, select, socket, sys, time
 a = sys.argv[1:]
 o = {}
@@ -129,10 +131,12 @@ def attempt(name, port, token):
     first = None
     for f, t, p, _, sa in ais:
         r = None
+        c = False
         s = socket.socket(f, t, p)
         try:
             s.settimeout(left())
             s.connect(sa)
+            c = True
             if token is None:
                 r = ["reached", name, sa[0], port]
             else:
@@ -145,7 +149,7 @@ def attempt(name, port, token):
                     b += d
                 r = ["answered" if b == (token + "\n").encode() else "foreign", name, sa[0], port]
         except socket.timeout:
-            r = ["timed-out", name, sa[0], port]
+            r = ["foreign" if c else "timed-out", name, sa[0], port]
         except OSError as e:
             if e.errno == errno.ECONNREFUSED:
                 r = ["refused", name, sa[0], port]
@@ -490,6 +494,16 @@ std::string describe(const RendezvousResult& result) {
     }
     }
     return rendezvous_line(result);
+}
+
+std::string describe_no_rendezvous_result() {
+    return "rendezvous check: the node's Python printed no result (is it Python 3.6 or newer? "
+           "--no-rendezvous-check skips the check)";
+}
+
+std::string describe_rendezvous_timeout(std::chrono::milliseconds wait) {
+    return fmt::format("rendezvous check: no result from the node in {:g} s",
+                       std::chrono::duration<double>(wait).count());
 }
 
 } // namespace colossalai::job

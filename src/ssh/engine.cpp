@@ -47,7 +47,12 @@ std::size_t remote_nodes_of(const run::Plan& plan) {
 class SshLaunchTransports : public job::LaunchTransports {
 public:
     SshLaunchTransports(const run::Plan& plan, const run::SshLaunch& launch, job::LaunchHooks hooks)
-        : m_local(plan.launcher_environment, plan.timings.kill_grace) {
+        : m_local(plan.launcher_environment, plan.timings.kill_grace,
+                  // A node on this machine takes its part as the remote ones do, in the same
+                  // turns; alone (every node local) the launcher checks before execute().
+                  rendezvous_way(plan) == job::RendezvousWay::transports ? plan.rendezvous
+                                                                         : std::nullopt,
+                  hooks.notice) {
         std::size_t remote_nodes = remote_nodes_of(plan);
         allow_descriptors_for(remote_nodes, launch.ssh_client == run::SshClient::openssh ? 4 : 2);
         if (remote_nodes == 0) {
@@ -181,11 +186,11 @@ const run::EngineRow& engine_row() {
 }
 
 job::RendezvousWay rendezvous_way(const run::Plan& plan) {
-    std::size_t remote = remote_nodes_of(plan);
-    if (!plan.rendezvous || (remote != 0 && remote != plan.nodes.size())) {
+    if (!plan.rendezvous) {
         return job::RendezvousWay::none;
     }
-    return remote == 0 ? job::RendezvousWay::launcher : job::RendezvousWay::transports;
+    return remote_nodes_of(plan) == 0 ? job::RendezvousWay::launcher
+                                      : job::RendezvousWay::transports;
 }
 
 std::unique_ptr<job::LaunchTransports>

@@ -238,10 +238,8 @@ private:
     // what failed (nothing started on it).
     void take_rendezvous(const RendezvousAnswer& answer) {
         if (!answer.result) {
-            finish(job::Outcome::cannot_run(
-                "rendezvous check: the node's Python printed no result (is it Python 3.6 or "
-                "newer? --no-rendezvous-check skips the check)",
-                job::preflight_exit_status));
+            finish(job::Outcome::cannot_run(job::describe_no_rendezvous_result(),
+                                            job::preflight_exit_status));
         } else if (job::is_failure(*answer.result)) {
             finish(job::Outcome::cannot_run(job::describe(*answer.result),
                                             job::preflight_exit_status));

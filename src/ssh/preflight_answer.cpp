@@ -50,7 +50,12 @@ PreflightAnswer::Step PreflightAnswer::take(std::string_view bytes) {
             std::optional<job::RendezvousResult> result = job::parse_rendezvous_line(m_line);
             m_line.clear();
             // A warning (the node's own name on loopback, gloo's interface given) decides
-            // nothing; the first failure stays the node's.
+            // nothing but is one notice naming the node; the first failure stays the node's.
+            if (result && !job::is_failure(*result) &&
+                result->outcome == job::RendezvousOutcome::own_name_loopback) {
+                m_notices.push_back(
+                    fmt::format("warning: {}: {}", m_command.host, job::describe(*result)));
+            }
             if (result &&
                 (job::is_failure(*result) ||
                  result->outcome != job::RendezvousOutcome::own_name_loopback) &&
@@ -106,10 +111,8 @@ std::optional<job::Outcome> PreflightAnswer::expired(job::Clock::time_point now)
         return std::nullopt;
     }
     if (m_rendezvous) {
-        return job::Outcome::cannot_run(
-            fmt::format("rendezvous check: no result from the node in {:g} s",
-                        std::chrono::duration<double>(m_timeout).count()),
-            job::preflight_exit_status);
+        return job::Outcome::cannot_run(job::describe_rendezvous_timeout(m_timeout),
+                                        job::preflight_exit_status);
     }
     return job::Outcome::connect_failed(
         fmt::format("no answer from the node's preflight checks in {:g} s",

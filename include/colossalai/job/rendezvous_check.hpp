@@ -75,9 +75,10 @@ struct RendezvousPlan {
 };
 
 // Who runs a launch's check (each engine says, engines::rendezvous_way): nobody (none planned,
-// or an engine that cannot: SSH with this machine and remote hosts mixed), the launcher itself
-// before the jobs (every node its child: launch/local_rendezvous.hpp), or the transports (the
-// SSH wrappers after the barrier, srun's task scripts).
+// or an engine that cannot), the launcher itself before the jobs (every node its child:
+// launch/local_rendezvous.hpp), or the transports (the SSH wrappers after the barrier, with a
+// node on this machine as a child of the launcher in the same turns: job::LocalTransport;
+// srun's task scripts).
 enum class RendezvousWay { none, launcher, transports };
 
 // How the nodes' probes are started: `told`, the listener first and the others once it listens
@@ -129,7 +130,7 @@ enum class RendezvousOutcome {
     reached,           // connected (no token to compare: an endpoint outside the job)
     port_in_use,       // the listener's bind failed: EADDRINUSE
     cannot_listen,     // another bind or listen failure (EACCES below 1024, ...)
-    foreign,           // connected, but what answered is not this launch's listener
+    foreign,           // connected, but what answered (or said nothing) is not this launch's
     refused,           // ECONNREFUSED
     timed_out,         // no connection within the bound
     no_route,          // EHOSTUNREACH, ENETUNREACH
@@ -172,5 +173,10 @@ bool is_failure(const RendezvousResult& result);
 // The one line a result reads as (after the node's name): what the node tried (the name, the
 // address it resolved to, the port), what happened and what to do about it.
 std::string describe(const RendezvousResult& result);
+
+// What a node's part of the check that gave no result reads as: its Python printed none (not
+// Python 3.6 or newer), or none came within `wait`.
+std::string describe_no_rendezvous_result();
+std::string describe_rendezvous_timeout(std::chrono::milliseconds wait);
 
 } // namespace colossalai::job

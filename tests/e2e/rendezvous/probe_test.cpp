@@ -1,8 +1,9 @@
 // The rendezvous check's program (job::rendezvous_program) as the nodes run it, here with this
 // machine's python3 over loopback: the listener answers a node that connects with the launch's
-// token; another listener's answer, a port nothing listens on, a port a live socket holds
-// (named with its process), a port left in TIME_WAIT (free), a name that does not resolve and a
-// host name on loopback are each the line the launcher parses.
+// token; another listener's answer (or its silence), a port nothing listens on, a port a live
+// socket holds (named with its process), a port left in TIME_WAIT (free; not to a listener
+// without SO_REUSEADDR), a name that does not resolve and a host name on loopback are each the
+// line the launcher parses.
 
 #include "files.hpp"
 #include "process.hpp"
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -147,6 +149,17 @@ TEST(RendezvousProgram, AnotherListenerOnThePortIsNotThisLaunchsMaster) {
     EXPECT_EQ(other.exit_code(), 0);
 }
 
+// An earlier job's TCPStore accepts and waits for its client to speak first: connected, but no
+// token within the bound is no answer of this launch's master either.
+TEST(RendezvousProgram, AListenerThatSaysNothingIsNotThisLaunchsMaster) {
+    HeldPort silent; // the kernel accepts into its backlog; nothing reads or writes
+    RunResult node = run_probe(connector("127.0.0.1", silent.port));
+    EXPECT_EQ(node.exit_code, 1) << describe(node);
+    EXPECT_EQ(results_of(node.out),
+              (std::vector<RendezvousResult>{
+                  {RendezvousOutcome::foreign, "127.0.0.1", "127.0.0.1", silent.port}}));
+}
+
 TEST(RendezvousProgram, NothingListeningIsRefused) {
     int port = free_port();
     RunResult node = run_probe(connector("127.0.0.1", port));
@@ -232,6 +245,18 @@ TEST(RendezvousProgram, APortInTimeWaitAfterTheLastJobIsFree) {
         EXPECT_EQ(last_job.exit_code(), 0);
     }
     ASSERT_TRUE(in_time_wait(port));
+    // The control: a listener without SO_REUSEADDR cannot bind that port, so this test fails
+    // for a probe that does not set it.
+    int plain = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in wildcard{};
+    wildcard.sin_family = AF_INET;
+    wildcard.sin_port = htons(static_cast<uint16_t>(port));
+    wildcard.sin_addr.s_addr = htonl(INADDR_ANY);
+    int bound = ::bind(plain, reinterpret_cast<sockaddr*>(&wildcard), sizeof wildcard);
+    int bind_error = errno;
+    ::close(plain);
+    EXPECT_EQ(bound, -1);
+    EXPECT_EQ(bind_error, EADDRINUSE);
     RunResult master = run_probe(listener(port, 0));
     EXPECT_EQ(master.exit_code, 0) << describe(master);
     EXPECT_EQ(results_of(master.out),

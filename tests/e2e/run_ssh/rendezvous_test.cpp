@@ -5,7 +5,10 @@
 // by a firewall on the master (nftables in node1's network namespace), the port held there by
 // another process (named with its PID), a node's own name on 127.0.1.1 and the master's name
 // leading one node to another machine (each node's own /etc/hosts, tests/e2e/ssh/cluster.sh),
-// the master's name not resolving on one node. A port in TIME_WAIT on the master is not in use.
+// the master's name not resolving on one node (the preflight's getent names it first), the
+// master's name leading one node to another host that listens on the port. A port in TIME_WAIT
+// on the master is not in use. A node's own name on loopback with gloo's interface given is one
+// warning. A launch that mixes this machine and remote hosts checks the local node too.
 // --no-rendezvous-check starts the jobs as before.
 
 #include "launcher.hpp"
@@ -33,9 +36,10 @@ protected:
         m_fake.behave("exit 0\n");
     }
 
-    RunResult launch(const Words& extra = {}) const {
-        Words args = {"-H", "node1,node2,node3", "--nproc_per_node", "1", "--kill-grace",
-                      "2",  "--master_port",     port_text};
+    RunResult launch(const Words& extra = {},
+                     const std::string& hosts = "node1,node2,node3") const {
+        Words args = {"-H",           hosts, "--nproc_per_node", "1",
+                      "--kill-grace", "2",   "--master_port",    port_text};
         args.insert(args.end(), extra.begin(), extra.end());
         args.push_back("train.py");
         LaunchOptions options;
@@ -152,6 +156,25 @@ TEST_F(RendezvousOverSsh, AMasterNameThatLeadsOneNodeElsewhereIsNamed) {
                                 "this node to another machine than the master?))"});
 }
 
+TEST_F(RendezvousOverSsh, AMasterNameThatLeadsOneNodeToAnotherListeningHostIsNamed) {
+    // node3 takes node1 for node2, where another process listens on the master port (accepting,
+    // saying nothing, as an earlier job's store): connected, but not this launch's master.
+    TempDir state;
+    Background holder(cluster().host_command(2, port_holder(port_text, state.path() / "listening")),
+                      {}, state.path() / "out", state.path() / "err");
+    ASSERT_TRUE(
+        eventually([&] { return std::filesystem::exists(state.path() / "listening"); }, 20s))
+        << read_file(state.path() / "err");
+    auto swap = hosts_of(3, hosts_with(cluster().address(2) + " node1\n", "node1"));
+    RunResult result = launch();
+    expect_refused(result, {not_started("node1"), not_started("node2"),
+                            "node3: failure (" + target(2) +
+                                " answered, but not as this launch's master: the name leads this "
+                                "node to another machine that listens on that port (set "
+                                "--master_addr to an address that reaches the master from every "
+                                "node))"});
+}
+
 TEST_F(RendezvousOverSsh, AMasterNameThatDoesNotResolveOnOneNodeIsNamed) {
     auto swap = hosts_of(2, hosts_with("", "node1"));
     RunResult result = launch();
@@ -188,9 +211,81 @@ TEST_F(RendezvousOverSsh, APortInTimeWaitOnTheMasterIsNotInUse) {
     RunResult waiting = cluster().exec_on_host(
         1, {"ss", "-Htan", "state", "time-wait", "sport", "= :" + port_text});
     ASSERT_NE(waiting.out, "") << describe(waiting);
+    // The control: a listener without SO_REUSEADDR cannot bind the port now, so a check that
+    // did not set it would fail this launch.
+    RunResult plain = cluster().exec_on_host(
+        1,
+        {"python3", "-c", "import socket\nsocket.socket().bind(('0.0.0.0', " + port_text + "))\n"});
+    EXPECT_NE(plain.exit_code, 0) << describe(plain);
+    EXPECT_NE(plain.err.find("Address already in use"), std::string::npos) << describe(plain);
     RunResult result = launch();
     EXPECT_EQ(result.exit_code, 0) << describe(result);
     EXPECT_EQ(m_fake.ranks_started(), (std::vector<int>{0, 1, 2}));
+}
+
+// A node whose own name is on loopback while gloo is told its interface: one warning line
+// naming the node, and the jobs start.
+TEST_F(RendezvousOverSsh, ANodesOwnNameOnLoopbackWithGloosInterfaceIsOneWarning) {
+    auto restore = hosts_of(2, hosts_with("127.0.1.1 node2\n"));
+    RunResult result = launch({"--network-interface", "eth0"});
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_EQ(m_fake.ranks_started(), (std::vector<int>{0, 1, 2}));
+    EXPECT_EQ(lines_starting_with(result.err, "colossalai: warning: "),
+              (Words{"colossalai: warning: node2: the node's own name 'node2' resolves to the "
+                     "loopback address 127.0.1.1 on the node (gloo uses the interface it was "
+                     "given instead)"}))
+        << describe(result);
+}
+
+// This machine with remote hosts: the local node takes its part in the same turns, as the
+// master (its listener a child of the launcher, in the client's namespace) or as a node that
+// connects; a failure in its part is named like a remote node's.
+TEST_F(RendezvousOverSsh, ALaunchWithThisMachineAndRemoteHostsChecksTheLocalNodeToo) {
+    // The port held on this machine (first: the passing check below leaves the port in
+    // TIME_WAIT, which the holder, without SO_REUSEADDR, could not bind): the local node's own
+    // listener fails, naming the holder.
+    TempDir state;
+    {
+        Background holder(
+            cluster().client_command(port_holder(port_text, state.path() / "listening")), {},
+            state.path() / "out", state.path() / "err");
+        ASSERT_TRUE(
+            eventually([&] { return std::filesystem::exists(state.path() / "listening"); }, 20s))
+            << read_file(state.path() / "err");
+        RunResult held = launch({}, "localhost,node1,node2");
+        EXPECT_EQ(held.exit_code, 254) << describe(held);
+        EXPECT_NE(held.err.find("localhost: failure (port " + port_text +
+                                " is in use on the master, by process " +
+                                std::to_string(holder.pid()) + " ("),
+                  std::string::npos)
+            << describe(held);
+        EXPECT_NE(held.err.find(not_started("node1")), std::string::npos) << describe(held);
+        EXPECT_NE(held.err.find(not_started("node2")), std::string::npos) << describe(held);
+        EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{});
+    }
+
+    // Passing: the local node listens; the remote ones connect to the client's address.
+    RunResult passing = launch({}, "localhost,node1,node2");
+    EXPECT_EQ(passing.exit_code, 0) << describe(passing);
+    EXPECT_EQ(m_fake.ranks_started(), (std::vector<int>{0, 1, 2}));
+
+    std::filesystem::remove_all(m_fake.bin().parent_path() / "record");
+    std::filesystem::create_directory(m_fake.bin().parent_path() / "record");
+
+    // The local node connects to node1, whose port is dropped: named by the local node.
+    RunResult added = cluster().exec_on_host(1, drop_port(port_text));
+    ASSERT_EQ(added.exit_code, 0) << describe(added);
+    Finally undo([] { cluster().exec_on_host(1, undo_drop_port()); });
+    RunResult dropped = launch({}, "node1,localhost");
+    EXPECT_EQ(dropped.exit_code, 254) << describe(dropped);
+    EXPECT_NE(dropped.err.find(summary_block(
+                  {not_started("node1"),
+                   "localhost: failure (" + target(1) +
+                       ": no connection within the check's time (a firewall or a security group "
+                       "dropping the port between this node and the master?))"})),
+              std::string::npos)
+        << describe(dropped);
+    EXPECT_EQ(m_fake.ranks_started(), std::vector<int>{});
 }
 
 // Real torchrun (Debian's, gloo) after a passing check, on 2 and 3 hosts: the listener is gone

@@ -246,8 +246,9 @@ TEST(EnginesDryRun, SshNamesEachNodesWayAndShowsNothingBefore) {
     EXPECT_EQ(dry_run_transport(plan, plan.nodes[2]), "openssh port 2222");
 }
 
-// Who runs the rendezvous check: SSH's launcher with every node on this machine, its wrappers
-// with every node remote, nobody for a mix; srun's tasks; nobody without a planned check.
+// Who runs the rendezvous check: SSH's launcher with every node on this machine, its transports
+// with a remote node (the wrappers, and a local node as the launcher's child in the same
+// turns); srun's tasks; nobody without a planned check.
 TEST(EnginesRendezvous, TheEngineSaysWhoChecks) {
     using job::RendezvousWay;
     auto way = [](run::LaunchIntent launch, std::vector<job::NodeCommand> nodes) {
@@ -261,7 +262,7 @@ TEST(EnginesRendezvous, TheEngineSaysWhoChecks) {
     EXPECT_EQ(way(run::SshLaunch{}, {node(0, "node1", false), node(1, "node2", false)}),
               RendezvousWay::transports);
     EXPECT_EQ(way(run::SshLaunch{}, {node(0, "localhost", true), node(1, "node2", false)}),
-              RendezvousWay::none);
+              RendezvousWay::transports);
     EXPECT_EQ(way(run::SrunLaunch{}, {node(0, "node1", false), node(1, "node2", false)}),
               RendezvousWay::transports);
 }

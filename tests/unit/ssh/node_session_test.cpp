@@ -666,7 +666,8 @@ TEST_F(NodeRendezvous, AConnectionAnswersAtItsEndWithItsFirstFailure) {
                                              job::preflight_exit_status));
 }
 
-TEST_F(NodeRendezvous, AWarningThenAnAnswerPasses) {
+// A warning (own name on loopback, gloo's interface given) is one notice naming the node.
+TEST_F(NodeRendezvous, AWarningIsOneNoticeThenAnAnswerPasses) {
     ready_as(1);
     ASSERT_TRUE(session->check_rendezvous(job::RendezvousTurn::connect));
     job::RendezvousResult warning{
@@ -676,6 +677,9 @@ TEST_F(NodeRendezvous, AWarningThenAnAnswerPasses) {
     pass();
     EXPECT_FALSE(result());
     EXPECT_TRUE(session->ready());
+    EXPECT_EQ(notices, "colossalai: warning: node1: the node's own name 'node2' resolves to the "
+                       "loopback address 127.0.1.1 on the node (gloo uses the interface it was "
+                       "given instead)\n");
 }
 
 TEST_F(NodeRendezvous, AConnectionThatEndsWithNoResultFails) {
