@@ -20,10 +20,12 @@ namespace colossalai::test {
 // finds every name (or, with `resolves` false, none) comes first on PATH: the preflight's
 // master-address check looks no name up for real. `path` replaces the rest of PATH. With `go`
 // (a signal's name, `USR1`), the script runs in the background and gets it once it printed its
-// ready marker (step/task_lines.hpp), as mpirun's tasks are let go.
+// ready marker (step/task_lines.hpp), as mpirun's tasks are let go; with `go_after` too, only
+// once that file is not empty (a fake program's PID: the go then finds it running).
 inline std::string run_task_script(const std::string& script, const std::string& variables,
                                    bool resolves = true, const std::string& path = "/usr/bin:/bin",
-                                   const std::string& after = "", const std::string& go = "") {
+                                   const std::string& after = "", const std::string& go = "",
+                                   const std::string& go_after = "") {
     TempDir bin;
     bin.write("getent", resolves ? "#!/bin/sh\nexit 0\n" : "#!/bin/sh\nexit 2\n", 0755);
     std::string command = "PATH=" + util::shell_quote(bin.path().string() + ":" + path) + " " +
@@ -34,8 +36,10 @@ inline std::string run_task_script(const std::string& script, const std::string&
     } else {
         std::string out = util::shell_quote((bin.path() / "out").string());
         command = "{ " + command + " >" + out + " 2>&1 & p=$!; while kill -0 $p 2>/dev/null && " +
-                  "! grep -qs colossalai-task-ready " + out + "; do sleep 0.02; done; kill -" + go +
-                  " $p 2>/dev/null; wait $p; }" + after + "; cat " + out;
+                  "! { grep -qs colossalai-task-ready " + out +
+                  (go_after.empty() ? "" : " && [ -s " + util::shell_quote(go_after) + " ]") +
+                  "; }; do sleep 0.02; done; kill -" + go + " $p 2>/dev/null; wait $p; }" + after +
+                  "; cat " + out;
     }
     FILE* pipe = ::popen(command.c_str(), "r");
     std::string out;

@@ -216,7 +216,7 @@ TEST(MpirunTaskScript, TheWaitsSleepEndsEvenIfItLostASigterm) {
               0755);
     std::string read = test::run_task_script(
         mpirun_task_script(two_nodes(), MpiKind::open_mpi), "OMPI_COMM_WORLD_RANK=0", true,
-        bin.path().string() + ":/usr/bin:/bin", "; echo \"[$?]\"", "USR1");
+        bin.path().string() + ":/usr/bin:/bin", "; echo \"[$?]\"", "USR1", pid.string());
     EXPECT_NE(read.find(said(0, step::task_exit_marker, "0")), std::string::npos) << read;
     std::optional<int> sleeping = util::parse_integer<int>(util::trim(test::read_file(pid)));
     ASSERT_TRUE(sleeping) << test::read_file(pid);
