@@ -31,33 +31,35 @@ private:
     MpirunTransport m_mpirun;
 };
 
-// Its own part of run::Options::engine_options.
-run::MpirunLaunch::Given& given(run::Options& options) {
-    return std::get<run::MpirunLaunch::Given>(options.engine_options);
+// Its own part of the engine options (run::Options::engine_options,
+// run::CheckOptions::engine_options).
+run::MpirunLaunch::Given& given(run::EngineOptions& options) {
+    return std::get<run::MpirunLaunch::Given>(options);
 }
-const run::MpirunLaunch::Given& given(const run::Options& options) {
-    return std::get<run::MpirunLaunch::Given>(options.engine_options);
+const run::MpirunLaunch::Given& given(const run::EngineOptions& options) {
+    return std::get<run::MpirunLaunch::Given>(options);
 }
 
 constexpr run::EngineOption mpirun_options[] = {
     {.name = "--mpirun",
-     .value_name = "PATH",
-     .default_shown = "mpirun",
-     .help = "With --launcher mpirun: the mpirun (Open MPI) or mpiexec (MPICH) to run",
-     .follows = "--srun-args",
-     .apply = [](run::Options& options, std::string_view,
+     .run = {.value_name = "PATH",
+             .default_shown = "mpirun",
+             .help = "With --launcher mpirun: the mpirun (Open MPI) or mpiexec (MPICH) to run",
+             .follows = "--srun-args"},
+     .apply = [](run::EngineOptions& options, std::string_view,
                  const std::string& value) { given(options).mpirun = value; },
-     .given = [](const run::Options& options) { return given(options).mpirun.has_value(); }},
+     .given = [](const run::EngineOptions& options) { return given(options).mpirun.has_value(); }},
     {.name = "--mpirun-args",
-     .value_name = "ARGS",
-     .help = "With --launcher mpirun: more mpirun options, as a shell would split them "
-             "(\"--mca plm_rsh_agent ssh\")",
-     .follows = "--mpirun",
+     .run = {.value_name = "ARGS",
+             .help = "With --launcher mpirun: more mpirun options, as a shell would split them "
+                     "(\"--mca plm_rsh_agent ssh\")",
+             .follows = "--mpirun"},
      .apply =
-         [](run::Options& options, std::string_view, const std::string& value) {
+         [](run::EngineOptions& options, std::string_view, const std::string& value) {
              given(options).mpirun_args = parse_mpirun_args(value);
          },
-     .given = [](const run::Options& options) { return given(options).mpirun_args.has_value(); }},
+     .given =
+         [](const run::EngineOptions& options) { return given(options).mpirun_args.has_value(); }},
 };
 
 std::string refuse_for_mpirun(std::string_view option, std::string_view owner) {
@@ -117,14 +119,15 @@ run::LaunchIntent mpirun_launch(const run::Options& options, bool, run::Plan& pl
         }
         node.local = false;
     }
-    std::string program = given(options).mpirun.value_or("mpirun");
+    const run::MpirunLaunch::Given& own = given(options.engine_options);
+    std::string program = own.mpirun.value_or("mpirun");
     run::MpiKind mpi = find_mpi(program);
-    return run::MpirunLaunch{program, mpi,
-                             given(options).mpirun_args.value_or(std::vector<std::string>{})};
+    return run::MpirunLaunch{program, mpi, own.mpirun_args.value_or(std::vector<std::string>{})};
 }
 
 constexpr run::EngineRow mpirun_row{.name = "mpirun",
                                     .options = mpirun_options,
+                                    .run_gloss = "one mpirun, Open MPI or MPICH",
                                     .refuse = refuse_for_mpirun,
                                     .validate = validate_for_mpirun,
                                     .needs_hosts = needs_hosts_for_mpirun,
