@@ -96,10 +96,8 @@ run::CheckOptions finish_check_command(const CLI::App& command, run::CheckOption
     }
     for (const run::EngineRow* owner : engines::table()) {
         if (owner != &engine && any_given(*owner, options)) {
-            throw usage_error(
-                "{}", engine.check_refuse(
-                          fmt::format("{}", fmt::join(engines::check_options(*owner), " and ")),
-                          owner->name));
+            throw usage_error("{}",
+                              engine.check_refuse(engines::check_options(*owner), owner->name));
         }
     }
     if (!options.installation) {

@@ -9,7 +9,7 @@
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 namespace colossalai::slurm {
 
@@ -118,8 +118,10 @@ run::LaunchIntent srun_launch(const run::Options& options, bool allocated, run::
         .allocates = allocated};
 }
 
-std::string refuse_for_slurm_check(std::string_view options, std::string_view owner) {
-    return fmt::format("{} are for --launcher {} (srun starts the checks)", options, owner);
+std::string refuse_for_slurm_check(std::span<const std::string_view> options,
+                                   std::string_view owner) {
+    return fmt::format("{} {} for --launcher {} (srun starts the checks)",
+                       fmt::join(options, " and "), options.size() == 1 ? "is" : "are", owner);
 }
 
 // srun reaches the nodes of a Slurm allocation only (not a PBS job's).

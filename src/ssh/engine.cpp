@@ -9,7 +9,7 @@
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <sys/resource.h>
 
@@ -172,6 +172,12 @@ std::string refuse_for_ssh(std::string_view option, std::string_view owner) {
     return fmt::format("{} needs --launcher {}", option, owner);
 }
 
+std::string refuse_for_ssh_check(std::span<const std::string_view> options,
+                                 std::string_view owner) {
+    return fmt::format("{} {} --launcher {}", fmt::join(options, " and "),
+                       options.size() == 1 ? "needs" : "need", owner);
+}
+
 // Each remote node over the client chosen, with the host key policy and the port given.
 run::LaunchIntent ssh_launch(const run::Options& options, bool, run::Plan& plan) {
     const run::SshLaunch::Given& own = given(options.engine_options);
@@ -192,7 +198,7 @@ constexpr run::EngineRow ssh_row{.name = "ssh",
                                  .withholds_job_identity = true,
                                  .launch = ssh_launch,
                                  .check_nodes = check_nodes,
-                                 .check_refuse = refuse_for_ssh};
+                                 .check_refuse = refuse_for_ssh_check};
 
 } // namespace
 

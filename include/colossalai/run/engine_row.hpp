@@ -137,9 +137,10 @@ struct EngineRow {
     // check cannot, and refuses it as its --launcher; the columns below are then unused.
     std::vector<NodeReply> (*check_nodes)(const CheckRequest& request) = nullptr;
     // The one line that refuses `options` (another engine's options of check, those its row
-    // offers there, joined: "--ssh-port and --ssh-timeout"), owned by the engine named `owner`,
-    // with this engine under check.
-    std::string (*check_refuse)(std::string_view options, std::string_view owner) = nullptr;
+    // offers there: "--ssh-port", "--ssh-timeout"), owned by the engine named `owner`, with this
+    // engine under check.
+    std::string (*check_refuse)(std::span<const std::string_view> options,
+                                std::string_view owner) = nullptr;
     // Whether `check --launcher NAME` alone checks the nodes of the allocation it runs in;
     // false: check needs --host, --hostfile or --allocation to check any node but this machine.
     bool check_alone_checks_allocation = false;

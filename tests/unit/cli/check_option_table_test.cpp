@@ -71,6 +71,7 @@ const std::map<std::string_view, std::string> check_samples = {
     {"--hostfile", "hosts"},          {"--allocation", ""},
     {"--launcher", "slurm"},          {"--srun-args", "-p gpu"},
     {"--ssh-port", "2222"},           {"--ssh-timeout", "2.5"},
+    {"--mpirun", "mpiexec.mpich"},    {"--mpirun-args", "-launcher ssh"},
 };
 
 TEST(CheckOptionTable, EveryEntryLandsInTheOptionsAsGiven) {
@@ -141,9 +142,9 @@ TEST(CheckOptionTable, LauncherValuesComeFromTheEnginesTable) {
                   parse({"colossalai", "run", "--launcher", "pbs", "t.py"}, out);
               }),
               "--launcher 'pbs': expected " + engines::names(" or "));
-    // As --help and its goldens show them: mpirun serves run alone (no check_nodes).
+    // As --help and its goldens show them: every row has a check_nodes (mpirun's since #38).
     EXPECT_EQ(engines::names("|"), "ssh|slurm|mpirun");
-    EXPECT_EQ(engines::names("|", engines::Command::check), "ssh|slurm");
+    EXPECT_EQ(engines::names("|", engines::Command::check), "ssh|slurm|mpirun");
 }
 
 // --ssh-port reads as run's does (#37): in decimal (026 is 26, not CLI11's octal 22), with
@@ -200,7 +201,7 @@ TEST(CheckOptionTable, RespellsOnlyCheckAliasesThatAreNotValues) {
 
 TEST(CheckOptionTable, ABadValueIsAUsageErrorNamingTheOption) {
     for (const auto& [words, message] : std::vector<std::pair<Words, std::string>>{
-             {{"--launcher", "pbs"}, "--launcher 'pbs': expected ssh or slurm"},
+             {{"--launcher", "pbs"}, "--launcher 'pbs': expected ssh or slurm or mpirun"},
              {{"--ssh-timeout", "0"}, "--ssh-timeout '0': must be from 0.1 to 3600 seconds"},
              {{"--launcher", "slurm", "--srun-args", "-N 3"},
               "--srun-args: '-N' is set by the launcher itself"}}) {

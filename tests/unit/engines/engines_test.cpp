@@ -121,12 +121,13 @@ TEST(EngineTable, EveryRowPlansItsLaunch) {
 TEST(EngineTable, LauncherValuesAreTheTablesNames) {
     EXPECT_EQ(names("|"), "ssh|slurm|mpirun");
     EXPECT_EQ(names(" or "), "ssh or slurm or mpirun");
-    EXPECT_EQ(names("|", Command::check), "ssh|slurm");
+    EXPECT_EQ(names("|", Command::check), "ssh|slurm|mpirun");
     // As --launcher's help lists them, with what each row says of itself there.
     EXPECT_EQ(glossed_names(), "ssh (local children and SSH), slurm (one srun step), or mpirun "
                                "(one mpirun, Open MPI or MPICH)");
     EXPECT_EQ(glossed_names(Command::check),
-              "ssh, or slurm (one srun step; alone, inside an allocation: the allocation's nodes)");
+              "ssh, slurm (one srun step; alone, inside an allocation: the allocation's nodes), or "
+              "mpirun (one mpirun, Open MPI or MPICH)");
     EXPECT_EQ(&chosen(run::Options{}), table().front());
     run::Options slurm;
     slurm.engine = find("slurm");
@@ -192,8 +193,9 @@ TEST(EngineCheckColumns, EachRowSaysWhatCheckThroughItRefuses) {
     const run::EngineRow& slurm = *find("slurm", Command::check);
     EXPECT_EQ(check_options(ssh), (std::vector<std::string_view>{"--ssh-port", "--ssh-timeout"}));
     EXPECT_EQ(check_options(slurm), std::vector<std::string_view>{"--srun-args"});
-    EXPECT_EQ(ssh.check_refuse("--srun-args", "slurm"), "--srun-args needs --launcher slurm");
-    EXPECT_EQ(slurm.check_refuse("--ssh-port and --ssh-timeout", "ssh"),
+    EXPECT_EQ(ssh.check_refuse(check_options(slurm), "slurm"),
+              "--srun-args needs --launcher slurm");
+    EXPECT_EQ(slurm.check_refuse(check_options(ssh), "ssh"),
               "--ssh-port and --ssh-timeout are for --launcher ssh (srun starts the checks)");
     EXPECT_FALSE(ssh.check_alone_checks_allocation);
     EXPECT_TRUE(slurm.check_alone_checks_allocation);
