@@ -2,12 +2,12 @@
 
 // What an engine (src/engines lists them) says about `colossalai run`: its name, the options only
 // it reads (each declared whole here, for both commands: `colossalai run`'s and `colossalai
-// check`'s option tables take them from the rows),
-// its own checks, and what the planner asks of it (where the hosts come from, whether it reaches
-// them from this machine, its launch intent); and how `colossalai check` reaches nodes through
-// it. Each engine defines its row in its own module (ssh/engine.hpp, slurm/engine.hpp); run/
-// holds the type without any engine's code, and the planner (make_plan) is handed the chosen
-// row, as ninja's build is handed its CommandRunner.
+// check`'s option tables take them from the rows), its own checks, and what the planner asks of
+// it (where the hosts come from, whether it reaches them from this machine, its launch intent);
+// and how `colossalai check` reaches nodes through it. Each engine defines its row in its own
+// module (ssh/engine.hpp, slurm/engine.hpp, mpirun/engine.hpp); run/ holds the type without any
+// engine's code, and the planner (make_plan) is handed the chosen row, as ninja's build is handed
+// its CommandRunner.
 
 #include "colossalai/check/options.hpp"
 #include "colossalai/run/hosts.hpp"
