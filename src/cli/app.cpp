@@ -87,7 +87,7 @@ void add_top_level_options(CLI::App& app, TopLevelOptions& options) {
 // them all was the largest part of a local launch's start-up (CLI11 compares each new name
 // with every earlier one). Check's options unless the command is `run`; run's, which the
 // pre-scan reads, when help is asked for (`run --help`, `--help run`; and --generate, later).
-void add_options_in_use(CLI::App& check_command, check::Options& check_options,
+void add_options_in_use(CLI::App& check_command, run::CheckOptions& check_options,
                         CLI::App& run_command, RunArguments& run_arguments,
                         const std::vector<std::string>& words) {
     if (!run_arguments.given) {
@@ -171,7 +171,7 @@ Command parse(const std::vector<std::string>& args, std::ostream& out) {
     RunArguments run_arguments;
     std::vector<std::string> words =
         respell_check_aliases(split_run_command_line(args, run_arguments));
-    check::Options check_options;
+    run::CheckOptions check_options;
     CLI::App* check_command = add_check_command(app);
     CLI::App* run_command = add_run_command(app);
     add_options_in_use(*check_command, check_options, *run_command, run_arguments, words);
@@ -200,7 +200,7 @@ int execute(const Command& command, std::ostream& out, std::ostream& err) {
     if (const auto* run_options = std::get_if<run::Options>(&command)) {
         return execute_run_command(*run_options, out, err);
     }
-    const auto& check_options = std::get<check::Options>(command);
+    const auto& check_options = std::get<run::CheckOptions>(command);
     if (cluster_check::cluster_mode(check_options)) {
         return cluster_check::execute(check_options, out, err);
     }

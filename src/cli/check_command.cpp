@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <span>
+#include <string_view>
+#include <vector>
 
 namespace colossalai::cli {
 
@@ -63,39 +65,39 @@ std::vector<std::string> respell_check_aliases(std::vector<std::string> args) {
 
 namespace {
 
-// Whether any of `names` (long options, as --help names them) was given.
-bool any_given(const CLI::App& command, std::span<const std::string_view> names) {
-    return std::ranges::any_of(
-        names, [&](std::string_view name) { return command.count(std::string(name)) > 0; });
+// Whether any of `engine`'s options of check was given.
+bool any_given(const run::EngineRow& engine, const run::CheckOptions& options) {
+    return std::ranges::any_of(engine.options, [&](const run::EngineOption& option) {
+        return option.check.offered() && option.given(options.engine_options);
+    });
 }
 
 } // namespace
 
-void add_check_options(CLI::App& app, check::Options& options) {
+void add_check_options(CLI::App& app, run::CheckOptions& options) {
     CLI::App* command = &app;
     for (const CheckOption& option : check_option_table()) {
         register_option(*command, option, [&options, &option](const std::string& value) {
-            option.apply(options, option.display_name(), value);
+            option.convert(options, value);
         });
     }
 }
 
-check::Options finish_check_command(const CLI::App& command, check::Options options) {
+run::CheckOptions finish_check_command(const CLI::App& command, run::CheckOptions options) {
     if (options.json) {
         options.installation = true;
     }
     // The engines' own check options: the chosen engine's need cluster mode; another engine's
     // are refused in the chosen one's words.
     const run::EngineRow& engine = engines::chosen(options);
-    if (!cluster_check::cluster_mode(options) && any_given(command, engine.check_options)) {
+    if (!cluster_check::cluster_mode(options) && any_given(engine, options)) {
         throw usage_error("{} need --host, --hostfile or --allocation",
-                          fmt::join(engine.check_options, " and "));
+                          fmt::join(engines::check_options(engine), " and "));
     }
     for (const run::EngineRow* owner : engines::table()) {
-        if (owner != &engine && any_given(command, owner->check_options)) {
-            throw usage_error("{}", engine.check_refuse(
-                                        fmt::format("{}", fmt::join(owner->check_options, " and ")),
-                                        owner->name));
+        if (owner != &engine && any_given(*owner, options)) {
+            throw usage_error("{}",
+                              engine.check_refuse(engines::check_options(*owner), owner->name));
         }
     }
     if (!options.installation) {

@@ -2,17 +2,18 @@
 
 #include "shared_options.hpp"
 
+#include "colossalai/engines/engines.hpp"
+
 namespace colossalai::cli {
 
 namespace {
 
-using check::Options;
+using Options = run::CheckOptions;
 
-} // namespace
-
-std::span<const CheckOption> check_option_table() {
-    // Made once, on first use: --launcher's value lists the engines' table.
-    static const CheckOption table[] = {
+// check's own options, in --help order; the engines' options of check are placed among them
+// (with_engine_options).
+std::span<const CheckOption> general_options() {
+    static const CheckOption general[] = {
         help_option<Options>(),
         {.short_name = "-i",
          .long_name = "--installation",
@@ -35,15 +36,17 @@ std::span<const CheckOption> check_option_table() {
          .help = "Check the nodes of the batch job this runs in (Slurm's SLURM_JOB_NODELIST, "
                  "PBS's PBS_NODEFILE, LSF's LSB_DJOB_HOSTFILE, SGE's PE_HOSTFILE)",
          .apply = set_flag<Options, &Options::allocation>},
-        shared::launcher_option<Options>(
-            "How the nodes are reached: ssh, or slurm (one srun step; alone, inside an "
-            "allocation: the allocation's nodes)"),
-        shared::srun_args_option<Options>(
-            "With --launcher slurm: more srun options, as a shell would split them"),
-        shared::ssh_port_option("INT:INT in [1 - 65535]",
-                                "SSH port for every node (else ~/.ssh/config, else 22)"),
-        shared::ssh_timeout_option<Options>("SSH connect timeout per node"),
+        shared::launcher_option<Options>("How the nodes are reached"),
     };
+    return general;
+}
+
+} // namespace
+
+std::span<const CheckOption> check_option_table() {
+    // Made once, on first use: --launcher's value lists the engines' table.
+    static const std::vector<CheckOption> table =
+        with_engine_options<Options>(general_options(), engines::table());
     return table;
 }
 

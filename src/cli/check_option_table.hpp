@@ -7,16 +7,18 @@
 
 #include "option_table.hpp"
 
-#include "colossalai/check/options.hpp"
+#include "colossalai/run/engine_row.hpp"
 
 #include <span>
+#include <vector>
 
 namespace colossalai::cli {
 
-using CheckOption = OptionEntry<check::Options>;
+using CheckOption = OptionEntry<run::CheckOptions>;
 
-// Every option of `colossalai check`, in --help order. Their values name CLI11's types (TEXT,
-// INT) where check's --help always has.
+// Every option of `colossalai check`, in --help order: its own and the engines' options of check
+// (with_engine_options over engines::table(), option_table.hpp), made once. Their values name
+// CLI11's types (TEXT, INT) where check's --help always has.
 std::span<const CheckOption> check_option_table();
 
 } // namespace colossalai::cli

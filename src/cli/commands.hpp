@@ -4,7 +4,7 @@
 
 #include "run_arguments.hpp"
 
-#include "colossalai/check/options.hpp"
+#include "colossalai/run/engine_row.hpp"
 #include "colossalai/run/options.hpp"
 
 #include <CLI/CLI.hpp>
@@ -25,10 +25,10 @@ CLI::App* add_check_command(CLI::App& app);
 std::vector<std::string> respell_check_aliases(std::vector<std::string> args);
 
 // Registers check's options on `command`; parsed values land in `options`.
-void add_check_options(CLI::App& command, check::Options& options);
+void add_check_options(CLI::App& command, run::CheckOptions& options);
 
 // Validates what was parsed for `check` (throws a usage error) and returns the command.
-check::Options finish_check_command(const CLI::App& command, check::Options options);
+run::CheckOptions finish_check_command(const CLI::App& command, run::CheckOptions options);
 
 // `colossalai run`: the pre-scan parses its words (CLI11 cannot stop at the script and knows
 // no single-dash long names); CLI11 only recognises the subcommand and renders --help. Both

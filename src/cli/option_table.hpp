@@ -4,9 +4,16 @@
 // (run_option_table.hpp) and `colossalai check` (check_option_table.hpp), and the options the two
 // share (shared_options.hpp). An entry holds everything about one option: its spellings, how
 // --help shows it, and the function that converts its value into the command's options struct.
+// The engines' own options come from their rows (with_engine_options), for either command.
 
+#include "colossalai/run/engine_row.hpp"
+
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 namespace colossalai::cli {
 
@@ -38,6 +45,20 @@ struct OptionEntry {
     // Converts `value` (empty for a flag) into `options`; throws a usage error for a bad value.
     // `name` is the option as --help names it (display_name), for the message.
     void (*apply)(Options& options, std::string_view name, const std::string& value) = nullptr;
+    // An engine's option: its declaration in the engine's row (run/engine_row.hpp), whose
+    // function reads the value into the options' engine part (`Options::engine_options`) for
+    // either command; `apply` is then unset. nullptr: an option of the command's own.
+    const run::EngineOption* engine_option = nullptr;
+
+    // Converts `value` (empty for a flag) into `options`, by `apply` or the engine's function;
+    // throws a usage error for a bad value.
+    void convert(Options& options, const std::string& value) const {
+        if (engine_option != nullptr) {
+            engine_option->apply(options.engine_options, display_name(), value);
+        } else {
+            apply(options, display_name(), value);
+        }
+    }
 
     bool takes_value() const { return !value_name.empty(); }
 
@@ -74,6 +95,72 @@ constexpr OptionEntry<Options> help_option() {
             .long_name = "--help",
             .help = "Print this help message and exit",
             .role = OptionRole::help};
+}
+
+// An engine's option as an entry of a command's table, as that command shows it (`shown`).
+template <class Options>
+OptionEntry<Options> entry_of(const run::EngineOption& option,
+                              const run::EngineOptionShown& shown) {
+    return {.long_name = option.name,
+            .value_name = shown.value_name,
+            .default_shown = shown.default_shown,
+            .help = shown.help,
+            .engine_option = &option};
+}
+
+// The command whose options are `Options` (run::Options, run::CheckOptions): how it shows an
+// engine's option.
+template <class Options>
+constexpr run::EngineOptionShown run::EngineOption::*shown_in =
+    std::is_same_v<Options, run::Options> ? &run::EngineOption::run : &run::EngineOption::check;
+
+namespace detail {
+
+// Places `option` and, after it, every option of `pending` that follows it (and so on).
+template <class Options>
+void place(std::vector<OptionEntry<Options>>& table, const OptionEntry<Options>& option,
+           std::vector<const run::EngineOption*>& pending) {
+    table.push_back(option);
+    for (auto it = pending.begin(); it != pending.end();) {
+        const run::EngineOptionShown& shown = (*it)->*shown_in<Options>;
+        if (shown.follows == option.long_name) {
+            const run::EngineOption& next = **it;
+            pending.erase(it);
+            place(table, entry_of<Options>(next, shown), pending);
+            it = pending.begin(); // `pending` changed below us
+        } else {
+            ++it;
+        }
+    }
+}
+
+} // namespace detail
+
+// `general` with the options of `engines` that the command of `Options` offers placed among them:
+// each right after the option it follows there (EngineOptionShown::follows), those that follow
+// the same option in the engines' order. Throws std::logic_error for an engine's option that
+// follows none. Pure.
+template <class Options>
+std::vector<OptionEntry<Options>>
+with_engine_options(std::span<const OptionEntry<Options>> general,
+                    std::span<const run::EngineRow* const> engines) {
+    std::vector<const run::EngineOption*> pending;
+    for (const run::EngineRow* engine : engines) {
+        for (const run::EngineOption& option : engine->options) {
+            if ((option.*shown_in<Options>).offered()) {
+                pending.push_back(&option);
+            }
+        }
+    }
+    std::vector<OptionEntry<Options>> table;
+    for (const OptionEntry<Options>& option : general) {
+        detail::place(table, option, pending);
+    }
+    if (!pending.empty()) {
+        throw std::logic_error(std::string(pending.front()->name) +
+                               " follows no option of its command");
+    }
+    return table;
 }
 
 } // namespace colossalai::cli

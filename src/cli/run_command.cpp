@@ -61,7 +61,7 @@ run::Options finish_run_command(const RunArguments& arguments) {
     const RunWords& words = arguments.words;
     run::Options options;
     for (const GivenOption& given : words.options) { // in order: the last of a repeat wins
-        given.option->apply(options, given.option->display_name(), given.value);
+        given.option->convert(options, given.value);
     }
     options.module = words.module;
     options.script = words.script;

@@ -12,16 +12,14 @@
 #include "colossalai/run/master.hpp"
 #include "colossalai/run/network_interfaces.hpp"
 #include "colossalai/run/nproc.hpp"
+#include "colossalai/ssh/connect.hpp"
 #include "colossalai/util/duration.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
-
 #include <algorithm>
 #include <optional>
-#include <stdexcept>
 
 namespace colossalai::cli {
 
@@ -110,6 +108,10 @@ void set_elastic(Options& options, std::string_view name, const std::string& val
     options.elastic.*field = parse(value, name);
 }
 
+void set_ssh_timeout(Options& options, std::string_view name, const std::string& value) {
+    options.ssh_timeout = util::parse_seconds(value, name, ssh::connect_timeout_range);
+}
+
 // The options that are not one engine's, in --help order; the engines' own are placed among them
 // (with_engine_options).
 std::span<const RunOption> general_options() {
@@ -172,7 +174,12 @@ std::span<const RunOption> general_options() {
          .value_name = "ARGS",
          .help = "More launcher options: a=1,b,c=2 -> --a=1 --b --c=2",
          .apply = set_extra_launch_args},
-        shared::ssh_timeout_option<Options>("SSH connect timeout per host"),
+        // run's own, which every engine's plan carries (check's is the ssh row's).
+        {.long_name = "--ssh-timeout",
+         .value_name = "SECONDS",
+         .default_shown = "30",
+         .help = "SSH connect timeout per host",
+         .apply = set_ssh_timeout},
         {.long_name = "--strict-host-key-checking",
          .value_name = "MODE",
          .help =
@@ -184,9 +191,7 @@ std::span<const RunOption> general_options() {
          .default_shown = "10",
          .help = "Time between TERM and KILL when stopping a node",
          .apply = set_kill_grace},
-        shared::launcher_option<Options>(
-            "How the nodes are started: ssh (local children and SSH), slurm (one srun step), or "
-            "mpirun (one mpirun, Open MPI or MPICH)"),
+        shared::launcher_option<Options>("How the nodes are started"),
         {.long_name = "--network-interface",
          .value_name = "IFACE[,IFACE...]",
          .help = "Network interfaces for NCCL and Gloo on every node (NCCL_SOCKET_IFNAME, "
@@ -233,55 +238,11 @@ std::span<const RunOption> general_options() {
     return general;
 }
 
-// An engine's option as an entry of the table.
-RunOption entry_of(const run::EngineOption& option) {
-    return {.long_name = option.name,
-            .value_name = option.value_name,
-            .default_shown = option.default_shown,
-            .help = option.help,
-            .apply = option.apply};
-}
-
-// Places `option` and, after it, every option of `pending` that follows it (and so on).
-void place(std::vector<RunOption>& table, const RunOption& option,
-           std::vector<const run::EngineOption*>& pending) {
-    table.push_back(option);
-    for (auto it = pending.begin(); it != pending.end();) {
-        if ((*it)->follows == option.long_name) {
-            const run::EngineOption& next = **it;
-            pending.erase(it);
-            place(table, entry_of(next), pending);
-            it = pending.begin(); // `pending` changed below us
-        } else {
-            ++it;
-        }
-    }
-}
-
 } // namespace
-
-std::vector<RunOption> with_engine_options(std::span<const RunOption> general,
-                                           std::span<const run::EngineRow* const> engines) {
-    std::vector<const run::EngineOption*> pending;
-    for (const run::EngineRow* engine : engines) {
-        for (const run::EngineOption& option : engine->options) {
-            pending.push_back(&option);
-        }
-    }
-    std::vector<RunOption> table;
-    for (const RunOption& option : general) {
-        place(table, option, pending);
-    }
-    if (!pending.empty()) {
-        throw std::logic_error(
-            fmt::format("{} follows no option of colossalai run", pending.front()->name));
-    }
-    return table;
-}
 
 std::span<const RunOption> run_option_table() {
     static const std::vector<RunOption> table =
-        with_engine_options(general_options(), engines::table());
+        with_engine_options<Options>(general_options(), engines::table());
     return table;
 }
 

@@ -19,14 +19,8 @@ namespace colossalai::cli {
 
 using RunOption = OptionEntry<run::Options>;
 
-// `general` with the options of `engines` placed among them: each right after the option it
-// follows (EngineOption::follows), those that follow the same option in the engines' order.
-// Throws std::logic_error for an engine's option that follows none. Pure.
-std::vector<RunOption> with_engine_options(std::span<const RunOption> general,
-                                           std::span<const run::EngineRow* const> engines);
-
 // Every option of `colossalai run`, in --help order: its own and the engines'
-// (with_engine_options over engines::table()), made once.
+// (with_engine_options over engines::table(), option_table.hpp), made once.
 std::span<const RunOption> run_option_table();
 
 // The option spelled `--name` (with '-' and '_' alike after the dashes, as torchrun allows),

@@ -4,21 +4,16 @@
 // each defined once (its spellings, its value's name and default, the one function that parses
 // it) for either command's options struct. Each command words the help itself ("every host",
 // "every node"), as its --help has always read. An option that one engine owns is that engine's
-// under `run` (its row's options, run/engine_row.hpp); check's own --ssh-port and --srun-args are
-// here, and parse their values with the same functions as the engines (run::parse_port,
-// slurm::parse_srun_args).
+// under both commands (its row's options, run/engine_row.hpp; with_engine_options places them).
 
 #include "option_table.hpp"
 
-#include "colossalai/check/options.hpp"
 #include "colossalai/engines/engines.hpp"
-#include "colossalai/run/master.hpp"
-#include "colossalai/slurm/srun_args.hpp"
-#include "colossalai/ssh/connect.hpp"
-#include "colossalai/util/duration.hpp"
+#include "colossalai/run/engine_row.hpp"
 #include "colossalai/util/error.hpp"
-#include "colossalai/util/integer.hpp"
 #include "colossalai/util/strings.hpp"
+
+#include <fmt/format.h>
 
 #include <optional>
 #include <string>
@@ -53,22 +48,6 @@ std::string_view launcher_values() {
     return values;
 }
 
-template <class Options>
-void set_srun_args(Options& options, std::string_view, const std::string& value) {
-    options.srun_args = slurm::parse_srun_args(value);
-}
-
-template <class Options>
-void set_ssh_timeout(Options& options, std::string_view name, const std::string& value) {
-    options.ssh_timeout = util::parse_seconds(value, name, ssh::connect_timeout_range);
-}
-
-// check's --ssh-port (run's is the ssh engine's own, ssh/engine.cpp), read as run's is:
-// run::parse_port.
-inline void set_ssh_port(check::Options& options, std::string_view name, const std::string& value) {
-    options.ssh_port = run::parse_port(value, name).number;
-}
-
 // -H / --host / -host: the spellings both commands accept (the single-dash one too, which
 // CLI11 would read as -h for check), each command converting the value its own way (run: the
 // hosts; check: the text, which cluster_check reads).
@@ -82,12 +61,6 @@ constexpr OptionEntry<Options> host_option(std::string_view value_name, std::str
             .value_name = value_name,
             .help = help,
             .apply = apply};
-}
-
-inline constexpr OptionEntry<check::Options> ssh_port_option(std::string_view value_name,
-                                                             std::string_view help) {
-    return {
-        .long_name = "--ssh-port", .value_name = value_name, .help = help, .apply = set_ssh_port};
 }
 
 template <class Options>
@@ -106,31 +79,18 @@ constexpr OptionEntry<Options> python_option(std::string_view help) {
             .apply = keep_text<Options, &Options::python>};
 }
 
-// Its value's name and default are the engines' table's: its names, its first row.
+// Its value's name, its default and its help's list of the engines are the engines' table's: its
+// names, its first row, each row's gloss (engines::glossed_names) after `lead` ("How the nodes
+// are started"). Each command has one --launcher: its help is made once.
 template <class Options>
-OptionEntry<Options> launcher_option(std::string_view help) {
+OptionEntry<Options> launcher_option(std::string_view lead) {
+    static const std::string help =
+        fmt::format("{}: {}", lead, engines::glossed_names(engines_command<Options>));
     return {.long_name = "--launcher",
             .value_name = launcher_values<Options>(),
             .default_shown = engines::table().front()->name,
             .help = help,
             .apply = set_launcher<Options>};
-}
-
-template <class Options>
-constexpr OptionEntry<Options> srun_args_option(std::string_view help) {
-    return {.long_name = "--srun-args",
-            .value_name = "ARGS",
-            .help = help,
-            .apply = set_srun_args<Options>};
-}
-
-template <class Options>
-constexpr OptionEntry<Options> ssh_timeout_option(std::string_view help) {
-    return {.long_name = "--ssh-timeout",
-            .value_name = "SECONDS",
-            .default_shown = "30",
-            .help = help,
-            .apply = set_ssh_timeout<Options>};
 }
 
 } // namespace colossalai::cli::shared

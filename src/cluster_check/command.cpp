@@ -88,12 +88,12 @@ std::vector<run::Host> hosts_of(const check::Options& options, const run::Engine
 
 } // namespace
 
-bool cluster_mode(const check::Options& options) {
+bool cluster_mode(const run::CheckOptions& options) {
     return options.host.has_value() || options.hostfile.has_value() || options.allocation ||
            engines::chosen(options).check_alone_checks_allocation;
 }
 
-int execute(const check::Options& options, std::ostream& out, std::ostream& err) {
+int execute(const run::CheckOptions& options, std::ostream& out, std::ostream& err) {
     const run::EngineRow& engine = engines::chosen(options);
     std::vector<run::Host> hosts = hosts_of(options, engine, err);
     check::ProbeSettings probe = check::read_settings(options, [](const std::string& name) {
@@ -106,7 +106,6 @@ int execute(const check::Options& options, std::ostream& out, std::ostream& err)
                           .node_input = node_input(options.python, probe.timeout),
                           .node_argv = node_argv(options.python, probe.timeout),
                           .probe_timeout = probe.timeout,
-                          .connect_timeout = options.ssh_timeout,
                           .max_answer_bytes = max_answer_bytes});
 
     std::vector<NodeFacts> nodes;

@@ -60,7 +60,7 @@ const run::EngineRow& chosen(const run::Options& options) {
     return given_or_first(options.engine);
 }
 
-const run::EngineRow& chosen(const check::Options& options) {
+const run::EngineRow& chosen(const run::CheckOptions& options) {
     return given_or_first(options.engine);
 }
 
@@ -74,6 +74,31 @@ std::string names(std::string_view separator, Command command) {
     return fmt::format("{}", fmt::join(all, separator));
 }
 
+std::vector<std::string_view> check_options(const run::EngineRow& row) {
+    std::vector<std::string_view> names;
+    for (const run::EngineOption& option : row.options) {
+        if (option.check.offered()) {
+            names.push_back(option.name);
+        }
+    }
+    return names;
+}
+
+std::string glossed_names(Command command) {
+    std::vector<std::string> all;
+    for (const run::EngineRow* row : table()) {
+        if (serves(*row, command)) {
+            std::string_view gloss = command == Command::run ? row->run_gloss : row->check_gloss;
+            all.push_back(gloss.empty() ? std::string(row->name)
+                                        : fmt::format("{} ({})", row->name, gloss));
+        }
+    }
+    if (all.size() > 1) {
+        all.back() = "or " + all.back();
+    }
+    return fmt::format("{}", fmt::join(all, ", "));
+}
+
 void validate(const run::Options& options) {
     const run::EngineRow& engine = chosen(options);
     for (const run::EngineRow* owner : table()) {
@@ -81,7 +106,7 @@ void validate(const run::Options& options) {
             continue;
         }
         for (const run::EngineOption& option : owner->options) {
-            if (option.given(options)) {
+            if (option.given(options.engine_options)) {
                 throw usage_error("{}", engine.refuse(option.name, owner->name));
             }
         }

@@ -3,11 +3,12 @@
 #include "colossalai/exec/capture.hpp"
 #include "colossalai/mpirun/mpirun_command.hpp"
 #include "colossalai/mpirun/mpirun_transport.hpp"
+#include "colossalai/mpirun/node_check.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 namespace colossalai::mpirun {
 
@@ -31,33 +32,45 @@ private:
     MpirunTransport m_mpirun;
 };
 
-// Its own part of run::Options::engine_options.
-run::MpirunLaunch::Given& given(run::Options& options) {
-    return std::get<run::MpirunLaunch::Given>(options.engine_options);
+// Its own part of the engine options (run::Options::engine_options,
+// run::CheckOptions::engine_options).
+run::MpirunLaunch::Given& given(run::EngineOptions& options) {
+    return std::get<run::MpirunLaunch::Given>(options);
 }
-const run::MpirunLaunch::Given& given(const run::Options& options) {
-    return std::get<run::MpirunLaunch::Given>(options.engine_options);
+const run::MpirunLaunch::Given& given(const run::EngineOptions& options) {
+    return std::get<run::MpirunLaunch::Given>(options);
 }
+
+constexpr std::string_view mpirun_program_help =
+    "With --launcher mpirun: the mpirun (Open MPI) or mpiexec (MPICH) to run";
 
 constexpr run::EngineOption mpirun_options[] = {
     {.name = "--mpirun",
-     .value_name = "PATH",
-     .default_shown = "mpirun",
-     .help = "With --launcher mpirun: the mpirun (Open MPI) or mpiexec (MPICH) to run",
-     .follows = "--srun-args",
-     .apply = [](run::Options& options, std::string_view,
+     .run = {.value_name = "PATH",
+             .default_shown = "mpirun",
+             .help = mpirun_program_help,
+             .follows = "--srun-args"},
+     .check = {.value_name = "PATH",
+               .default_shown = "mpirun",
+               .help = mpirun_program_help,
+               .follows = "--ssh-timeout"},
+     .apply = [](run::EngineOptions& options, std::string_view,
                  const std::string& value) { given(options).mpirun = value; },
-     .given = [](const run::Options& options) { return given(options).mpirun.has_value(); }},
+     .given = [](const run::EngineOptions& options) { return given(options).mpirun.has_value(); }},
     {.name = "--mpirun-args",
-     .value_name = "ARGS",
-     .help = "With --launcher mpirun: more mpirun options, as a shell would split them "
-             "(\"--mca plm_rsh_agent ssh\")",
-     .follows = "--mpirun",
+     .run = {.value_name = "ARGS",
+             .help = "With --launcher mpirun: more mpirun options, as a shell would split them "
+                     "(\"--mca plm_rsh_agent ssh\")",
+             .follows = "--mpirun"},
+     .check = {.value_name = "ARGS",
+               .help = "With --launcher mpirun: more mpirun options, as a shell would split them",
+               .follows = "--mpirun"},
      .apply =
-         [](run::Options& options, std::string_view, const std::string& value) {
+         [](run::EngineOptions& options, std::string_view, const std::string& value) {
              given(options).mpirun_args = parse_mpirun_args(value);
          },
-     .given = [](const run::Options& options) { return given(options).mpirun_args.has_value(); }},
+     .given =
+         [](const run::EngineOptions& options) { return given(options).mpirun_args.has_value(); }},
 };
 
 std::string refuse_for_mpirun(std::string_view option, std::string_view owner) {
@@ -78,6 +91,14 @@ void validate_for_mpirun(const run::Options& options) {
                               "mpirun ends the whole job when one task ends");
         }
     }
+}
+
+// A host with a user part (`shown` as the message names it): mpirun runs every task as its own
+// user.
+[[noreturn]] void refuse_mpirun_host_user(std::string_view shown) {
+    throw usage_error("--launcher mpirun: host '{}' names a user; mpirun runs every task as the "
+                      "user who starts it",
+                      shown);
 }
 
 void needs_hosts_for_mpirun() {
@@ -106,30 +127,54 @@ run::MpiKind find_mpi(const std::string& program) {
                       first.empty() ? "it printed nothing" : util::escape_for_message(first));
 }
 
+// The program its options name, which MPI it is, and their --mpirun-args.
+run::MpirunLaunch launch_of(const run::MpirunLaunch::Given& own) {
+    std::string program = own.mpirun.value_or("mpirun");
+    run::MpiKind mpi = find_mpi(program);
+    return run::MpirunLaunch{program, mpi, own.mpirun_args.value_or(std::vector<std::string>{})};
+}
+
 // Every node is a task of one mpirun, none is started locally, and every task runs as the user
 // who starts mpirun.
 run::LaunchIntent mpirun_launch(const run::Options& options, bool, run::Plan& plan) {
     for (job::NodeCommand& node : plan.nodes) {
         if (node.user) {
-            throw usage_error("--launcher mpirun: host '{}' names a user; mpirun runs every task "
-                              "as the user who starts it",
-                              node.host);
+            refuse_mpirun_host_user(node.host);
         }
         node.local = false;
     }
-    std::string program = given(options).mpirun.value_or("mpirun");
-    run::MpiKind mpi = find_mpi(program);
-    return run::MpirunLaunch{program, mpi,
-                             given(options).mpirun_args.value_or(std::vector<std::string>{})};
+    return launch_of(given(options.engine_options));
+}
+
+std::string refuse_for_mpirun_check(std::span<const std::string_view> options,
+                                    std::string_view owner) {
+    return fmt::format("{} {} for --launcher {} (mpirun starts the checks)",
+                       fmt::join(options, " and "), options.size() == 1 ? "is" : "are", owner);
+}
+
+void check_mpirun_host(const run::Host& host) {
+    if (host.user) {
+        refuse_mpirun_host_user(util::escape_for_message(host.name));
+    }
+}
+
+// check through one mpirun of the program given, which MPI it is read as for run.
+std::vector<run::NodeReply> check_nodes_through_mpirun(const run::CheckRequest& request) {
+    return check_nodes(request, launch_of(given(request.options.engine_options)));
 }
 
 constexpr run::EngineRow mpirun_row{.name = "mpirun",
                                     .options = mpirun_options,
+                                    .run_gloss = "one mpirun, Open MPI or MPICH",
+                                    .check_gloss = "one mpirun, Open MPI or MPICH",
                                     .refuse = refuse_for_mpirun,
                                     .validate = validate_for_mpirun,
                                     .needs_hosts = needs_hosts_for_mpirun,
                                     .withholds_job_identity = true,
-                                    .launch = mpirun_launch};
+                                    .launch = mpirun_launch,
+                                    .check_nodes = check_nodes_through_mpirun,
+                                    .check_refuse = refuse_for_mpirun_check,
+                                    .check_host = check_mpirun_host};
 
 } // namespace
 

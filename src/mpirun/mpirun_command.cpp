@@ -69,10 +69,6 @@ bool is_mpi_variable(std::string_view name) {
     return false;
 }
 
-std::string_view rank_variable(MpiKind mpi) {
-    return mpi == MpiKind::open_mpi ? "OMPI_COMM_WORLD_RANK" : "PMI_RANK";
-}
-
 // `export NAME=VALUE` for each variable the node gets, quoted for sh.
 std::string export_lines(const NodeCommand& first) {
     std::string lines;
@@ -88,6 +84,17 @@ std::string export_lines(const NodeCommand& first) {
 }
 
 } // namespace
+
+std::string_view rank_variable(MpiKind mpi) {
+    return mpi == MpiKind::open_mpi ? "OMPI_COMM_WORLD_RANK" : "PMI_RANK";
+}
+
+std::string placement_check_shell() {
+    // This machine has the node's address when it can bind to it.
+    return "perl -MSocket=:addrinfo,SOCK_STREAM -e 'my ($e, @a) = getaddrinfo($ARGV[0], \"\", "
+           "{socktype => SOCK_STREAM}); for (@a) { socket(my $s, $_->{family}, SOCK_STREAM, "
+           "0) or next; bind($s, $_->{addr}) and exit 0 } exit 1' \"$a\" || cai_f \"host $a\"\n";
+}
 
 std::optional<MpiKind> detect_mpi(std::string_view version_output) {
     if (version_output.find("(Open MPI)") != std::string_view::npos ||
@@ -146,10 +153,7 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     script += fmt::format("trap 'cai_g=1; kill -KILL \"${{cai_z-}}\" 2>/dev/null' {}\n",
                           name(signals.go));
     script += step::task_preflight_shell(first, false, run::broken_pair());
-    // Where mpirun placed the task: this machine has the node's address when it can bind to it.
-    script += "perl -MSocket=:addrinfo,SOCK_STREAM -e 'my ($e, @a) = getaddrinfo($ARGV[0], \"\", "
-              "{socktype => SOCK_STREAM}); for (@a) { socket(my $s, $_->{family}, SOCK_STREAM, "
-              "0) or next; bind($s, $_->{addr}) and exit 0 } exit 1' \"$a\" || cai_f \"host $a\"\n";
+    script += placement_check_shell();
     // Ready: it waits until every task is (Engine::release sends `go`) or the launch stops. (The
     // shell's word on a child ended by a signal, `Alarm clock`, `Terminated`, is not the job's.)
     script += "[ -n \"${cai_x-}\" ] || " + step::ready_marker_shell("\"$r\"");
@@ -186,8 +190,9 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     return script;
 }
 
-std::vector<std::string> build_mpirun_command(const std::vector<NodeCommand>& nodes,
-                                              const run::MpirunLaunch& launch) {
+std::vector<std::string> mpirun_tasks_command(const std::vector<NodeCommand>& nodes,
+                                              const run::MpirunLaunch& launch,
+                                              const std::string& script) {
     std::vector<std::string_view> hosts;
     for (const NodeCommand& node : nodes) {
         hosts.push_back(node.address);
@@ -212,9 +217,13 @@ std::vector<std::string> build_mpirun_command(const std::vector<NodeCommand>& no
         argv = {launch.program, "-n", count, "-ppn", "1", "-hosts", host_list};
     }
     argv.insert(argv.end(), launch.mpirun_args.begin(), launch.mpirun_args.end());
-    argv.insert(argv.end(),
-                {"/bin/sh", "-c", mpirun_task_script(nodes, launch.mpi), "colossalai-task"});
+    argv.insert(argv.end(), {"/bin/sh", "-c", script, "colossalai-task"});
     return argv;
+}
+
+std::vector<std::string> build_mpirun_command(const std::vector<NodeCommand>& nodes,
+                                              const run::MpirunLaunch& launch) {
+    return mpirun_tasks_command(nodes, launch, mpirun_task_script(nodes, launch.mpi));
 }
 
 std::vector<std::string> mpirun_command(const run::Plan& plan, const run::MpirunLaunch& launch) {

@@ -9,7 +9,7 @@
 #include "colossalai/util/quote.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 namespace colossalai::slurm {
 
@@ -28,23 +28,27 @@ private:
     SlurmTransport m_srun;
 };
 
-// Its own part of run::Options::engine_options.
-std::optional<std::vector<std::string>>& srun_args(run::Options& options) {
-    return std::get<run::SrunLaunch::Given>(options.engine_options).srun_args;
+// Its own part of the engine options (run::Options::engine_options,
+// run::CheckOptions::engine_options).
+std::optional<std::vector<std::string>>& srun_args(run::EngineOptions& options) {
+    return std::get<run::SrunLaunch::Given>(options).srun_args;
 }
-const std::optional<std::vector<std::string>>& srun_args(const run::Options& options) {
-    return std::get<run::SrunLaunch::Given>(options.engine_options).srun_args;
+const std::optional<std::vector<std::string>>& srun_args(const run::EngineOptions& options) {
+    return std::get<run::SrunLaunch::Given>(options).srun_args;
 }
 
 constexpr run::EngineOption slurm_options[] = {
     {.name = "--srun-args",
-     .value_name = "ARGS",
-     .help = "With --launcher slurm: more srun options, as a shell would split them "
-             "(\"--partition gpu --time 1:00:00\")",
-     .follows = "--launcher",
-     .apply = [](run::Options& options, std::string_view,
+     .run = {.value_name = "ARGS",
+             .help = "With --launcher slurm: more srun options, as a shell would split them "
+                     "(\"--partition gpu --time 1:00:00\")",
+             .follows = "--launcher"},
+     .check = {.value_name = "ARGS",
+               .help = "With --launcher slurm: more srun options, as a shell would split them",
+               .follows = "--launcher"},
+     .apply = [](run::EngineOptions& options, std::string_view,
                  const std::string& value) { srun_args(options) = parse_srun_args(value); },
-     .given = [](const run::Options& options) { return srun_args(options).has_value(); }},
+     .given = [](const run::EngineOptions& options) { return srun_args(options).has_value(); }},
 };
 
 std::string refuse_for_slurm(std::string_view option, std::string_view owner) {
@@ -109,16 +113,16 @@ run::LaunchIntent srun_launch(const run::Options& options, bool allocated, run::
         }
         node.local = false;
     }
-    return run::SrunLaunch{.srun_args = srun_args(options).value_or(std::vector<std::string>{}),
-                           .allocates = allocated};
+    return run::SrunLaunch{
+        .srun_args = srun_args(options.engine_options).value_or(std::vector<std::string>{}),
+        .allocates = allocated};
 }
 
-std::string refuse_for_slurm_check(std::string_view options, std::string_view owner) {
-    return fmt::format("{} are for --launcher {} (srun starts the checks)", options, owner);
+std::string refuse_for_slurm_check(std::span<const std::string_view> options,
+                                   std::string_view owner) {
+    return fmt::format("{} {} for --launcher {} (srun starts the checks)",
+                       fmt::join(options, " and "), options.size() == 1 ? "is" : "are", owner);
 }
-
-// check's options that only it reads.
-constexpr std::string_view slurm_check_options[] = {"--srun-args"};
 
 // srun reaches the nodes of a Slurm allocation only (not a PBS job's).
 void check_slurm_allocation(const std::optional<run::SchedulerVariable>& variable) {
@@ -136,13 +140,15 @@ void check_slurm_host(const run::Host& host) {
 
 constexpr run::EngineRow slurm_row{.name = "slurm",
                                    .options = slurm_options,
+                                   .run_gloss = "one srun step",
+                                   .check_gloss = "one srun step; alone, inside an allocation: "
+                                                  "the allocation's nodes",
                                    .refuse = refuse_for_slurm,
                                    .validate = validate_for_slurm,
                                    .own_hosts = srun_allocation,
                                    .needs_hosts = needs_hosts_for_slurm,
                                    .launch = srun_launch,
                                    .check_nodes = check_nodes,
-                                   .check_options = slurm_check_options,
                                    .check_refuse = refuse_for_slurm_check,
                                    .check_alone_checks_allocation = true,
                                    .check_allocation = check_slurm_allocation,

@@ -1,13 +1,15 @@
 #include "colossalai/ssh/engine.hpp"
 
 #include "colossalai/job/local_transport.hpp"
+#include "colossalai/ssh/connect.hpp"
 #include "colossalai/ssh/node_check.hpp"
 #include "colossalai/ssh/openssh_transport.hpp"
 #include "colossalai/ssh/ssh_transport.hpp"
+#include "colossalai/util/duration.hpp"
 #include "colossalai/util/error.hpp"
 #include "colossalai/util/strings.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <sys/resource.h>
 
@@ -112,19 +114,20 @@ private:
     std::variant<std::monostate, SshTransport, OpenSshTransport> m_remote;
 };
 
-// Its own part of run::Options::engine_options.
-run::SshLaunch::Given& given(run::Options& options) {
-    return std::get<run::SshLaunch::Given>(options.engine_options);
+// Its own part of the engine options (run::Options::engine_options,
+// run::CheckOptions::engine_options).
+run::SshLaunch::Given& given(run::EngineOptions& options) {
+    return std::get<run::SshLaunch::Given>(options);
 }
-const run::SshLaunch::Given& given(const run::Options& options) {
-    return std::get<run::SshLaunch::Given>(options.engine_options);
+const run::SshLaunch::Given& given(const run::EngineOptions& options) {
+    return std::get<run::SshLaunch::Given>(options);
 }
 
-void set_ssh_port(run::Options& options, std::string_view name, const std::string& value) {
+void set_ssh_port(run::EngineOptions& options, std::string_view name, const std::string& value) {
     given(options).ssh_port = run::parse_port(value, name);
 }
 
-void set_ssh_client(run::Options& options, std::string_view name, const std::string& value) {
+void set_ssh_client(run::EngineOptions& options, std::string_view name, const std::string& value) {
     if (value != "libssh" && value != "openssh") {
         throw usage_error("{} '{}': expected libssh or openssh", name,
                           util::escape_for_message(value));
@@ -133,33 +136,56 @@ void set_ssh_client(run::Options& options, std::string_view name, const std::str
         value == "libssh" ? run::SshClient::libssh : run::SshClient::openssh;
 }
 
+// check's --ssh-timeout (run's is a general option, which every engine's plan carries).
+void set_ssh_timeout(run::EngineOptions& options, std::string_view name, const std::string& value) {
+    given(options).ssh_timeout = util::parse_seconds(value, name, connect_timeout_range);
+}
+
 constexpr run::EngineOption ssh_options[] = {
     {.name = "--ssh-port",
-     .value_name = "PORT",
-     .help = "SSH port for every host (else ~/.ssh/config, else 22)",
-     .follows = "--extra_launch_args",
+     .run = {.value_name = "PORT",
+             .help = "SSH port for every host (else ~/.ssh/config, else 22)",
+             .follows = "--extra_launch_args"},
+     // CLI11's name for an integer in a range, as check's --help has always shown it.
+     .check = {.value_name = "INT:INT in [1 - 65535]",
+               .help = "SSH port for every node (else ~/.ssh/config, else 22)",
+               .follows = "--srun-args"},
      .apply = set_ssh_port,
-     .given = [](const run::Options& options) { return given(options).ssh_port.has_value(); }},
+     .given =
+         [](const run::EngineOptions& options) { return given(options).ssh_port.has_value(); }},
     {.name = "--ssh-client",
-     .value_name = "libssh|openssh",
-     .default_shown = "libssh",
-     .help = "How the remote nodes are reached: libssh (built in), or openssh (the ssh program, "
-             "in BatchMode, with all of ~/.ssh/config: host certificates, GSSAPI, ControlMaster)",
-     .follows = "--strict-host-key-checking",
+     .run = {.value_name = "libssh|openssh",
+             .default_shown = "libssh",
+             .help = "How the remote nodes are reached: libssh (built in), or openssh (the ssh "
+                     "program, in BatchMode, with all of ~/.ssh/config: host certificates, GSSAPI, "
+                     "ControlMaster)",
+             .follows = "--strict-host-key-checking"},
      .apply = set_ssh_client,
-     .given = [](const run::Options& options) { return given(options).ssh_client.has_value(); }},
+     .given =
+         [](const run::EngineOptions& options) { return given(options).ssh_client.has_value(); }},
+    {.name = "--ssh-timeout",
+     .check = {.value_name = "SECONDS",
+               .default_shown = "30",
+               .help = "SSH connect timeout per node",
+               .follows = "--ssh-port"},
+     .apply = set_ssh_timeout,
+     .given =
+         [](const run::EngineOptions& options) { return given(options).ssh_timeout.has_value(); }},
 };
 
 std::string refuse_for_ssh(std::string_view option, std::string_view owner) {
     return fmt::format("{} needs --launcher {}", option, owner);
 }
 
-// check's options that only it reads.
-constexpr std::string_view ssh_check_options[] = {"--ssh-port", "--ssh-timeout"};
+std::string refuse_for_ssh_check(std::span<const std::string_view> options,
+                                 std::string_view owner) {
+    return fmt::format("{} {} --launcher {}", fmt::join(options, " and "),
+                       options.size() == 1 ? "needs" : "need", owner);
+}
 
 // Each remote node over the client chosen, with the host key policy and the port given.
 run::LaunchIntent ssh_launch(const run::Options& options, bool, run::Plan& plan) {
-    const run::SshLaunch::Given& own = given(options);
+    const run::SshLaunch::Given& own = given(options.engine_options);
     if (own.ssh_port) {
         for (job::NodeCommand& node : plan.nodes) {
             node.ssh_port = own.ssh_port->number;
@@ -171,13 +197,13 @@ run::LaunchIntent ssh_launch(const run::Options& options, bool, run::Plan& plan)
 
 constexpr run::EngineRow ssh_row{.name = "ssh",
                                  .options = ssh_options,
+                                 .run_gloss = "local children and SSH",
                                  .refuse = refuse_for_ssh,
                                  .reaches_hosts = true,
                                  .withholds_job_identity = true,
                                  .launch = ssh_launch,
                                  .check_nodes = check_nodes,
-                                 .check_options = ssh_check_options,
-                                 .check_refuse = refuse_for_ssh};
+                                 .check_refuse = refuse_for_ssh_check};
 
 } // namespace
 

@@ -1,6 +1,5 @@
 #include "colossalai/ssh/node_check.hpp"
 
-#include "colossalai/check/options.hpp"
 #include "colossalai/ssh/remote_capture.hpp"
 #include "colossalai/ssh/remote_command.hpp"
 #include "colossalai/ssh/worker_pool.hpp"
@@ -33,8 +32,10 @@ run::NodeReply check_one_node(const job::NodeCommand& node, const run::CheckRequ
 } // namespace
 
 std::vector<run::NodeReply> check_nodes(const run::CheckRequest& request) {
+    // Its own options of check (--ssh-port, --ssh-timeout), as given.
+    const auto& given = std::get<run::SshLaunch::Given>(request.options.engine_options);
     ConnectSettings connect;
-    connect.timeout = request.connect_timeout;
+    connect.timeout = given.ssh_timeout.value_or(default_connect_timeout);
     // Python, nvcc and nvidia-smi twice, each within the probe timeout, plus the round trips.
     std::chrono::milliseconds run_timeout = 4 * request.probe_timeout + connect.timeout;
 
@@ -47,7 +48,9 @@ std::vector<run::NodeReply> check_nodes(const run::CheckRequest& request) {
             node.host = request.hosts[i].name;
             node.user = request.hosts[i].user;
             node.address = request.hosts[i].address;
-            node.ssh_port = request.options.ssh_port;
+            if (given.ssh_port) {
+                node.ssh_port = given.ssh_port->number;
+            }
             pool.submit([&, i, node = std::move(node)] {
                 run::NodeReply reply = check_one_node(node, request, connect, run_timeout);
                 replies[i] = std::move(reply); // its own element: no other task touches it

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "colossalai/check/options.hpp"
+#include "colossalai/run/engine_row.hpp"
 #include "colossalai/run/options.hpp"
 
 #include <ostream>
@@ -15,7 +15,7 @@ struct Done {
     int exit_code = 0;
 };
 
-using Command = std::variant<Done, check::Options, run::Options>;
+using Command = std::variant<Done, run::CheckOptions, run::Options>;
 
 // Parses the whole command line (args[0] is the program name). Help and version text go to
 // `out`. Throws colossalai::Error (usage) for a bad command line.

@@ -5,7 +5,6 @@
 // function below dispatches the plan's launch intent with one std::visit, so an intent
 // alternative without its engine does not compile.
 
-#include "colossalai/check/options.hpp"
 #include "colossalai/job/launch_transports.hpp"
 #include "colossalai/run/engine_row.hpp"
 #include "colossalai/run/plan.hpp"
@@ -14,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace colossalai::engines {
 
@@ -29,11 +29,20 @@ const run::EngineRow* find(std::string_view name, Command command = Command::run
 
 // The engine `options` chose: its --launcher row, else the table's first (the default).
 const run::EngineRow& chosen(const run::Options& options);
-const run::EngineRow& chosen(const check::Options& options);
+const run::EngineRow& chosen(const run::CheckOptions& options);
 
 // The --launcher values of `command` in table order, joined by `separator`: "ssh|slurm" (as
 // --help shows them), "ssh or slurm" (as a message lists them).
 std::string names(std::string_view separator, Command command = Command::run);
+
+// The --launcher values of `command` in table order, each with what its row says of it under
+// that command (EngineRow::run_gloss, check_gloss), as --launcher's help lists them: "ssh (local
+// children and SSH), slurm (one srun step), or mpirun (...)". Pure.
+std::string glossed_names(Command command = Command::run);
+
+// The options of check that `row` owns (those its row offers there, EngineOption::check), as
+// --help names them, in the row's order: "--ssh-port", "--ssh-timeout". Pure.
+std::vector<std::string_view> check_options(const run::EngineRow& row);
 
 // The checks of `options` that belong to the engines, after run::validate_options (throws the
 // usage error): an option that another engine owns, in the chosen engine's words

@@ -19,7 +19,9 @@ namespace colossalai::mpirun {
 // --include/--exclude (one command on every node) and an elastic --nnodes MIN:MAX (mpirun ends
 // the job when a task ends); needs hosts; no node is local nor names a user. Its launch intent
 // (MpirunLaunch) names the program and which MPI it is, from its `--version` (a program that
-// cannot run or is neither Open MPI nor Hydra is a one-line error).
+// cannot run or is neither Open MPI nor Hydra is a one-line error). `check --launcher mpirun`
+// reaches the nodes through one mpirun of the same program (node_check.hpp), with --mpirun and
+// --mpirun-args as its options there too; it refuses a host with a user part.
 const run::EngineRow& engine_row();
 
 // One MpirunTransport for every node of `plan` (mpirun's tasks); its notices go to `hooks`.

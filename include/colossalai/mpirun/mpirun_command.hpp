@@ -19,6 +19,14 @@ namespace colossalai::mpirun {
 // nullopt: neither (an MPI the engine does not know).
 std::optional<run::MpiKind> detect_mpi(std::string_view version_output);
 
+// The variable from which a task of `mpi` learns its rank: OMPI_COMM_WORLD_RANK (Open MPI),
+// PMI_RANK (Hydra).
+std::string_view rank_variable(run::MpiKind mpi);
+
+// The line of a task's script (for sh) that checks where mpirun placed it: this machine has the
+// address `$a` its node was planned with (it can bind to it), else `cai_f "host $a"`.
+std::string placement_check_shell();
+
 // --mpirun-args text as words (util::split_shell_words), refusing, as usage errors naming the
 // word, the options that mpirun's command sets itself: the process count, the hosts and the
 // mapping (-np/-n/-c/--np/--n, -H/--host/-host/-hosts, --hostfile/-hostfile/--machinefile/
@@ -64,6 +72,12 @@ std::string mpirun_task_script(const std::vector<job::NodeCommand>& nodes, run::
 // task's group, the job's too.
 std::vector<std::string> build_mpirun_command(const std::vector<job::NodeCommand>& nodes,
                                               const run::MpirunLaunch& launch);
+
+// The same mpirun, each task running `script` (`sh -c SCRIPT`) instead of mpirun_task_script's:
+// check's (node_check.hpp).
+std::vector<std::string> mpirun_tasks_command(const std::vector<job::NodeCommand>& nodes,
+                                              const run::MpirunLaunch& launch,
+                                              const std::string& script);
 
 // The mpirun of `plan`, whose launch intent is `launch`.
 std::vector<std::string> mpirun_command(const run::Plan& plan, const run::MpirunLaunch& launch);

@@ -11,6 +11,7 @@
 #include "colossalai/job/host_key_policy.hpp"
 #include "colossalai/run/master.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -33,6 +34,8 @@ struct SshLaunch {
     struct Given {
         std::optional<Port> ssh_port;        // --ssh-port
         std::optional<SshClient> ssh_client; // --ssh-client libssh|openssh; unset: libssh
+        // check's --ssh-timeout (run's is run::Options::ssh_timeout, every engine's); unset: 30 s
+        std::optional<std::chrono::milliseconds> ssh_timeout;
         friend bool operator==(const Given&, const Given&) = default;
     };
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "colossalai/job/node_command.hpp"
-#include "colossalai/job/preflight.hpp"
+#include "colossalai/step/probe.hpp"
 
 #include <optional>
 #include <string>
@@ -9,25 +9,13 @@
 #include <vector>
 
 // One short program run once on each of the named nodes through a single srun step, its answer
-// read per node: what `colossalai check -i --launcher slurm` runs its node probe with. The srun
-// is the Slurm transport's (build_srun_command over probe_nodes()): one task per node, each
-// task's wrapper names its node and its exit status and frames the program's output, so each
-// node's answer is attributed to it by its own start marker, never by srun's task order.
+// read per node (step/probe.hpp): what `colossalai check -i --launcher slurm` runs its node probe
+// with. The srun is the Slurm transport's (build_srun_command over probe_nodes()): one task per
+// node.
 namespace colossalai::slurm {
 
-// The node commands that run `argv` on each of `hosts` (Slurm's node names, in report order):
-// rank = position, the same argv on every node (no per-node word), in `working_directory`.
-std::vector<job::NodeCommand> probe_nodes(const std::vector<std::string>& hosts,
-                                          const std::vector<std::string>& argv,
-                                          const std::string& working_directory);
-
-// What one node's task answered.
-struct ProbeAnswer {
-    bool started = false;                         // its task printed the start marker
-    std::string output;                           // the program's output, its bytes exact
-    std::optional<job::PreflightFailure> failure; // the task's preflight failed: nothing ran
-    std::optional<int> exit_status;               // the program's status, once it ended
-};
+using step::probe_nodes;
+using step::ProbeAnswer;
 
 // What srun's output said: each node's answer, in the nodes' order, and srun's own lines.
 struct ProbeOutput {

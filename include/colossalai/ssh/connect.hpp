@@ -18,6 +18,8 @@ namespace colossalai::ssh {
 // default) up to an hour (the silence limits derived from it stay far from any overflow).
 inline constexpr util::DurationRange connect_timeout_range{std::chrono::milliseconds(100),
                                                            std::chrono::hours(1)};
+// --ssh-timeout's default.
+inline constexpr std::chrono::milliseconds default_connect_timeout = std::chrono::seconds(30);
 
 struct ConnectSettings {
     std::chrono::milliseconds timeout{30000}; // connect timeout, per host

@@ -3,6 +3,7 @@
 // node runs the same fake interpreter, which answers with the site-packages of its own host name
 // (`hostname`, per host namespace), so that nodes really differ: node3 has another PyTorch.
 
+#include "node_trees.hpp"
 #include "ssh_cluster.hpp"
 #include "support.hpp"
 
@@ -25,15 +26,7 @@ protected:
         if (IsSkipped() || HasFatalFailure()) {
             return;
         }
-        write_per_host_python(python(), m_trees.path());
-        std::string cuda = system_cuda_release();
-        for (int k = 1; k <= 4; ++k) {
-            std::string torch = k == 3 ? "2.2.0+cu" : "2.1.0+cu";
-            auto site = m_trees / ("node" + std::to_string(k)) / "site-packages";
-            write_file(site / "torch/__init__.py", "");
-            write_file(site / "torch/version.py",
-                       "__version__ = '" + torch + "'\ncuda = '" + cuda + "'\n");
-        }
+        write_node_trees(m_trees.path(), 4);
         write_file(m_trees / "hosts", "# the checked nodes\nnode1\nnode2\n");
     }
 

@@ -10,8 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -41,16 +43,18 @@ TEST(CheckOptionTable, IsWellFormed) {
         }
         EXPECT_FALSE(option.help.empty());
         EXPECT_NE(option.role, OptionRole::module);
-        EXPECT_EQ(option.apply != nullptr, option.role == OptionRole::option);
+        EXPECT_EQ(option.apply != nullptr || option.engine_option != nullptr,
+                  option.role == OptionRole::option);
+        EXPECT_FALSE(option.apply != nullptr && option.engine_option != nullptr);
     }
     EXPECT_EQ(check_option_table().front().role, OptionRole::help);
 }
 
 // CLI11's parse of `words` (after `colossalai check`) into check::Options, before the checks
 // that span options (finish_check_command).
-check::Options parsed_check_words(const Words& words) {
+run::CheckOptions parsed_check_words(const Words& words) {
     CLI::App app;
-    check::Options options;
+    run::CheckOptions options;
     add_check_options(app, options);
     std::vector<const char*> argv = {"check"};
     for (const std::string& word : words) {
@@ -67,6 +71,7 @@ const std::map<std::string_view, std::string> check_samples = {
     {"--hostfile", "hosts"},          {"--allocation", ""},
     {"--launcher", "slurm"},          {"--srun-args", "-p gpu"},
     {"--ssh-port", "2222"},           {"--ssh-timeout", "2.5"},
+    {"--mpirun", "mpiexec.mpich"},    {"--mpirun-args", "-launcher ssh"},
 };
 
 TEST(CheckOptionTable, EveryEntryLandsInTheOptionsAsGiven) {
@@ -77,9 +82,9 @@ TEST(CheckOptionTable, EveryEntryLandsInTheOptionsAsGiven) {
         SCOPED_TRACE(option.display_name());
         auto sample = check_samples.find(option.display_name());
         ASSERT_NE(sample, check_samples.end()) << "no sample value for " << option.display_name();
-        check::Options applied;
-        option.apply(applied, option.display_name(), sample->second);
-        EXPECT_NE(applied, check::Options{});
+        run::CheckOptions applied;
+        option.convert(applied, sample->second);
+        EXPECT_NE(applied, run::CheckOptions{});
         // Through CLI11, by every name, as the user gives it.
         for (std::string_view name : {option.short_name, option.long_name}) {
             if (name.empty()) {
@@ -137,16 +142,21 @@ TEST(CheckOptionTable, LauncherValuesComeFromTheEnginesTable) {
                   parse({"colossalai", "run", "--launcher", "pbs", "t.py"}, out);
               }),
               "--launcher 'pbs': expected " + engines::names(" or "));
-    // As --help and its goldens show them: mpirun serves run alone (no check_nodes).
+    // As --help and its goldens show them: every row has a check_nodes (mpirun's since #38).
     EXPECT_EQ(engines::names("|"), "ssh|slurm|mpirun");
-    EXPECT_EQ(engines::names("|", engines::Command::check), "ssh|slurm");
+    EXPECT_EQ(engines::names("|", engines::Command::check), "ssh|slurm|mpirun");
 }
 
 // --ssh-port reads as run's does (#37): in decimal (026 is 26, not CLI11's octal 22), with
 // run's message for a bad value.
 TEST(CheckOptionTable, SshPortReadsAsRunsInDecimal) {
-    EXPECT_EQ(parsed_check_words({"--ssh-port", "65535"}).ssh_port, 65535);
-    EXPECT_EQ(parsed_check_words({"--ssh-port", "026"}).ssh_port, 26);
+    auto port = [](const std::string& value) {
+        return std::get<run::SshLaunch::Given>(
+                   parsed_check_words({"--ssh-port", value}).engine_options)
+            .ssh_port;
+    };
+    EXPECT_EQ(port("65535"), run::Port{65535});
+    EXPECT_EQ(port("026"), run::Port{26});
     for (const auto& [value, message] : std::vector<std::pair<std::string, std::string>>{
              {"0", "--ssh-port '0': not a port number (1..65535)"},
              {"065536", "--ssh-port '65536': not a port number (1..65535)"},
@@ -172,8 +182,8 @@ TEST(CheckOptionTable, SingleDashHostIsHost) {
         Words args = {"colossalai", "check", "-i"};
         args.insert(args.end(), words.begin(), words.end());
         Command command = parse(args, out);
-        ASSERT_TRUE(std::holds_alternative<check::Options>(command));
-        EXPECT_EQ(std::get<check::Options>(command).host, "node1");
+        ASSERT_TRUE(std::holds_alternative<run::CheckOptions>(command));
+        EXPECT_EQ(std::get<run::CheckOptions>(command).host, "node1");
     }
     EXPECT_EQ(out.str(), "");
 }
@@ -191,7 +201,7 @@ TEST(CheckOptionTable, RespellsOnlyCheckAliasesThatAreNotValues) {
 
 TEST(CheckOptionTable, ABadValueIsAUsageErrorNamingTheOption) {
     for (const auto& [words, message] : std::vector<std::pair<Words, std::string>>{
-             {{"--launcher", "pbs"}, "--launcher 'pbs': expected ssh or slurm"},
+             {{"--launcher", "pbs"}, "--launcher 'pbs': expected ssh or slurm or mpirun"},
              {{"--ssh-timeout", "0"}, "--ssh-timeout '0': must be from 0.1 to 3600 seconds"},
              {{"--launcher", "slurm", "--srun-args", "-N 3"},
               "--srun-args: '-N' is set by the launcher itself"}}) {
@@ -209,6 +219,33 @@ const CheckOption* find_check_option(std::string_view name) {
         }
     }
     return nullptr;
+}
+
+// The engines' options of check are their rows' (#37): each one a row offers under check is one
+// entry, right after the one it follows there, shown as the row says and read by the row's
+// function into that engine's part; none that the rows do not offer under check.
+TEST(CheckOptionTable, EachEnginesOptionsOfCheckComeFromItsRow) {
+    std::span<const CheckOption> table = check_option_table();
+    for (const run::EngineRow* row : engines::table()) {
+        for (const run::EngineOption& option : row->options) {
+            SCOPED_TRACE(option.name);
+            const CheckOption* entry = find_check_option(option.name);
+            if (!option.check.offered()) {
+                EXPECT_EQ(entry, nullptr);
+                continue;
+            }
+            ASSERT_NE(entry, nullptr);
+            EXPECT_EQ(entry->engine_option, &option);
+            EXPECT_EQ(entry->value_name, option.check.value_name);
+            EXPECT_EQ(entry->help, option.check.help);
+            EXPECT_EQ(entry->default_shown, option.check.default_shown);
+            ASSERT_NE(entry, table.data());
+            EXPECT_EQ(std::prev(entry)->long_name, option.check.follows);
+        }
+    }
+    for (const CheckOption& entry : table) {
+        EXPECT_TRUE(entry.engine_option == nullptr || entry.apply == nullptr) << entry.long_name;
+    }
 }
 
 // The options check shares with run (shared_options.hpp) are spelled, shown and read alike by
@@ -230,10 +267,10 @@ TEST(CheckOptionTable, TheOptionsSharedWithRunReadAlike) {
         }
     }
     run::Options run_options;
-    check::Options check_options;
+    run::CheckOptions check_options;
     auto both = [&](std::string_view name, const std::string& value) {
-        find_long_option(name)->apply(run_options, name, value);
-        find_check_option(name)->apply(check_options, name, value);
+        find_long_option(name)->convert(run_options, value);
+        find_check_option(name)->convert(check_options, value);
     };
     both("--python", "/opt/venv/bin/python");
     EXPECT_EQ(run_options.python, check_options.python);
@@ -244,22 +281,25 @@ TEST(CheckOptionTable, TheOptionsSharedWithRunReadAlike) {
     EXPECT_EQ(check_options.engine, run_options.engine);
     both("--srun-args", "-p gpu --comment 'a b'");
     EXPECT_EQ(std::get<run::SrunLaunch::Given>(run_options.engine_options).srun_args,
-              check_options.srun_args);
+              std::get<run::SrunLaunch::Given>(check_options.engine_options).srun_args);
+    both("--ssh-port", "026");
+    EXPECT_EQ(std::get<run::SshLaunch::Given>(run_options.engine_options).ssh_port,
+              std::get<run::SshLaunch::Given>(check_options.engine_options).ssh_port);
     both("--ssh-timeout", "2.5");
     EXPECT_EQ(run_options.ssh_timeout, std::chrono::milliseconds(2500));
-    EXPECT_EQ(check_options.ssh_timeout, run_options.ssh_timeout);
+    EXPECT_EQ(std::get<run::SshLaunch::Given>(check_options.engine_options).ssh_timeout,
+              run_options.ssh_timeout);
     for (const auto& [name, bad] :
          std::vector<std::pair<std::string_view, std::string>>{{"--srun-args", "-N 3"},
                                                                {"--srun-args", "--comment 'x"},
                                                                {"--ssh-timeout", "0"},
                                                                {"--ssh-timeout", "nan"}}) {
         SCOPED_TRACE(bad);
-        std::string message = test::usage_message([&, &name = name, &bad = bad] {
-            find_long_option(name)->apply(run_options, name, bad);
-        });
+        std::string message = test::usage_message(
+            [&, &name = name, &bad = bad] { find_long_option(name)->convert(run_options, bad); });
         EXPECT_FALSE(message.empty());
         EXPECT_EQ(test::usage_message([&, &name = name, &bad = bad] {
-                      find_check_option(name)->apply(check_options, name, bad);
+                      find_check_option(name)->convert(check_options, bad);
                   }),
                   message);
     }

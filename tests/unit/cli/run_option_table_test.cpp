@@ -107,7 +107,8 @@ TEST(RunOptionTable, IsWellFormed) {
         }
         EXPECT_FALSE(option.help.empty());
         // Only what lands in run::Options converts a value; --help and -m are the scanner's.
-        EXPECT_EQ(option.apply != nullptr, option.role == OptionRole::option);
+        EXPECT_EQ(option.apply != nullptr || option.engine_option != nullptr,
+                  option.role == OptionRole::option);
         if (option.role == OptionRole::module) {
             EXPECT_TRUE(option.takes_value());
         }
@@ -317,7 +318,7 @@ TEST(RunOptionTable, EveryRecordedEntryLandsInTheOptions) {
         auto sample = samples.find(option.display_name());
         ASSERT_NE(sample, samples.end()) << "no sample value for " << option.display_name();
         run::Options options;
-        option.apply(options, option.display_name(), sample->second);
+        option.convert(options, sample->second);
         EXPECT_NE(options, run::Options{});
         // Through the whole command line, as the user gives it.
         Words words = {"colossalai", "run", "--nproc_per_node=1"};
@@ -337,7 +338,7 @@ TEST(RunOptionTable, EveryRecordedEntryLandsInTheOptions) {
 
 // An engine's option, for the placement's tests: only its names matter.
 constexpr run::EngineOption placed(std::string_view name, std::string_view follows) {
-    return {.name = name, .value_name = "V", .help = "h", .follows = follows};
+    return {.name = name, .run = {.value_name = "V", .help = "h", .follows = follows}};
 }
 
 constexpr run::EngineOption first_engines[] = {placed("--one-b", "--b"),
@@ -359,14 +360,14 @@ std::vector<std::string_view> long_names(const std::vector<RunOption>& table) {
 TEST(RunOptionTable, EngineOptionsArePlacedAfterTheOptionTheyFollow) {
     const RunOption general[] = {{.long_name = "--a"}, {.long_name = "--b"}, {.long_name = "--c"}};
     const run::EngineRow* rows[] = {&first, &second};
-    std::vector<RunOption> table = with_engine_options(general, rows);
+    std::vector<RunOption> table = with_engine_options<run::Options>(general, rows);
     EXPECT_EQ(long_names(table),
               (std::vector<std::string_view>{"--a", "--two-a", "--b", "--one-b", "--one-b-after",
                                              "--two-b", "--c"}));
     EXPECT_EQ(table[1].value_name, "V"); // the engine's entry, whole
     EXPECT_EQ(table[1].help, "h");
     const RunOption without_b[] = {{.long_name = "--a"}, {.long_name = "--c"}};
-    EXPECT_THROW(with_engine_options(without_b, rows), std::logic_error);
+    EXPECT_THROW(with_engine_options<run::Options>(without_b, rows), std::logic_error);
 }
 
 bool owned(std::string_view name) {
@@ -386,21 +387,24 @@ TEST(RunOptionTable, EveryEnginesOptionIsOneEntryAfterTheOneItFollows) {
     std::span<const RunOption> table = run_option_table();
     for (const run::EngineRow* row : engines::table()) {
         for (const run::EngineOption& option : row->options) {
+            if (!option.run.offered()) {
+                continue; // check's alone
+            }
             SCOPED_TRACE(option.name);
             auto entry = std::find_if(table.begin(), table.end(), [&](const RunOption& entry) {
                 return entry.long_name == option.name;
             });
             ASSERT_NE(entry, table.end());
             EXPECT_EQ(find_long_option(option.name), &*entry);
-            EXPECT_EQ(entry->apply, option.apply);
-            EXPECT_EQ(entry->value_name, option.value_name);
+            EXPECT_EQ(entry->engine_option, &option);
+            EXPECT_EQ(entry->value_name, option.run.value_name);
             // Between it and the one it follows, only engines' options (of the same option).
             auto before = entry;
-            while (before != table.begin() && std::prev(before)->long_name != option.follows) {
+            while (before != table.begin() && std::prev(before)->long_name != option.run.follows) {
                 --before;
                 EXPECT_TRUE(owned(before->long_name)) << before->long_name;
             }
-            EXPECT_NE(before, table.begin()) << "not after " << option.follows;
+            EXPECT_NE(before, table.begin()) << "not after " << option.run.follows;
             EXPECT_EQ(std::count_if(
                           table.begin(), table.end(),
                           [&](const RunOption& other) { return other.long_name == option.name; }),

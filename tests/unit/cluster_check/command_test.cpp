@@ -10,19 +10,19 @@ namespace colossalai::cluster_check {
 namespace {
 
 TEST(ClusterMode, NamedNodesOrAnEngineThatFindsThemMakeACheckOfNodes) {
-    check::Options options;
+    run::CheckOptions options;
     EXPECT_FALSE(cluster_mode(options));
     options.engine = engines::find("ssh", engines::Command::check);
     EXPECT_FALSE(cluster_mode(options)); // --launcher ssh alone: this machine
     options.engine = engines::find("slurm", engines::Command::check);
     EXPECT_TRUE(cluster_mode(options)); // --launcher slurm alone: the allocation's nodes
-    check::Options host;
+    run::CheckOptions host;
     host.host = "n1";
     EXPECT_TRUE(cluster_mode(host));
-    check::Options hostfile;
+    run::CheckOptions hostfile;
     hostfile.hostfile = "hosts";
     EXPECT_TRUE(cluster_mode(hostfile));
-    check::Options allocation;
+    run::CheckOptions allocation;
     allocation.allocation = true;
     EXPECT_TRUE(cluster_mode(allocation));
 }

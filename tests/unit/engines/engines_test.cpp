@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -40,13 +41,17 @@ TEST(EngineTable, RowsAreNamedOnceAndOwnTheirOptionsAlone) {
         EXPECT_EQ(find(row->name), row);
         for (const run::EngineOption& option : row->options) {
             EXPECT_TRUE(option.name.starts_with("--"));
-            EXPECT_FALSE(option.help.empty());
-            EXPECT_TRUE(option.follows.starts_with("--"));
+            // An option of one command at least, shown whole by each that offers it.
+            EXPECT_TRUE(option.run.offered() || option.check.offered());
+            for (const run::EngineOptionShown& shown : {option.run, option.check}) {
+                EXPECT_EQ(shown.offered(), shown.follows.starts_with("--"));
+                EXPECT_EQ(shown.offered(), !shown.help.empty());
+            }
             EXPECT_NE(option.apply, nullptr);
             EXPECT_NE(option.given, nullptr);
             EXPECT_TRUE(owners.emplace(option.name, row->name).second)
                 << option.name << " owned by " << owners[option.name] << " and " << row->name;
-            EXPECT_FALSE(option.given(run::Options{}));
+            EXPECT_FALSE(option.given(run::EngineOptions{}));
         }
     }
     EXPECT_EQ(find("pbs"), nullptr);
@@ -67,10 +72,10 @@ const run::EngineOption& option_named(std::string_view name) {
 // Each engine reads its own options' values into its own part of the options, as the cli's one
 // table hands them over; a bad value is refused as the option's.
 TEST(EngineTable, EachEngineReadsItsOwnOptionsIntoItsOwnPart) {
-    run::Options options;
+    run::EngineOptions options;
     const run::EngineOption& port = option_named("--ssh-port");
     port.apply(options, port.name, "026");
-    EXPECT_EQ(std::get<run::SshLaunch::Given>(options.engine_options).ssh_port, run::Port{26});
+    EXPECT_EQ(std::get<run::SshLaunch::Given>(options).ssh_port, run::Port{26});
     EXPECT_TRUE(port.given(options));
     EXPECT_EQ(test::usage_message([&] { port.apply(options, port.name, "0x16"); }),
               "--ssh-port '0x16': not a port number (1..65535)");
@@ -78,17 +83,25 @@ TEST(EngineTable, EachEngineReadsItsOwnOptionsIntoItsOwnPart) {
     const run::EngineOption& client = option_named("--ssh-client");
     EXPECT_FALSE(client.given(options)); // the port alone was given
     client.apply(options, client.name, "openssh");
-    EXPECT_EQ(std::get<run::SshLaunch::Given>(options.engine_options).ssh_client,
-              run::SshClient::openssh);
+    EXPECT_EQ(std::get<run::SshLaunch::Given>(options).ssh_client, run::SshClient::openssh);
     EXPECT_EQ(test::usage_message([&] { client.apply(options, client.name, "putty"); }),
               "--ssh-client 'putty': expected libssh or openssh");
 
     const run::EngineOption& srun_args = option_named("--srun-args");
     EXPECT_FALSE(srun_args.given(options));
     srun_args.apply(options, srun_args.name, "-p gpu");
-    EXPECT_EQ(std::get<run::SrunLaunch::Given>(options.engine_options).srun_args,
+    EXPECT_EQ(std::get<run::SrunLaunch::Given>(options).srun_args,
               (std::vector<std::string>{"-p", "gpu"}));
-    EXPECT_EQ(std::get<run::SshLaunch::Given>(options.engine_options).ssh_port, run::Port{26});
+    EXPECT_EQ(std::get<run::SshLaunch::Given>(options).ssh_port, run::Port{26});
+
+    // check's --ssh-timeout is the ssh row's too (run's is every engine's, run::Options).
+    const run::EngineOption& timeout = option_named("--ssh-timeout");
+    EXPECT_FALSE(timeout.run.offered());
+    timeout.apply(options, timeout.name, "2.5");
+    EXPECT_EQ(std::get<run::SshLaunch::Given>(options).ssh_timeout,
+              std::chrono::milliseconds(2500));
+    EXPECT_EQ(test::usage_message([&] { timeout.apply(options, timeout.name, "0"); }),
+              "--ssh-timeout '0': must be from 0.1 to 3600 seconds");
 }
 
 // The recipe's planning column: every row gives the planner its launch intent (run/ asks the
@@ -108,15 +121,21 @@ TEST(EngineTable, EveryRowPlansItsLaunch) {
 TEST(EngineTable, LauncherValuesAreTheTablesNames) {
     EXPECT_EQ(names("|"), "ssh|slurm|mpirun");
     EXPECT_EQ(names(" or "), "ssh or slurm or mpirun");
-    EXPECT_EQ(names("|", Command::check), "ssh|slurm");
+    EXPECT_EQ(names("|", Command::check), "ssh|slurm|mpirun");
+    // As --launcher's help lists them, with what each row says of itself there.
+    EXPECT_EQ(glossed_names(), "ssh (local children and SSH), slurm (one srun step), or mpirun "
+                               "(one mpirun, Open MPI or MPICH)");
+    EXPECT_EQ(glossed_names(Command::check),
+              "ssh, slurm (one srun step; alone, inside an allocation: the allocation's nodes), or "
+              "mpirun (one mpirun, Open MPI or MPICH)");
     EXPECT_EQ(&chosen(run::Options{}), table().front());
     run::Options slurm;
     slurm.engine = find("slurm");
     EXPECT_EQ(&chosen(slurm), find("slurm"));
     EXPECT_EQ(find("slurm", Command::check), find("slurm"));
     EXPECT_EQ(find("ssh", Command::check), find("ssh"));
-    EXPECT_EQ(&chosen(check::Options{}), table().front());
-    check::Options check_slurm;
+    EXPECT_EQ(&chosen(run::CheckOptions{}), table().front());
+    run::CheckOptions check_slurm;
     check_slurm.engine = find("slurm", Command::check);
     EXPECT_EQ(&chosen(check_slurm), find("slurm"));
 }
@@ -157,7 +176,8 @@ TEST(EngineValidation, AnotherEnginesOptionIsRefusedInTheChosenEnginesWords) {
     validate(slurm);
 
     run::Options ssh = script_options();
-    std::get<run::SshLaunch::Given>(ssh.engine_options) = {run::Port{22}, run::SshClient::openssh};
+    std::get<run::SshLaunch::Given>(ssh.engine_options) = {run::Port{22}, run::SshClient::openssh,
+                                                           std::nullopt};
     validate(ssh);
     ssh.engine = find("ssh"); // named, as by default
     validate(ssh);
@@ -171,12 +191,11 @@ TEST(EngineValidation, AnotherEnginesOptionIsRefusedInTheChosenEnginesWords) {
 TEST(EngineCheckColumns, EachRowSaysWhatCheckThroughItRefuses) {
     const run::EngineRow& ssh = *find("ssh", Command::check);
     const run::EngineRow& slurm = *find("slurm", Command::check);
-    EXPECT_EQ(std::vector<std::string_view>(ssh.check_options.begin(), ssh.check_options.end()),
-              (std::vector<std::string_view>{"--ssh-port", "--ssh-timeout"}));
-    EXPECT_EQ(std::vector<std::string_view>(slurm.check_options.begin(), slurm.check_options.end()),
-              std::vector<std::string_view>{"--srun-args"});
-    EXPECT_EQ(ssh.check_refuse("--srun-args", "slurm"), "--srun-args needs --launcher slurm");
-    EXPECT_EQ(slurm.check_refuse("--ssh-port and --ssh-timeout", "ssh"),
+    EXPECT_EQ(check_options(ssh), (std::vector<std::string_view>{"--ssh-port", "--ssh-timeout"}));
+    EXPECT_EQ(check_options(slurm), std::vector<std::string_view>{"--srun-args"});
+    EXPECT_EQ(ssh.check_refuse(check_options(slurm), "slurm"),
+              "--srun-args needs --launcher slurm");
+    EXPECT_EQ(slurm.check_refuse(check_options(ssh), "ssh"),
               "--ssh-port and --ssh-timeout are for --launcher ssh (srun starts the checks)");
     EXPECT_FALSE(ssh.check_alone_checks_allocation);
     EXPECT_TRUE(slurm.check_alone_checks_allocation);
