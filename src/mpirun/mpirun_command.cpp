@@ -119,7 +119,8 @@ TaskSignals task_signals(MpiKind mpi) {
                                     : TaskSignals{SIGALRM, SIGTERM, SIGUSR1};
 }
 
-std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mpi) {
+std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mpi,
+                               const std::optional<job::RendezvousPlan>& rendezvous) {
     step::check_same_commands(nodes);
     const NodeCommand& first = nodes.front();
     std::string_view variable = rank_variable(mpi);
@@ -133,7 +134,7 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     script += export_lines(first);
     script += step::failed_check_shell("\"$r\"");
     // The signals mpirun forwards (task_signals): before the job, `kill` cancels it (cai_x) and
-    // `go` lets it start (cai_g), each ending the wait's sleep (cai_z); the wrapper and the relay
+    // `go` lets it start (cai_g), each ending the wait's sleep (cai_k); the wrapper and the relay
     // ignore every stop signal themselves. The sleep is ended by SIGKILL: a `go` that comes as
     // it is forked has the wrapper signal it before it runs `sleep`, while it still has the
     // wrapper's traps, so a SIGTERM was taken by the trap and lost; the sleep then held the
@@ -141,21 +142,28 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     TaskSignals signals = task_signals(mpi);
     auto name = [](int signo) { return std::string(*util::short_signal_name(signo)); };
     script += "trap 'exit 0' EXIT\ntrap : INT HUP QUIT ALRM TERM USR1 USR2\n";
-    script += fmt::format("trap 'cai_x=1; kill -KILL \"${{cai_z-}}\" 2>/dev/null' {}{}\n",
+    script += fmt::format("trap 'cai_x=1; kill -KILL \"${{cai_k-}}\" 2>/dev/null' {}{}\n",
                           name(signals.kill), signals.stop == SIGTERM ? " TERM" : "");
-    script += fmt::format("trap 'cai_g=1; kill -KILL \"${{cai_z-}}\" 2>/dev/null' {}\n",
+    script += fmt::format("trap 'cai_g=1; kill -KILL \"${{cai_k-}}\" 2>/dev/null' {}\n",
                           name(signals.go));
     script += step::task_preflight_shell(first, false, run::broken_pair());
     // Where mpirun placed the task: this machine has the node's address when it can bind to it.
     script += "perl -MSocket=:addrinfo,SOCK_STREAM -e 'my ($e, @a) = getaddrinfo($ARGV[0], \"\", "
               "{socktype => SOCK_STREAM}); for (@a) { socket(my $s, $_->{family}, SOCK_STREAM, "
               "0) or next; bind($s, $_->{addr}) and exit 0 } exit 1' \"$a\" || cai_f \"host $a\"\n";
+    // The rendezvous check before the ready marker: a task whose check failed is never ready, so
+    // the go is never sent and no job starts anywhere. The token is the script's first argument
+    // (build_mpirun_command), fresh for each launch.
+    if (rendezvous) {
+        script +=
+            step::task_rendezvous_shell(*rendezvous, first.preflight.master_address, "\"$1\"");
+    }
     // Ready: it waits until every task is (Engine::release sends `go`) or the launch stops. (The
     // shell's word on a child ended by a signal, `Alarm clock`, `Terminated`, is not the job's.)
     script += "[ -n \"${cai_x-}\" ] || " + step::ready_marker_shell("\"$r\"");
-    script += "sleep 2147483647 & cai_z=$!\n"
-              "while [ -z \"${cai_g-}${cai_x-}\" ]; do wait \"$cai_z\" 2>/dev/null; done\n"
-              "kill -KILL \"$cai_z\" 2>/dev/null\n";
+    script += "sleep 2147483647 & cai_k=$!\n"
+              "while [ -z \"${cai_g-}${cai_x-}\" ]; do wait \"$cai_k\" 2>/dev/null; done\n"
+              "kill -KILL \"$cai_k\" 2>/dev/null\n";
     // The stop: mpirun forwards `stop` (and `kill`) to the wrapper, which passes SIGTERM (SIGKILL)
     // on to its whole process group: the job (started by the relay with every signal at its
     // default) gets it. Hydra's stop, SIGTERM, reaches the job from mpiexec itself. cai_w: a trap
@@ -186,8 +194,9 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     return script;
 }
 
-std::vector<std::string> build_mpirun_command(const std::vector<NodeCommand>& nodes,
-                                              const run::MpirunLaunch& launch) {
+std::vector<std::string>
+build_mpirun_command(const std::vector<NodeCommand>& nodes, const run::MpirunLaunch& launch,
+                     const std::optional<job::RendezvousPlan>& rendezvous) {
     std::vector<std::string_view> hosts;
     for (const NodeCommand& node : nodes) {
         hosts.push_back(node.address);
@@ -212,13 +221,16 @@ std::vector<std::string> build_mpirun_command(const std::vector<NodeCommand>& no
         argv = {launch.program, "-n", count, "-ppn", "1", "-hosts", host_list};
     }
     argv.insert(argv.end(), launch.mpirun_args.begin(), launch.mpirun_args.end());
-    argv.insert(argv.end(),
-                {"/bin/sh", "-c", mpirun_task_script(nodes, launch.mpi), "colossalai-task"});
+    argv.insert(argv.end(), {"/bin/sh", "-c", mpirun_task_script(nodes, launch.mpi, rendezvous),
+                             "colossalai-task"});
+    if (rendezvous) {
+        argv.push_back(rendezvous->token);
+    }
     return argv;
 }
 
 std::vector<std::string> mpirun_command(const run::Plan& plan, const run::MpirunLaunch& launch) {
-    return build_mpirun_command(plan.nodes, launch);
+    return build_mpirun_command(plan.nodes, launch, plan.rendezvous);
 }
 
 } // namespace colossalai::mpirun

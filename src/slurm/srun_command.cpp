@@ -17,32 +17,6 @@ namespace colossalai::slurm {
 
 using job::NodeCommand;
 
-// The command that runs this task's part of `check` (its rank in "$r", the program in "$cai_y"):
-// the listener's on its rank, everyone else's connection, to the script's master address
-// ("$cai_m") when the check's address is the master's. The token is the step's id ("$cai_s"):
-// fresh for each launch, the same in every task, and known before any task runs.
-std::string rendezvous_probe(const job::RendezvousPlan& check, const std::string& master) {
-    auto command = [&](std::size_t rank) {
-        job::ShellWords words{std::nullopt, "\"$cai_s\""};
-        if (check.address == master) {
-            words.address = "\"$cai_m\"";
-        }
-        job::RendezvousProbe probe = job::probe_for(check, rank, job::ProbeStart::together);
-        if (std::holds_alternative<job::RendezvousListen>(probe.role)) {
-            // Past the others' bound: a task whose check failed ends the step (fail-fast)
-            // before the listener gives up and its task would start its job.
-            probe.bound *= 2;
-        }
-        return job::rendezvous_shell_command(check.python, probe, "cai_y", words);
-    };
-    std::size_t other = check.listener == 0 ? 1 : 0;
-    if (!check.listener) {
-        return command(other);
-    }
-    return fmt::format("if [ \"$r\" = {} ]; then {}; else {}; fi", *check.listener,
-                       command(*check.listener), command(other));
-}
-
 std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocated,
                              const std::optional<job::RendezvousPlan>& rendezvous) {
     step::check_same_commands(nodes);
@@ -74,9 +48,10 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     script += step::failed_check_shell("\"$r\"");
     script += step::task_preflight_shell(first, master_from_shell, run::broken_pair());
     if (rendezvous) {
-        script += "cai_y=" + util::shell_quote(job::rendezvous_program()) + "\n";
-        script += step::rendezvous_check_shell(
-            "\"$r\"", rendezvous_probe(*rendezvous, first.preflight.master_address));
+        // The token is the step's id ("$cai_s"): fresh for each launch, the same in every task,
+        // and known before any task runs.
+        script +=
+            step::task_rendezvous_shell(*rendezvous, first.preflight.master_address, "\"$cai_s\"");
     }
     // The stop signals that Slurm delivers to every process of the step are trapped here (the
     // wrapper must live to print the job's status) and ignored by the relay; the job, started by

@@ -58,6 +58,9 @@ std::string rendezvous_check_shell(std::string_view rank, std::string_view probe
     std::string exit = exit_marker_shell(rank, std::to_string(job::preflight_exit_status));
     return fmt::format(
         "cai_z=$({} </dev/null 2>/dev/null)\ncai_o=$?\n"
+        // A check that ran while the launcher stopped the launch (cai_x, set by the engine's
+        // trap, which ran once the program ended) is no failed check: not started, as cai_f.
+        "[ -z \"${{cai_x-}}\" ] || exit 0\n"
         "printf '%s\\n' \"$cai_z\" | while IFS= read -r cai_v; do case $cai_v in "
         "\"$(printf '\\036')\"*) printf '%s\\036%s\\n' {} \"$cai_v\";; esac; done\n"
         "case $cai_o:$cai_z in 0:*) ;; *\"$(printf '\\036')colossalai-rdzv \"*)\n{}exit {};; "

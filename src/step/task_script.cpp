@@ -1,6 +1,7 @@
 #include "colossalai/step/task_script.hpp"
 
 #include "colossalai/job/preflight.hpp"
+#include "colossalai/job/rendezvous_check.hpp"
 #include "colossalai/step/relay.hpp"
 #include "colossalai/step/task_lines.hpp"
 #include "colossalai/util/error.hpp"
@@ -74,6 +75,31 @@ std::string task_relay_shell(const NodeCommand& first, bool master_from_shell) {
         }
     }
     return script;
+}
+
+std::string task_rendezvous_shell(const job::RendezvousPlan& check, const std::string& master,
+                                  std::string_view token) {
+    auto command = [&](std::size_t rank) {
+        job::ShellWords words{std::nullopt, std::string(token)};
+        if (check.address == master) {
+            words.address = "\"$cai_m\"";
+        }
+        job::RendezvousProbe probe = job::probe_for(check, rank, job::ProbeStart::together);
+        if (std::holds_alternative<job::RendezvousListen>(probe.role)) {
+            // Past the others' bound: a task whose check failed stops the launch (fail-fast)
+            // before the listener gives up, which would read as its own failure (srun: and its
+            // task would start its job).
+            probe.bound *= 2;
+        }
+        return job::rendezvous_shell_command(check.python, probe, "cai_y", words);
+    };
+    std::size_t other = check.listener == 0 ? 1 : 0;
+    std::string probe =
+        !check.listener ? command(other)
+                        : fmt::format("if [ \"$r\" = {} ]; then {}; else {}; fi", *check.listener,
+                                      command(*check.listener), command(other));
+    return "cai_y=" + util::shell_quote(job::rendezvous_program()) + "\n" +
+           rendezvous_check_shell("\"$r\"", probe);
 }
 
 } // namespace colossalai::step
