@@ -134,18 +134,14 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     script += export_lines(first);
     script += step::failed_check_shell("\"$r\"");
     // The signals mpirun forwards (task_signals): before the job, `kill` cancels it (cai_x) and
-    // `go` lets it start (cai_g), each ending the wait's sleep (cai_k); the wrapper and the relay
-    // ignore every stop signal themselves. The sleep is ended by SIGKILL: a `go` that comes as
-    // it is forked has the wrapper signal it before it runs `sleep`, while it still has the
-    // wrapper's traps, so a SIGTERM was taken by the trap and lost; the sleep then held the
-    // task's output open, and Open MPI's mpirun waited for it for ever after every job ended.
+    // `go` lets it start (cai_g) (step::go_traps_shell); the wrapper and the relay ignore every
+    // stop signal themselves. (A sleep that lost a SIGTERM to the wrapper's trap once held the
+    // task's output open, and Open MPI's mpirun waited for it for ever after every job ended.)
     TaskSignals signals = task_signals(mpi);
     auto name = [](int signo) { return std::string(*util::short_signal_name(signo)); };
     script += "trap 'exit 0' EXIT\ntrap : INT HUP QUIT ALRM TERM USR1 USR2\n";
-    script += fmt::format("trap 'cai_x=1; kill -KILL \"${{cai_k-}}\" 2>/dev/null' {}{}\n",
-                          name(signals.kill), signals.stop == SIGTERM ? " TERM" : "");
-    script += fmt::format("trap 'cai_g=1; kill -KILL \"${{cai_k-}}\" 2>/dev/null' {}\n",
-                          name(signals.go));
+    script += step::go_traps_shell(name(signals.kill) + (signals.stop == SIGTERM ? " TERM" : ""),
+                                   name(signals.go));
     script += step::task_preflight_shell(first, false, run::broken_pair());
     // Where mpirun placed the task: this machine has the node's address when it can bind to it.
     script += "perl -MSocket=:addrinfo,SOCK_STREAM -e 'my ($e, @a) = getaddrinfo($ARGV[0], \"\", "
@@ -158,12 +154,8 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
         script +=
             step::task_rendezvous_shell(*rendezvous, first.preflight.master_address, "\"$1\"");
     }
-    // Ready: it waits until every task is (Engine::release sends `go`) or the launch stops. (The
-    // shell's word on a child ended by a signal, `Alarm clock`, `Terminated`, is not the job's.)
-    script += "[ -n \"${cai_x-}\" ] || " + step::ready_marker_shell("\"$r\"");
-    script += "sleep 2147483647 & cai_k=$!\n"
-              "while [ -z \"${cai_g-}${cai_x-}\" ]; do wait \"$cai_k\" 2>/dev/null; done\n"
-              "kill -KILL \"$cai_k\" 2>/dev/null\n";
+    // Ready: it waits until every task is (Engine::release sends `go`) or the launch stops.
+    script += step::wait_for_go_shell("\"$r\"");
     // The stop: mpirun forwards `stop` (and `kill`) to the wrapper, which passes SIGTERM (SIGKILL)
     // on to its whole process group: the job (started by the relay with every signal at its
     // default) gets it. Hydra's stop, SIGTERM, reaches the job from mpiexec itself. cai_w: a trap

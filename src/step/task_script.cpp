@@ -77,6 +77,21 @@ std::string task_relay_shell(const NodeCommand& first, bool master_from_shell) {
     return script;
 }
 
+std::string go_traps_shell(std::string_view cancel, std::string_view go) {
+    return fmt::format("trap 'cai_x=1; kill -KILL \"${{cai_k-}}\" 2>/dev/null' {}\n"
+                       "trap 'cai_g=1; kill -KILL \"${{cai_k-}}\" 2>/dev/null' {}\n",
+                       cancel, go);
+}
+
+std::string wait_for_go_shell(std::string_view rank) {
+    // (The shell's word on a child ended by a signal, `Alarm clock`, `Terminated`, is not the
+    // job's.)
+    return "[ -n \"${cai_x-}\" ] || " + ready_marker_shell(rank) +
+           "sleep 2147483647 & cai_k=$!\n"
+           "while [ -z \"${cai_g-}${cai_x-}\" ]; do wait \"$cai_k\" 2>/dev/null; done\n"
+           "kill -KILL \"$cai_k\" 2>/dev/null\n";
+}
+
 std::string task_rendezvous_shell(const job::RendezvousPlan& check, const std::string& master,
                                   std::string_view token) {
     auto command = [&](std::size_t rank) {

@@ -33,6 +33,17 @@ std::string task_preflight_shell(const job::NodeCommand& first, bool master_from
 // its implicit master word; every other word quoted as planned.
 std::string task_relay_shell(const job::NodeCommand& first, bool master_from_shell);
 
+// The barrier of the tasks (Step: Engine::release once every task is ready): the traps, set before
+// the preflight, of the signals `cancel` (the launcher's stop before the go: `cai_x`, so that a
+// check the stop killed is no failed check and the job never starts) and `go` (`cai_g`), as
+// `trap` spells them (`USR2 TERM`, `USR1`), each ending the wait's sleep (`cai_k`) with SIGKILL:
+// a signal that comes as the sleep is forked reaches it while it still has the wrapper's traps,
+// and a trapped one would be lost there, the sleep left holding the task's output open.
+std::string go_traps_shell(std::string_view cancel, std::string_view go);
+// Once the task's checks passed: its ready marker (unless stopped), then the wait until
+// go_traps_shell's `go` or `cancel`; after it, `cai_x` set means stopped, the job not started.
+std::string wait_for_go_shell(std::string_view rank);
+
 // The task's part of the rendezvous check `check` (job::ProbeStart::together: the tasks start
 // their probes at once), after its preflight: the program in `cai_y`, then
 // rendezvous_check_shell of the listener's probe on its rank (until every other task was answered,
