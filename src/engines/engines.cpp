@@ -136,7 +136,7 @@ job::RendezvousWay rendezvous_way(const run::Plan& plan) {
     return std::visit(Overloaded{
                           [&](const run::SshLaunch&) { return ssh::rendezvous_way(plan); },
                           [&](const run::SrunLaunch&) { return slurm::rendezvous_way(plan); },
-                          [](const run::MpirunLaunch&) { return mpirun::rendezvous_way(); },
+                          [&](const run::MpirunLaunch&) { return mpirun::rendezvous_way(plan); },
                       },
                       plan.launch);
 }

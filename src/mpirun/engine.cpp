@@ -187,15 +187,21 @@ make_transports(const run::Plan& plan, const run::MpirunLaunch& launch, job::Lau
     return std::make_unique<MpirunLaunchTransports>(plan, launch, std::move(hooks));
 }
 
-job::RendezvousWay rendezvous_way() {
-    return job::RendezvousWay::none;
+job::RendezvousWay rendezvous_way(const run::Plan& plan) {
+    return plan.rendezvous ? job::RendezvousWay::transports : job::RendezvousWay::none;
 }
 
 std::string dry_run_header(const run::Plan& plan, const run::MpirunLaunch& launch) {
+    // The check's token is drawn afresh for each launch: the dry run names it.
+    std::optional<job::RendezvousPlan> check = plan.rendezvous;
+    if (check) {
+        check->token = "TOKEN";
+    }
     return fmt::format(
-        "mpirun ({}; one task per node; {} runs its node's command below):\n    {}\n",
+        "mpirun ({}; one task per node; {} runs its node's command below{}):\n    {}\n",
         launch.mpi == run::MpiKind::open_mpi ? "Open MPI" : "MPICH's Hydra", "/bin/sh -c SCRIPT",
-        util::shell_join(mpirun_command(plan, launch)));
+        check ? "; TOKEN: the rendezvous check's, fresh for each launch" : "",
+        util::shell_join(build_mpirun_command(plan.nodes, launch, check)));
 }
 
 std::string dry_run_transport() {

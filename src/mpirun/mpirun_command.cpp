@@ -126,7 +126,8 @@ TaskSignals task_signals(MpiKind mpi) {
                                     : TaskSignals{SIGALRM, SIGTERM, SIGUSR1};
 }
 
-std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mpi) {
+std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mpi,
+                               const std::optional<job::RendezvousPlan>& rendezvous) {
     step::check_same_commands(nodes);
     const NodeCommand& first = nodes.front();
     std::string_view variable = rank_variable(mpi);
@@ -140,26 +141,25 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     script += export_lines(first);
     script += step::failed_check_shell("\"$r\"");
     // The signals mpirun forwards (task_signals): before the job, `kill` cancels it (cai_x) and
-    // `go` lets it start (cai_g), each ending the wait's sleep (cai_z); the wrapper and the relay
-    // ignore every stop signal themselves. The sleep is ended by SIGKILL: a `go` that comes as
-    // it is forked has the wrapper signal it before it runs `sleep`, while it still has the
-    // wrapper's traps, so a SIGTERM was taken by the trap and lost; the sleep then held the
-    // task's output open, and Open MPI's mpirun waited for it for ever after every job ended.
+    // `go` lets it start (cai_g) (step::go_traps_shell); the wrapper and the relay ignore every
+    // stop signal themselves. (A sleep that lost a SIGTERM to the wrapper's trap once held the
+    // task's output open, and Open MPI's mpirun waited for it for ever after every job ended.)
     TaskSignals signals = task_signals(mpi);
     auto name = [](int signo) { return std::string(*util::short_signal_name(signo)); };
     script += "trap 'exit 0' EXIT\ntrap : INT HUP QUIT ALRM TERM USR1 USR2\n";
-    script += fmt::format("trap 'cai_x=1; kill -KILL \"${{cai_z-}}\" 2>/dev/null' {}{}\n",
-                          name(signals.kill), signals.stop == SIGTERM ? " TERM" : "");
-    script += fmt::format("trap 'cai_g=1; kill -KILL \"${{cai_z-}}\" 2>/dev/null' {}\n",
-                          name(signals.go));
+    script += step::go_traps_shell(name(signals.kill) + (signals.stop == SIGTERM ? " TERM" : ""),
+                                   name(signals.go));
     script += step::task_preflight_shell(first, false, run::broken_pair());
     script += placement_check_shell();
-    // Ready: it waits until every task is (Engine::release sends `go`) or the launch stops. (The
-    // shell's word on a child ended by a signal, `Alarm clock`, `Terminated`, is not the job's.)
-    script += "[ -n \"${cai_x-}\" ] || " + step::ready_marker_shell("\"$r\"");
-    script += "sleep 2147483647 & cai_z=$!\n"
-              "while [ -z \"${cai_g-}${cai_x-}\" ]; do wait \"$cai_z\" 2>/dev/null; done\n"
-              "kill -KILL \"$cai_z\" 2>/dev/null\n";
+    // The rendezvous check before the ready marker: a task whose check failed is never ready, so
+    // the go is never sent and no job starts anywhere. The token is the script's first argument
+    // (build_mpirun_command), fresh for each launch.
+    if (rendezvous) {
+        script +=
+            step::task_rendezvous_shell(*rendezvous, first.preflight.master_address, "\"$1\"");
+    }
+    // Ready: it waits until every task is (Engine::release sends `go`) or the launch stops.
+    script += step::wait_for_go_shell("\"$r\"");
     // The stop: mpirun forwards `stop` (and `kill`) to the wrapper, which passes SIGTERM (SIGKILL)
     // on to its whole process group: the job (started by the relay with every signal at its
     // default) gets it. Hydra's stop, SIGTERM, reaches the job from mpiexec itself. cai_w: a trap
@@ -221,13 +221,19 @@ std::vector<std::string> mpirun_tasks_command(const std::vector<NodeCommand>& no
     return argv;
 }
 
-std::vector<std::string> build_mpirun_command(const std::vector<NodeCommand>& nodes,
-                                              const run::MpirunLaunch& launch) {
-    return mpirun_tasks_command(nodes, launch, mpirun_task_script(nodes, launch.mpi));
+std::vector<std::string>
+build_mpirun_command(const std::vector<NodeCommand>& nodes, const run::MpirunLaunch& launch,
+                     const std::optional<job::RendezvousPlan>& rendezvous) {
+    std::vector<std::string> argv =
+        mpirun_tasks_command(nodes, launch, mpirun_task_script(nodes, launch.mpi, rendezvous));
+    if (rendezvous) {
+        argv.push_back(rendezvous->token);
+    }
+    return argv;
 }
 
 std::vector<std::string> mpirun_command(const run::Plan& plan, const run::MpirunLaunch& launch) {
-    return build_mpirun_command(plan.nodes, launch);
+    return build_mpirun_command(plan.nodes, launch, plan.rendezvous);
 }
 
 } // namespace colossalai::mpirun

@@ -48,6 +48,7 @@ public:
         m_released = true;
         step.signal_launcher(m_signals.go);
     }
+    bool waits_for_release() const override { return true; }
 
 private:
     TaskSignals m_signals;

@@ -72,6 +72,14 @@ public:
         m_queue.push_back(signo);
         start_scancel(step);
     }
+    // Every task is ready (so every one named the step): the go, SIGUSR1 to every process of
+    // the step, through scancel as the stop goes (srun's own forwarding of a signal it gets is
+    // not relied on).
+    void release(step::Step& step) override {
+        m_queue.push_back(SIGUSR1);
+        start_scancel(step);
+    }
+    bool waits_for_release() const override { return true; }
     job::Process* helper() override { return m_scancel.get(); }
     void check(step::Step& step) override { check_scancel(step); }
 

@@ -12,39 +12,31 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 
 namespace colossalai::slurm {
 
 using job::NodeCommand;
 
-// The command that runs this task's part of `check` (its rank in "$r", the program in "$cai_y"):
-// the listener's on its rank, everyone else's connection, to the script's master address
-// ("$cai_m") when the check's address is the master's. The token is the step's id ("$cai_s"):
-// fresh for each launch, the same in every task, and known before any task runs.
-std::string rendezvous_probe(const job::RendezvousPlan& check, const std::string& master) {
-    auto command = [&](std::size_t rank) {
-        job::ShellWords words{std::nullopt, "\"$cai_s\""};
-        if (check.address == master) {
-            words.address = "\"$cai_m\"";
+namespace {
+
+// What Slurm may deliver to a step that cancels a task before the go: every signal of
+// delivered_to_slurm_steps but the go's own, SIGUSR1.
+std::string cancel_before_go() {
+    std::vector<int> cancel;
+    for (int signo : exec::signal_policy::delivered_to_slurm_steps) {
+        if (signo != SIGUSR1) {
+            cancel.push_back(signo);
         }
-        job::RendezvousProbe probe = job::probe_for(check, rank, job::ProbeStart::together);
-        if (std::holds_alternative<job::RendezvousListen>(probe.role)) {
-            // Past the others' bound: a task whose check failed ends the step (fail-fast)
-            // before the listener gives up and its task would start its job.
-            probe.bound *= 2;
-        }
-        return job::rendezvous_shell_command(check.python, probe, "cai_y", words);
-    };
-    std::size_t other = check.listener == 0 ? 1 : 0;
-    if (!check.listener) {
-        return command(other);
     }
-    return fmt::format("if [ \"$r\" = {} ]; then {}; else {}; fi", *check.listener,
-                       command(*check.listener), command(other));
+    return exec::signal_policy::short_names(cancel, " ");
 }
 
+} // namespace
+
 std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocated,
-                             const std::optional<job::RendezvousPlan>& rendezvous) {
+                             const std::optional<job::RendezvousPlan>& rendezvous,
+                             TaskStart start) {
     step::check_same_commands(nodes);
     const NodeCommand& first = nodes.front();
     // The master address is the step's first node when srun chose the nodes and the user did
@@ -69,14 +61,27 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     // The step, for the launcher's scancel: SLURM_JOBID and SLURM_STEPID are the older names.
     script += "cai_s=${SLURM_JOB_ID-${SLURM_JOBID-}}.${SLURM_STEP_ID-${SLURM_STEPID-}}\n";
     script += step::start_marker_shell("\"$r\"", "\"$cai_s\"", "\"${SLURMD_NODENAME-}\"");
+    // The barrier: Slurm delivers the launcher's stop (scancel) and its go (SrunEngine::release:
+    // `scancel --signal=USR1`) to every process of the step; before the go, every one but USR1
+    // cancels the job (step::go_traps_shell).
+    if (start == TaskStart::on_go) {
+        script += step::go_traps_shell(cancel_before_go(), "USR1");
+    }
     // The preflight, as in ssh's node wrapper: a failed check is named on stdout, then the task
     // ends with the preflight's status, its command not started.
     script += step::failed_check_shell("\"$r\"");
     script += step::task_preflight_shell(first, master_from_shell, run::broken_pair());
     if (rendezvous) {
-        script += "cai_y=" + util::shell_quote(job::rendezvous_program()) + "\n";
-        script += step::rendezvous_check_shell(
-            "\"$r\"", rendezvous_probe(*rendezvous, first.preflight.master_address));
+        // The token is the step's id ("$cai_s"): fresh for each launch, the same in every task,
+        // and known before any task runs.
+        script +=
+            step::task_rendezvous_shell(*rendezvous, first.preflight.master_address, "\"$cai_s\"");
+    }
+    // Ready: it waits until every task is (the go) or the launch stops, then starts its job unless
+    // stopped (its start marker came first, naming the step: Step reads a task stopped before the
+    // go as not started all the same).
+    if (start == TaskStart::on_go) {
+        script += step::wait_for_go_shell("\"$r\"") + "[ -z \"${cai_x-}\" ] || exit 0\n";
     }
     // The stop signals that Slurm delivers to every process of the step are trapped here (the
     // wrapper must live to print the job's status) and ignored by the relay; the job, started by
@@ -91,7 +96,8 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
 std::vector<std::string> build_srun_command(const std::vector<NodeCommand>& nodes,
                                             const std::vector<std::string>& srun_args,
                                             bool allocated,
-                                            const std::optional<job::RendezvousPlan>& rendezvous) {
+                                            const std::optional<job::RendezvousPlan>& rendezvous,
+                                            TaskStart start) {
     std::vector<std::string> argv = {"srun", fmt::format("--nodes={}", nodes.size()),
                                      fmt::format("--ntasks={}", nodes.size()),
                                      "--ntasks-per-node=1"};
@@ -104,13 +110,14 @@ std::vector<std::string> build_srun_command(const std::vector<NodeCommand>& node
     }
     argv.insert(argv.end(), {"--kill-on-bad-exit=0", "--label"});
     argv.insert(argv.end(), srun_args.begin(), srun_args.end());
-    argv.insert(argv.end(), {"/bin/sh", "-c", srun_task_script(nodes, allocated, rendezvous),
+    argv.insert(argv.end(), {"/bin/sh", "-c", srun_task_script(nodes, allocated, rendezvous, start),
                              "colossalai-task"});
     return argv;
 }
 
 std::vector<std::string> srun_command(const run::Plan& plan, const run::SrunLaunch& launch) {
-    return build_srun_command(plan.nodes, launch.srun_args, launch.allocates, plan.rendezvous);
+    return build_srun_command(plan.nodes, launch.srun_args, launch.allocates, plan.rendezvous,
+                              TaskStart::on_go);
 }
 
 } // namespace colossalai::slurm

@@ -129,10 +129,11 @@ std::optional<Outcome> Step::compute_result(std::size_t rank) const {
         return task_outcome(task.failure, *task.status, m_delivered);
     }
     if (m_stopped) {
-        // Stopped before its wrapper named the step: its job never ran (the launcher cancelled
-        // the request). Else its wrapper ended without the job's status: SIGKILL (delivered, or
+        // Stopped before its wrapper named the step, or before the tasks that wait were let go:
+        // its job never ran (the launcher cancelled the request, or the task before its job).
+        // Else its wrapper ended without the job's status: SIGKILL (delivered, or
         // the launcher's when told to end the tasks) ends the wrapper with the job.
-        if (!task.started) {
+        if (!task.started || (m_engine->waits_for_release() && !m_released)) {
             return Outcome::not_started();
         }
         bool killed =

@@ -58,12 +58,17 @@ std::string rendezvous_check_shell(std::string_view rank, std::string_view probe
     std::string exit = exit_marker_shell(rank, std::to_string(job::preflight_exit_status));
     return fmt::format(
         "cai_z=$({} </dev/null 2>/dev/null)\ncai_o=$?\n"
+        // A check that ran while the launcher stopped the launch (cai_x, set by the engine's
+        // trap, which ran once the program ended) is no failed check: not started, as cai_f.
+        "[ -z \"${{cai_x-}}\" ] || exit 0\n"
         "printf '%s\\n' \"$cai_z\" | while IFS= read -r cai_v; do case $cai_v in "
         "\"$(printf '\\036')\"*) printf '%s\\036%s\\n' {} \"$cai_v\";; esac; done\n"
         "case $cai_o:$cai_z in 0:*) ;; *\"$(printf '\\036')colossalai-rdzv \"*)\n{}exit {};; "
         "esac\n"
-        // A program ended by a signal (the launcher's stop, which reached it and not this shell)
-        // checked nothing either way: the job must not start after a stop.
+        // A program ended by a signal checked nothing either way: the task ends with its status.
+        // (Added when a stop that reached the program and not this shell let srun's job start;
+        // the barrier's traps now set cai_x for the launcher's stop, so this is the backstop for
+        // a program killed by anything else.)
         "[ \"$cai_o\" -le 128 ] || exit \"$cai_o\"\n",
         probe, rank, exit, job::preflight_exit_status);
 }

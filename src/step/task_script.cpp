@@ -1,6 +1,7 @@
 #include "colossalai/step/task_script.hpp"
 
 #include "colossalai/job/preflight.hpp"
+#include "colossalai/job/rendezvous_check.hpp"
 #include "colossalai/step/relay.hpp"
 #include "colossalai/step/task_lines.hpp"
 #include "colossalai/util/error.hpp"
@@ -74,6 +75,46 @@ std::string task_relay_shell(const NodeCommand& first, bool master_from_shell) {
         }
     }
     return script;
+}
+
+std::string go_traps_shell(std::string_view cancel, std::string_view go) {
+    return fmt::format("trap 'cai_x=1; kill -KILL \"${{cai_k-}}\" 2>/dev/null' {}\n"
+                       "trap 'cai_g=1; kill -KILL \"${{cai_k-}}\" 2>/dev/null' {}\n",
+                       cancel, go);
+}
+
+std::string wait_for_go_shell(std::string_view rank) {
+    // (The shell's word on a child ended by a signal, `Alarm clock`, `Terminated`, is not the
+    // job's.)
+    return "[ -n \"${cai_x-}\" ] || " + ready_marker_shell(rank) +
+           "sleep 2147483647 & cai_k=$!\n"
+           "while [ -z \"${cai_g-}${cai_x-}\" ]; do wait \"$cai_k\" 2>/dev/null; done\n"
+           "kill -KILL \"$cai_k\" 2>/dev/null\n";
+}
+
+std::string task_rendezvous_shell(const job::RendezvousPlan& check, const std::string& master,
+                                  std::string_view token) {
+    auto command = [&](std::size_t rank) {
+        job::ShellWords words{std::nullopt, std::string(token)};
+        if (check.address == master) {
+            words.address = "\"$cai_m\"";
+        }
+        job::RendezvousProbe probe = job::probe_for(check, rank, job::ProbeStart::together);
+        if (std::holds_alternative<job::RendezvousListen>(probe.role)) {
+            // Past the others' bound: a task whose check failed stops the launch (fail-fast)
+            // before the listener gives up, which would read as its own failure (srun: and its
+            // task would start its job).
+            probe.bound *= 2;
+        }
+        return job::rendezvous_shell_command(check.python, probe, "cai_y", words);
+    };
+    std::size_t other = check.listener == 0 ? 1 : 0;
+    std::string probe =
+        !check.listener ? command(other)
+                        : fmt::format("if [ \"$r\" = {} ]; then {}; else {}; fi", *check.listener,
+                                      command(*check.listener), command(other));
+    return "cai_y=" + util::shell_quote(job::rendezvous_program()) + "\n" +
+           rendezvous_check_shell("\"$r\"", probe);
 }
 
 } // namespace colossalai::step

@@ -28,11 +28,12 @@ const run::EngineRow& engine_row();
 std::unique_ptr<job::LaunchTransports>
 make_transports(const run::Plan& plan, const run::MpirunLaunch& launch, job::LaunchHooks hooks);
 
-// Who runs the rendezvous check before mpirun's jobs start: nobody yet (job::RendezvousWay::none;
-// the task script runs no rendezvous probe), so --dry-run names no check for mpirun.
-job::RendezvousWay rendezvous_way();
+// Who runs `plan`'s rendezvous check before mpirun's jobs start: the task scripts
+// (job::RendezvousWay::transports, before their ready marker), when one is planned.
+job::RendezvousWay rendezvous_way(const run::Plan& plan);
 
-// --dry-run: mpirun's command, the lines before the nodes'. Pure.
+// --dry-run: mpirun's command, the lines before the nodes'; the rendezvous check's token, fresh
+// for each launch, as the word `TOKEN`. Pure.
 std::string dry_run_header(const run::Plan& plan, const run::MpirunLaunch& launch);
 
 // --dry-run: how each node is reached: "mpirun".

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "colossalai/job/node_command.hpp"
+#include "colossalai/job/rendezvous_check.hpp"
 #include "colossalai/run/launch_intent.hpp"
 #include "colossalai/run/plan.hpp"
 
@@ -61,17 +62,22 @@ TaskSignals task_signals(run::MpiKind mpi);
 // prints the exit marker with the job's status and exits 0: mpirun must not end the other tasks
 // when one fails (Open MPI's orte_abort_on_non_zero_status, Hydra's clean-up), the status travels
 // in the exit marker. Throws a runtime error if the nodes' argvs differ anywhere but the node rank.
-std::string mpirun_task_script(const std::vector<job::NodeCommand>& nodes, run::MpiKind mpi);
+// With `rendezvous`, the task runs its part of the rendezvous check (step::task_rendezvous_shell,
+// the token its first argument) after the host check and before the ready marker: a failed check
+// is never ready, so no task is let go.
+std::string mpirun_task_script(const std::vector<job::NodeCommand>& nodes, run::MpiKind mpi,
+                               const std::optional<job::RendezvousPlan>& rendezvous = std::nullopt);
 
 // The argv of the mpirun that runs `nodes` (the plan's, in rank order), one task per node:
 //   Open MPI: PROGRAM -np N --host A1,A2,... --map-by ppr:1:node --bind-to none
 //             --mca odls_base_signal_direct_children_only 1 [ARGS...] /bin/sh -c SCRIPT
 //             colossalai-task
 //   Hydra:    PROGRAM -n N -ppn 1 -hosts A1,A2,... [ARGS...] /bin/sh -c SCRIPT colossalai-task
-// (A: each node's address). Open MPI's forwarded signals otherwise reach every process of the
-// task's group, the job's too.
-std::vector<std::string> build_mpirun_command(const std::vector<job::NodeCommand>& nodes,
-                                              const run::MpirunLaunch& launch);
+// (A: each node's address), then, with `rendezvous`, its token (the script's `$1`). Open MPI's
+// forwarded signals otherwise reach every process of the task's group, the job's too.
+std::vector<std::string>
+build_mpirun_command(const std::vector<job::NodeCommand>& nodes, const run::MpirunLaunch& launch,
+                     const std::optional<job::RendezvousPlan>& rendezvous = std::nullopt);
 
 // The same mpirun, each task running `script` (`sh -c SCRIPT`) instead of mpirun_task_script's:
 // check's (node_check.hpp).

@@ -33,8 +33,15 @@ namespace colossalai::slurm {
 // (job::ProbeStart::together, step::rendezvous_check_shell): the listener's task until every
 // other task was answered, the others retrying within the bound, to the script's master address
 // (cai_m) when the check's address is the master's.
+// With TaskStart::on_go (a launch's step, step::Step's barrier), the task then prints its ready
+// marker and waits for the go, SIGUSR1 (SrunEngine's `scancel --signal=USR1` once every task is
+// ready); any other signal Slurm delivers before it (the launcher's stop) ends the task without its
+// job (step::go_traps_shell, set before the preflight), so that one node's failed check starts no
+// job anywhere. TaskStart::at_once (`colossalai check`'s probes) starts it at once.
+enum class TaskStart { at_once, on_go };
 std::string srun_task_script(const std::vector<job::NodeCommand>& nodes, bool allocated = false,
-                             const std::optional<job::RendezvousPlan>& rendezvous = std::nullopt);
+                             const std::optional<job::RendezvousPlan>& rendezvous = std::nullopt,
+                             TaskStart start = TaskStart::at_once);
 
 // The argv of the srun that runs `nodes` (the plan's, in rank order):
 //   srun --nodes=N --ntasks=N --ntasks-per-node=1 --nodelist=H1,H2,... --kill-on-bad-exit=0
@@ -49,9 +56,10 @@ std::string srun_task_script(const std::vector<job::NodeCommand>& nodes, bool al
 std::vector<std::string>
 build_srun_command(const std::vector<job::NodeCommand>& nodes,
                    const std::vector<std::string>& srun_args, bool allocated = false,
-                   const std::optional<job::RendezvousPlan>& rendezvous = std::nullopt);
+                   const std::optional<job::RendezvousPlan>& rendezvous = std::nullopt,
+                   TaskStart start = TaskStart::at_once);
 
-// The srun of `plan`, whose launch intent is `launch`.
+// The srun of `plan`, whose launch intent is `launch` (TaskStart::on_go).
 std::vector<std::string> srun_command(const run::Plan& plan, const run::SrunLaunch& launch);
 
 } // namespace colossalai::slurm

@@ -65,6 +65,10 @@ public:
     // Every task said it is ready (task_lines.hpp: its preflight passed, and it waits) before any
     // stop: the engine lets their jobs start, once. Engines whose tasks do not wait never get it.
     virtual void release(Step&) {}
+    // Whether each task waits for release() before its job (it prints its ready marker and
+    // waits): then a task stopped before the release never started its job, whatever markers
+    // came before (srun's start marker names the step at once).
+    virtual bool waits_for_release() const { return false; }
     // The delivery's own child (a scancel) while one runs, polled with the launcher.
     virtual job::Process* helper() { return nullptr; }
     // After the loop's events, and after deliver(): the delivery goes on (its helper ended).

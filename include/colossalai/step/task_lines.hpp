@@ -56,6 +56,8 @@ std::string notice_shell(std::string_view rank);
 // job::preflight_exit_status on both streams and exits with it, the job not started. A program
 // that printed no result (not Python 3.6 or newer) is no check: the task goes on, unless a
 // signal ended it (status above 128: the launcher's stop), when the task exits with that status.
+// A task stopped while its program ran (`cai_x` set, as for cai_f) exits 0 with no line, not
+// started.
 std::string rendezvous_check_shell(std::string_view rank, std::string_view probe);
 
 // What one line of a task says, read from the line alone.

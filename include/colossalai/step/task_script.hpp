@@ -2,8 +2,10 @@
 
 #include "colossalai/job/node_command.hpp"
 #include "colossalai/job/preflight.hpp"
+#include "colossalai/job/rendezvous_check.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 // The parts of a task's wrapper script (`sh -c SCRIPT`) that every engine of the step family
@@ -30,5 +32,26 @@ std::string task_preflight_shell(const job::NodeCommand& first, bool master_from
 // `"--node_rank=$r"` at its node-rank word and, when `master_from_shell`, `"--master_addr=$m"` at
 // its implicit master word; every other word quoted as planned.
 std::string task_relay_shell(const job::NodeCommand& first, bool master_from_shell);
+
+// The barrier of the tasks (Step: Engine::release once every task is ready): the traps, set before
+// the preflight, of the signals `cancel` (the launcher's stop before the go: `cai_x`, so that a
+// check the stop killed is no failed check and the job never starts) and `go` (`cai_g`), as
+// `trap` spells them (`USR2 TERM`, `USR1`), each ending the wait's sleep (`cai_k`) with SIGKILL:
+// a signal that comes as the sleep is forked reaches it while it still has the wrapper's traps,
+// and a trapped one would be lost there, the sleep left holding the task's output open.
+std::string go_traps_shell(std::string_view cancel, std::string_view go);
+// Once the task's checks passed: its ready marker (unless stopped), then the wait until
+// go_traps_shell's `go` or `cancel`; after it, `cai_x` set means stopped, the job not started.
+std::string wait_for_go_shell(std::string_view rank);
+
+// The task's part of the rendezvous check `check` (job::ProbeStart::together: the tasks start
+// their probes at once), after its preflight: the program in `cai_y`, then
+// rendezvous_check_shell of the listener's probe on its rank (until every other task was answered,
+// within twice the bound) and everyone else's connection (retrying within the bound), to the
+// script's master address (`"$cai_m"`) when the check's address is `master` (node 0's planned
+// one). `token`: the shell word of the launch's token, the same in every task and fresh for
+// each launch (srun: the step's id; mpirun: the script's first argument).
+std::string task_rendezvous_shell(const job::RendezvousPlan& check, const std::string& master,
+                                  std::string_view token);
 
 } // namespace colossalai::step

@@ -6,6 +6,7 @@
 
 #include "fake_gpus.hpp"
 #include "lines.hpp"
+#include "rendezvous_faults.hpp"
 #include "ssh_cluster.hpp"
 #include "support.hpp"
 
@@ -236,6 +237,124 @@ TEST_P(MpirunLaunch, CtrlCThenASecondCtrlCEndsEveryJob) {
     EXPECT_EQ(exit_code_of(*running, 60s), 130) << launcher_err();
     cluster().expect_no_process_with_marker("1414.21", 30s);
 }
+
+// The rendezvous check in each task before its ready marker (job::ProbeStart::together: node 0's
+// task listens until the others were answered, they retry within the bound): a node whose check
+// failed is never ready, so no task is let go. Each cause is named, exit 254, within seconds (Open
+// MPI's stop reaches a task's wrapper only, which ends once its own probe does: the listener's
+// twice the bound), and no job started on any node.
+class MpirunRendezvous : public MpirunLaunch {
+protected:
+    static constexpr const char* port = "29437";
+
+    RunResult launch(const Words& extra = {}) {
+        Words args = {"--master_port", port};
+        args.insert(args.end(), extra.begin(), extra.end());
+        args.push_back(script("rdzv-2903.py"));
+        return run_launcher(args);
+    }
+
+    // The summary line of `node`.
+    static std::string summary_of(const RunResult& result, const std::string& node) {
+        std::size_t summary_at = result.err.find(summary_block({}));
+        std::size_t at = result.err.find("\n" + node + ": ", summary_at);
+        if (summary_at == std::string::npos || at == std::string::npos) {
+            ADD_FAILURE() << "no summary line of " << node << "\n" << describe(result);
+            return {};
+        }
+        return result.err.substr(at + 1, result.err.find('\n', at + 1) - at - 1);
+    }
+
+    // Exit 254, each node's summary line a failure, no job started anywhere.
+    void expect_refused(const RunResult& result) const {
+        EXPECT_EQ(result.exit_code, 254) << describe(result);
+        for (int rank = 0; rank < 3; ++rank) {
+            std::string node = "node" + std::to_string(rank + 1);
+            EXPECT_EQ(summary_of(result, node).rfind(node + ": failure (", 0), 0u)
+                << describe(result);
+            EXPECT_FALSE(std::filesystem::exists(recorded(rank, "argv"))) << rank;
+        }
+    }
+};
+
+TEST_P(MpirunRendezvous, APortDroppedOnTheMasterIsNamedByTheOtherNodes) {
+    RunResult added = cluster().exec_on_host(1, drop_port(port));
+    ASSERT_EQ(added.exit_code, 0) << describe(added);
+    Finally undo([] { cluster().exec_on_host(1, undo_drop_port()); });
+    auto started = std::chrono::steady_clock::now();
+    RunResult result = launch();
+    expect_refused(result);
+    // The first node whose connection timed out is named; the other one names its own, or was
+    // stopped first (Hydra's stop ends its probe at once).
+    int named = 0;
+    for (const std::string node : {"node2", "node3"}) {
+        std::string line = summary_of(result, node);
+        if (line.find(std::string("port ") + port + ": no connection within the check's time") !=
+            std::string::npos) {
+            ++named;
+        } else {
+            EXPECT_EQ(line, node + ": failure (not started, stopped by the launcher)")
+                << describe(result);
+        }
+    }
+    EXPECT_GE(named, 1) << describe(result);
+    EXPECT_EQ(summary_of(result, "node1"), "node1: failure (not started, stopped by the launcher)")
+        << describe(result);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 45s);
+
+    // Without the check, the (fake) jobs start.
+    RunResult unchecked = launch({"--no-rendezvous-check"});
+    EXPECT_EQ(unchecked.exit_code, 0) << describe(unchecked);
+    for (int rank = 0; rank < 3; ++rank) {
+        EXPECT_TRUE(std::filesystem::exists(recorded(rank, "argv"))) << rank;
+    }
+}
+
+TEST_P(MpirunRendezvous, APortHeldOnTheMasterIsNamedWithItsProcess) {
+    TempDir state;
+    Background holder(cluster().host_command(1, port_holder(port, state.path() / "listening")), {},
+                      state.path() / "out", state.path() / "err");
+    ASSERT_TRUE(
+        eventually([&] { return std::filesystem::exists(state.path() / "listening"); }, 20s))
+        << read_file(state.path() / "err");
+    auto started = std::chrono::steady_clock::now();
+    RunResult result = launch();
+    expect_refused(result);
+    std::string named = summary_of(result, "node1");
+    EXPECT_EQ(named.rfind(std::string("node1: failure (port ") + port +
+                              " is in use on the master, by process " +
+                              std::to_string(holder.pid()) + " (",
+                          0),
+              0u)
+        << describe(result);
+    // Its command line, cut at 200 bytes.
+    EXPECT_NE(named.find("python3 -c import socket, sys, time s = socket.socket()"),
+              std::string::npos)
+        << describe(result);
+    for (const std::string node : {"node2", "node3"}) {
+        EXPECT_EQ(summary_of(result, node),
+                  node + ": failure (not started, stopped by the launcher)")
+            << describe(result);
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 45s);
+}
+
+// Every launch of the suites above passes the check (node1's port 29500); this one says so.
+TEST_P(MpirunRendezvous, APassingCheckStartsEveryJob) {
+    RunResult result = launch();
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    for (int rank = 0; rank < 3; ++rank) {
+        EXPECT_TRUE(std::filesystem::exists(recorded(rank, "argv"))) << rank;
+    }
+    RunResult dry = launch({"--dry-run"});
+    EXPECT_TRUE(has_line(dry.out, std::string("rendezvous check: node 0 listens on port ") + port +
+                                      ", the others connect to node1 port " + port +
+                                      " before the jobs start (--no-rendezvous-check: none)"))
+        << describe(dry);
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpis, MpirunRendezvous, ::testing::Values(open_mpi, mpich),
+                         [](const ::testing::TestParamInfo<Mpi>& info) { return info.param.name; });
 
 INSTANTIATE_TEST_SUITE_P(Mpis, MpirunLaunch, ::testing::Values(open_mpi, mpich),
                          [](const ::testing::TestParamInfo<Mpi>& info) { return info.param.name; });

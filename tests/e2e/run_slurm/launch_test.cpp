@@ -239,9 +239,9 @@ TEST_F(SlurmLaunch, ATaskWhosePreflightFailsStartsNothing) {
                       "--network-interface", "lo,cai-nosuch0", "train.py"});
     EXPECT_EQ(result.exit_code, 254) << describe(result);
     // srun starts both tasks at once, so the node that fails second may be stopped by fail-fast
-    // before, during or after its own check: its line then names the check, or says it was
-    // stopped by the launcher (CI once saw the stop win). Either way it is a failure, at least one
-    // node names the check, and no command starts.
+    // before, during or after its own check: its line then names the check, or (CI once saw the
+    // stop win) says it was not started: every task waits for the go, which never came. Either
+    // way it is a failure, at least one node names the check, and no command starts.
     std::string line = ": failure (no network interface 'cai-nosuch0' (see 'ip -br link' on the "
                        "node; --network-interface names must exist on every node)";
     size_t summary_at = result.err.find(summary_block({}));
@@ -253,7 +253,9 @@ TEST_F(SlurmLaunch, ATaskWhosePreflightFailsStartsNothing) {
         std::string node_line = result.err.substr(at + 1, result.err.find('\n', at + 1) - at - 1);
         bool names_check = node_line.find(line) != std::string::npos;
         named += names_check;
-        EXPECT_TRUE(names_check || node_line.find("stopped by the launcher") != std::string::npos)
+        EXPECT_TRUE(names_check ||
+                    node_line ==
+                        std::string(node) + ": failure (not started, stopped by the launcher)")
             << node_line << "\n"
             << describe(result);
     }
@@ -265,9 +267,9 @@ TEST_F(SlurmLaunch, ATaskWhosePreflightFailsStartsNothing) {
 
 // Issue #39: each task reads the script, relative to the working directory, as torchrun will open
 // it. One missing on node2 alone (an empty file system over its directory there) is named by
-// node2, exit 254, and node2's command never starts. srun has no barrier: node1's task, whose
-// checks pass, may start its job before node2 fails, and fail-fast then stops it. With -m, or a
-// program that torchrun runs without Python, nothing is checked.
+// node2, exit 254, and no command starts on either node: node1's task, whose checks pass, waits
+// for the go, which never comes (Step's barrier). With -m, or a program that torchrun runs
+// without Python, nothing is checked.
 TEST_F(SlurmLaunch, AScriptMissingOnOneNodeIsNamed) {
     write_file(job() / "copied/train.py", "");
     HiddenOnNode hidden(slurmd(2), job() / "copied");
@@ -279,7 +281,9 @@ TEST_F(SlurmLaunch, AScriptMissingOnOneNodeIsNamed) {
                                      "the node (torchrun opens it from the working directory: "
                                      "copy it to every node, or check its name))"))
         << describe(result);
-    EXPECT_FALSE(has_line(result.err, "node1: success")) << describe(result);
+    EXPECT_TRUE(has_line(result.err, "node1: failure (not started, stopped by the launcher)"))
+        << describe(result);
+    EXPECT_FALSE(std::filesystem::exists(recorded(0, "argv")));
     EXPECT_FALSE(std::filesystem::exists(recorded(1, "argv")));
     EXPECT_TRUE(
         eventually([&] { return cluster().processes_with_marker("2236.07").empty(); }, 30s));
@@ -356,7 +360,7 @@ private:
 
 TEST_F(SlurmRendezvous, AMasterPortDroppedOnNode1IsNamedByNode2) {
     OnNode rule(cluster(), 1, drop_port(port), undo_drop_port());
-    // node1: stopped by the launcher, or its listener gave up.
+    // node1: not started (it waits for the go; stopped by the launcher), or its listener gave up.
     launch_naming("node2", ": no connection within the check's time", "node1");
 }
 
@@ -367,7 +371,7 @@ TEST_F(SlurmRendezvous, AMasterPortHeldOnNode1IsNamedWithItsProcess) {
     ASSERT_TRUE(
         eventually([&] { return std::filesystem::exists(state.path() / "listening"); }, 20s))
         << read_file(state.path() / "err");
-    // node2: stopped by the launcher, or its own check failed.
+    // node2: not started (stopped by the launcher), or its own check failed.
     launch_naming("node1", " is in use on the master, by process ", "node2");
 }
 
@@ -380,9 +384,9 @@ TEST_F(SlurmLaunch, TasksOnNodesWithTooFewGpusStartNothing) {
         {"--launcher", "slurm", "--host", "node1,node2", "--nproc_per_node", "2", "train.py"});
     EXPECT_EQ(result.exit_code, 254) << describe(result);
     // The node that fails first is named with what it found. The other may be stopped by
-    // fail-fast before its answer (srun's tasks start at once): while it counts (`none counted
-    // (nvidia-smi -L did not finish), stopped by the launcher`), or before (`killed by SIGTERM,
-    // stopped by the launcher`). Either way it is a failure and its command never starts.
+    // fail-fast before its answer (srun's tasks start at once): then it was `not started, stopped
+    // by the launcher` (it waits for the go before its job). Either way it is a failure and its
+    // command never starts.
     const std::string found = ": failure (2 GPUs asked (2 processes, one GPU each), 1 found "
                               "(nvidia-smi -L); give --nproc_per_node 1 or fewer, or pick the "
                               "node's GPUs with --include HOST:0,1";

@@ -91,6 +91,16 @@ TEST(TaskSignals, AreTheOnesEachMpiForwards) {
     EXPECT_EQ(task_signals(MpiKind::hydra).kill, SIGUSR1);
 }
 
+// The rendezvous check of two nodes, node 0 listening on 29500, by `python`.
+job::RendezvousPlan rendezvous_check(const std::string& python) {
+    return job::RendezvousPlan{.python = python,
+                               .token = "0123456789abcdef",
+                               .listener = 0,
+                               .address = "127.0.0.1",
+                               .port = 29500,
+                               .nodes = 2};
+}
+
 TEST(BuildMpirunCommand, OpenMpiOneTaskPerNodeInPlanOrder) {
     run::MpirunLaunch launch{"/opt/mpi/bin/mpirun", MpiKind::open_mpi, {"--mca", "x", "y"}};
     Words argv = build_mpirun_command(two_nodes("10.0.0.2"), launch);
@@ -112,6 +122,23 @@ TEST(BuildMpirunCommand, HydraHostsInPlanOrder) {
               (Words{"mpiexec", "-n", "2", "-ppn", "1", "-hosts", "127.0.0.1,10.0.0.2", "-launcher",
                      "ssh"}));
     EXPECT_EQ(argv[11], mpirun_task_script(two_nodes("10.0.0.2"), MpiKind::hydra));
+}
+
+// The rendezvous check's token is fresh for each launch: the script's first argument, after
+// `colossalai-task`, which every task's probe passes on.
+TEST(BuildMpirunCommand, TheRendezvousTokenIsTheScriptsFirstArgument) {
+    run::MpirunLaunch launch{"mpiexec", MpiKind::hydra, {}};
+    Words argv = build_mpirun_command(two_nodes(), launch, rendezvous_check("python3"));
+    ASSERT_EQ(argv.size(), 12u);
+    EXPECT_EQ(argv[10], "colossalai-task");
+    EXPECT_EQ(argv[11], "0123456789abcdef");
+    EXPECT_EQ(argv[9],
+              mpirun_task_script(two_nodes(), MpiKind::hydra, rendezvous_check("python3")));
+    EXPECT_NE(argv[9].find("--listen 29500 --expect 1 --token \"$1\""), std::string::npos)
+        << argv[9];
+    EXPECT_NE(argv[9].find("--connect 127.0.0.1 --port 29500 --retry --token \"$1\""),
+              std::string::npos)
+        << argv[9];
 }
 
 TEST(BuildMpirunCommand, FromThePlansLaunchIntent) {
@@ -240,6 +267,60 @@ TEST(MpirunTaskScript, ATaskOnAnotherMachineFailsBeforeItsJob) {
     ASSERT_TRUE(failure);
     EXPECT_EQ(failure->check, job::PreflightCheck::placement);
     EXPECT_EQ(failure->subject, "192.0.2.7");
+}
+
+// The rendezvous check runs after the preflight and before the ready marker: a task whose check
+// failed (here a fake python that prints a refused connection) names it and is never ready, so
+// the go is never sent; one whose check passed is ready, and its job starts at the go.
+TEST(MpirunTaskScript, ATaskWhoseRendezvousCheckFailedIsNeverReady) {
+    test::TempDir bin;
+    std::string refused = std::string(job::rendezvous_marker) + "refused 127.0.0.1 127.0.0.1 29500";
+    bin.write(
+        "python3",
+        "#!/bin/sh\nprintf '\\036colossalai-rdzv refused 127.0.0.1 127.0.0.1 29500\\n'\nexit 1\n",
+        0755);
+    std::string failed = test::run_task_script(
+        mpirun_task_script(two_nodes(), MpiKind::open_mpi,
+                           rendezvous_check((bin / "python3").string())),
+        "OMPI_COMM_WORLD_RANK=1", true, "/usr/bin:/bin", "; echo \"[$?]\"", "USR1");
+    EXPECT_EQ(failed, "[0]\n" + said(1, refused, "") + said(1, step::task_exit_marker, "254") +
+                          said(1, step::task_exit_marker, "254"));
+
+    bin.write("python3",
+              "#!/bin/sh\nprintf '\\036colossalai-rdzv answered 127.0.0.1 127.0.0.1 29500\\n'\n",
+              0755);
+    std::string passed =
+        test::run_task_script(mpirun_task_script(two_nodes(), MpiKind::hydra,
+                                                 rendezvous_check((bin / "python3").string())),
+                              "PMI_RANK=1", true, "/usr/bin:/bin", "; echo \"[$?]\"", "ALRM");
+    std::size_t answered = passed.find("answered 127.0.0.1");
+    std::size_t ready = passed.find(said(1, step::task_ready_marker, ""));
+    EXPECT_NE(answered, std::string::npos) << passed;
+    EXPECT_LT(answered, ready) << passed;
+    EXPECT_NE(passed.find("--nnodes=2|--node_rank=1|it's|a b|"), std::string::npos) << passed;
+}
+
+// The launcher's kill while a task's check runs: Hydra's reaches the program too, which dies of
+// it; Open MPI's reaches only the wrapper, whose trap runs once the program ended (here with a
+// result of its own). Either way the task ends unstarted, the result not reported, never ready.
+// (The fake python's parent is the shell of the check's `$(...)`; the wrapper is above it.)
+TEST(MpirunTaskScript, TheKillDuringTheRendezvousCheckStartsNothing) {
+    for (auto [mpi, variable, kill, dies] :
+         {std::tuple{MpiKind::open_mpi, "OMPI_COMM_WORLD_RANK=1", "USR2", false},
+          std::tuple{MpiKind::hydra, "PMI_RANK=1", "USR1", true}}) {
+        test::TempDir bin;
+        bin.write("python3",
+                  std::string("#!/bin/sh\nkill -") + kill +
+                      " \"$(cut -d' ' -f4 /proc/$PPID/stat)\"\n" +
+                      (dies ? std::string("kill -") + kill + " $$\n" : std::string()) +
+                      "printf '\\036colossalai-rdzv refused 127.0.0.1 127.0.0.1 29500\\n'\n"
+                      "exit 1\n",
+                  0755);
+        std::string read = test::run_task_script(
+            mpirun_task_script(two_nodes(), mpi, rendezvous_check((bin / "python3").string())),
+            variable, true, "/usr/bin:/bin", "; echo \"[$?]\"");
+        EXPECT_EQ(read, "[0]\n") << kill;
+    }
 }
 
 } // namespace

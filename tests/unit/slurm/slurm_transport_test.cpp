@@ -124,6 +124,20 @@ protected:
         srun().say(start_marker(0, 1), Stream::err);
         srun().say(start_marker(1, 0), Stream::err);
     }
+    // Both tasks said they are ready (their checks passed): the go, scancel of SIGUSR1 to the
+    // step, which ends at once and is forgotten (scancels() then holds the stop's only).
+    void let_go() {
+        for (int task : {0, 1}) {
+            srun().say(std::to_string(task) + ": " +
+                       test::task_line(m_rank_of.at(task), std::string(step::task_ready_marker)));
+        }
+        turn();
+        ASSERT_EQ(scancels().size(), 1u);
+        EXPECT_EQ(scancels()[0]->request.argv, (Words{"scancel", "--signal=USR1", "7.0"}));
+        scancels()[0]->end(Outcome::exited(0));
+        turn();
+        m_children.erase(m_children.begin() + 1);
+    }
     void task_ends(int task, int status) {
         srun().say(exit_marker(task, status));
         srun().say(exit_marker(task, status), Stream::err);
@@ -323,12 +337,35 @@ TEST_F(SlurmTransportTest, AStatusOf128PlusNIsTheJobsOwnWhenNothingWasSent) {
     EXPECT_EQ(result(0), Outcome::exited(143));
 }
 
+// The barrier: no task's job starts until every task is ready; then the go reaches every process
+// of the step (scancel --signal=USR1, SIGUSR1 being the one signal the wrappers take for it). A
+// task stopped before the go never started its job, whatever its start marker (which names the
+// step at once) said: `not started`.
+TEST_F(SlurmTransportTest, TheGoComesOnceEveryTaskIsReadyAndATaskStoppedBeforeItIsNotStarted) {
+    start();
+    go();
+    tasks_start();
+    srun().say("0: " + test::task_line(1, std::string(step::task_ready_marker)));
+    turn();
+    EXPECT_TRUE(scancels().empty()); // one task is not ready yet
+    srun().say("1: " + test::task_line(0, std::string(job::failed_check_marker) + "command"));
+    task_ends(1, job::preflight_exit_status);
+    m_processes[0]->stop(SIGTERM); // fail-fast
+    ASSERT_EQ(scancels().size(), 1u);
+    EXPECT_EQ(scancels()[0]->request.argv, (Words{"scancel", "--signal=TERM", "7.0"}));
+    scancels()[0]->end(Outcome::exited(0));
+    srun().end(Outcome::exited(0)); // rank 1's wrapper ended at the stop, no status
+    EXPECT_EQ(result(0)->kind(), Outcome::Kind::cannot_run);
+    EXPECT_EQ(result(1), Outcome::not_started());
+}
+
 // After the grace: SIGKILL to every process of the step; a task whose wrapper died with its job
 // has no status, and was killed.
 TEST_F(SlurmTransportTest, KillIsScancelOfSigkill) {
     start();
     go();
     tasks_start();
+    let_go();
     m_processes[0]->stop(SIGTERM);
     scancels()[0]->end(Outcome::exited(0));
     turn();
@@ -366,6 +403,7 @@ TEST_F(SlurmTransportTest, AFailedScancelStopsSrunInstead) {
     start();
     go();
     tasks_start();
+    let_go();
     m_processes[0]->stop(SIGTERM);
     scancels()[0]->say("scancel: error: Kill job error on job id 7.0: Access denied", Stream::err);
     scancels()[0]->end(Outcome::exited(1));
@@ -413,6 +451,7 @@ TEST_F(SlurmTransportTest, AbandonKillsSrun) {
     start();
     go();
     tasks_start();
+    let_go();
     m_processes[1]->abandon();
     EXPECT_TRUE(srun().abandoned);
     EXPECT_EQ(result(0), Outcome::killed(SIGKILL));

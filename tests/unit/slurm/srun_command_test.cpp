@@ -67,9 +67,32 @@ TEST(BuildSrunCommand, FromThePlansLaunchIntent) {
     plan.nodes = two_nodes();
     plan.launch = run::SrunLaunch{{"-p", "gpu"}, false};
     EXPECT_EQ(srun_command(plan, std::get<run::SrunLaunch>(plan.launch)),
-              build_srun_command(plan.nodes, {"-p", "gpu"}));
+              build_srun_command(plan.nodes, {"-p", "gpu"}, false, std::nullopt, TaskStart::on_go));
     EXPECT_EQ(srun_command(plan, run::SrunLaunch{{}, true}),
-              build_srun_command(plan.nodes, {}, true));
+              build_srun_command(plan.nodes, {}, true, std::nullopt, TaskStart::on_go));
+}
+
+// A launch's task waits at the barrier: its ready marker once its checks passed, its job at the
+// go (SIGUSR1); stopped before it (SIGTERM, as scancel delivers the launcher's stop), it ends
+// without its job and without an exit marker.
+TEST(SrunTaskScript, OnGoTheJobWaitsForTheGo) {
+    std::vector<NodeCommand> nodes = two_nodes({"a b"});
+    for (NodeCommand& node : nodes) {
+        node.argv.insert(node.argv.begin(), {"printf", "[%s]"});
+        node.argv.erase(node.argv.begin() + 2); // torchrun
+        node.words = job::NodeWords{3, 4};
+    }
+    std::string script = srun_task_script(nodes, false, std::nullopt, TaskStart::on_go);
+    std::string variables = "SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURMD_NODENAME=node-a";
+    std::string start = test::said(1, step::task_start_marker, "7.0 node-a");
+    std::string exit = test::said(1, step::task_exit_marker, "0");
+    EXPECT_EQ(
+        test::run_task_script(script, variables, true, "/usr/bin:/bin", "; echo \"[$?]\"", "USR1"),
+        "[0]\n" + start + start + test::said(1, step::task_ready_marker, "") +
+            "[--nnodes=2][--node_rank=1][--master_addr=node-b][a b]" + exit + exit);
+    EXPECT_EQ(
+        test::run_task_script(script, variables, true, "/usr/bin:/bin", "; echo \"[$?]\"", "TERM"),
+        "[0]\n" + start + start + test::said(1, step::task_ready_marker, ""));
 }
 
 TEST(SrunTaskScript, RefusesCommandsThatDifferInMoreThanTheRank) {

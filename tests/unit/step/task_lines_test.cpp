@@ -150,6 +150,17 @@ TEST(RendezvousCheckShell, PassesTheResultsOnAndEndsTheTaskOnAFailure) {
     test::RunResult stopped = task("sh -c 'kill -TERM $$'");
     EXPECT_EQ(stopped.exit_code, 128 + SIGTERM) << test::describe(stopped);
     EXPECT_EQ(stopped.out, "");
+    // The launcher stopped the task while its program ran (the engine's trap set cai_x): the
+    // result is not reported, the task ends unstarted.
+    test::RunResult interrupted = test::run(
+        {"/bin/sh", "-c",
+         "r=3 cai_x=1\n" +
+             rendezvous_check_shell(
+                 "\"$r\"",
+                 "printf '\\036colossalai-rdzv refused node1 10.0.0.1 29500\\n'; exit 1") +
+             "echo went on"});
+    EXPECT_EQ(interrupted.exit_code, 0) << test::describe(interrupted);
+    EXPECT_EQ(interrupted.out, "");
 }
 
 TEST(TaskOutcome, ARendezvousFailureIsThePreflightsStatus) {
