@@ -189,8 +189,7 @@ TEST_F(CheckOverSsh, AnAllocationsNodesAreCheckedOnlyWhenAsked) {
 
     RunResult outside = check({"--allocation"});
     EXPECT_EQ(outside.exit_code, 2) << outside.err;
-    EXPECT_NE(outside.err.find("--allocation: not in a Slurm allocation or a PBS job"),
-              std::string::npos)
+    EXPECT_NE(outside.err.find("--allocation: not in a batch job's allocation"), std::string::npos)
         << outside.err;
     RunResult both = check({"--allocation", "--host", "node1"});
     EXPECT_EQ(both.exit_code, 2) << both.err;
