@@ -273,6 +273,31 @@ TEST_P(MpirunLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
     cluster().expect_no_process_with_marker("failfast-2718", 30s);
 }
 
+// node2's sshd is down: mpirun cannot start its daemon there. The launch fails before any job
+// starts, ssh's own line says what failed, and nothing is left running on any node. (Not yet:
+// Hydra then waits for that proxy for ever, and Open MPI's line comes with its help text.)
+TEST_P(MpirunLaunch, ANodeWhoseSshdIsDownStartsNoJobAnywhere) {
+    if (GetParam().name == "Mpich") {
+        GTEST_SKIP() << "Hydra 4.0 waits for ever for a proxy whose ssh failed (#38, not yet)";
+    }
+    cluster().stop_sshd(2);
+    Finally restore([&] { cluster().start_sshd(2); });
+    behave("all", "exec sleep 3141.59\n");
+    RunResult result = run_launcher({script("sshd-down-3141.py")});
+    EXPECT_EQ(result.exit_code, 255) << describe(result);
+    EXPECT_TRUE(has_line(
+        result.err, "colossalai: mpirun: ssh: connect to host node2 port 22: Connection refused"))
+        << describe(result);
+    for (int rank = 0; rank < 3; ++rank) {
+        EXPECT_FALSE(std::filesystem::exists(recorded(rank, "argv"))) << rank; // never started
+        EXPECT_TRUE(has_line(result.err, "node" + std::to_string(rank + 1) +
+                                             ": failure (no exit status from the task (mpirun "
+                                             "exit code 255))"))
+            << describe(result);
+    }
+    cluster().expect_no_process_with_marker("sshd-down-3141", 30s);
+}
+
 // One node with too few GPUs (the fake nvidia-smi first on the tasks' PATH): the launch stops
 // before any job starts, exit 254, that node named with what it found.
 TEST_P(MpirunLaunch, ANodeWhosePreflightFailsStopsEveryNodeBeforeItsJob) {
