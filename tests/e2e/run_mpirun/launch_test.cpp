@@ -298,6 +298,34 @@ TEST_P(MpirunLaunch, ANodeWhoseSshdIsDownStartsNoJobAnywhere) {
     cluster().expect_no_process_with_marker("sshd-down-3141", 30s);
 }
 
+// Debian's real torchrun on every node through mpirun (gloo over the hosts' eth0): one process
+// per node, world size 3, and each node's process has its node's rank.
+TEST_P(MpirunLaunch, RealTorchrunHasWorldSizeThreeAndEachNodesRank) {
+    RunOptions real = options();
+    (*real.env)["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+    real.timeout = 180s;
+    write_file(job() / "train_allreduce.py", read_file(fixtures_dir() / "train_allreduce.py"));
+    // Debian's torchrun needs redirects set (tests/e2e/run_ssh/launch/torchrun_test.cpp).
+    RunResult result = run(launcher({"-x", "GLOO_SOCKET_IFNAME=eth0", "--extra_launch_args",
+                                     "redirects=1,tee=1,monitor_interval=1", "train_allreduce.py"}),
+                           real);
+    ASSERT_FALSE(result.timed_out) << describe(result);
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    for (int rank = 0; rank < 3; ++rank) {
+        std::string host = "node" + std::to_string(rank + 1);
+        bool found = false;
+        for (const std::string& line : lines_of(result.out)) {
+            found = found ||
+                    (line.rfind(host + ": ", 0) == 0 &&
+                     line.find("\"rank\": " + std::to_string(rank) + ",") != std::string::npos &&
+                     line.find("\"world_size\": 3") != std::string::npos &&
+                     line.find("\"sum\": 6") != std::string::npos &&
+                     line.find("\"host\": \"" + host + "\"") != std::string::npos);
+        }
+        EXPECT_TRUE(found) << host << ": " << describe(result);
+    }
+}
+
 // One node with too few GPUs (the fake nvidia-smi first on the tasks' PATH): the launch stops
 // before any job starts, exit 254, that node named with what it found.
 TEST_P(MpirunLaunch, ANodeWhosePreflightFailsStopsEveryNodeBeforeItsJob) {
