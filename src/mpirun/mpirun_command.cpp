@@ -180,7 +180,7 @@ std::string mpirun_task_script(const std::vector<NodeCommand>& nodes, MpiKind mp
     // says the job may have run.
     script += "[ -z \"${cai_x-}\" ] || exit 0\n";
     script += step::start_marker_shell("\"$r\"", "mpirun", "\"$a\"");
-    script += step::task_relay_shell(first, false) + " <&0 &\n";
+    script += step::task_relay_shell(first, false, step::RelayChannel::stderr_packets) + " <&0 &\n";
     // A stop between the check above and the relay's start: its job gets the SIGTERM now.
     script += "cai_p=$!\n[ -z \"${cai_x-}\" ] || kill -TERM 0\n"
               "while :; do cai_w=; wait \"$cai_p\" 2>/dev/null; s=$?; [ -n \"$cai_w\" ] && [ "

@@ -36,7 +36,10 @@ std::string check_task_script(const std::vector<job::NodeCommand>& nodes, run::M
     script += step::failed_check_shell("\"$r\"");
     script += step::task_preflight_shell(first, false, run::broken_pair());
     script += placement_check_shell();
-    script += step::task_relay_shell(first, false) + " <&0\ns=$?\n";
+    // Every frame a packet of its own on stderr (relay.hpp): Open MPI gives a task a pty for
+    // stdout, whose reads may cut a frame.
+    script +=
+        step::task_relay_shell(first, false, step::RelayChannel::stderr_packets) + " <&0\ns=$?\n";
     script += step::exit_marker_shell("\"$r\"", "\"$s\"");
     return script;
 }

@@ -88,7 +88,7 @@ std::string srun_task_script(const std::vector<NodeCommand>& nodes, bool allocat
     // the relay with every signal at its default, gets them.
     script += fmt::format("trap : {}\n", exec::signal_policy::short_names(
                                              exec::signal_policy::delivered_to_slurm_steps, " "));
-    script += step::task_relay_shell(first, master_from_shell);
+    script += step::task_relay_shell(first, master_from_shell, step::RelayChannel::own_streams);
     script += "\ns=$?\n" + step::exit_marker_shell("\"$r\"", "\"$s\"") + "exit \"$s\"\n";
     return script;
 }

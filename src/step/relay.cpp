@@ -10,9 +10,12 @@ namespace {
 
 // The relay up to its list of the signals it ignores (`my @stop = qw(...)`, the signals of
 // exec::signal_policy::delivered_to_slurm_steps), and from there on.
-constexpr std::string_view relay_head = "use POSIX;\nmy @stop = qw(";
+constexpr std::string_view relay_head = "use POSIX;\nuse Fcntl qw(O_DIRECT);\nmy @stop = qw(";
 // Every write is whole (put); a frame holds at most 500 bytes of the job's (frame_payload) and
-// begins with the rank, the relay's first argument.
+// begins with the rank, the relay's first argument. Its channel (the second, relay_argument):
+// `streams` writes each chunk's frames on the stream they came from in one write; `packets`
+// writes every frame on stderr, one write each, after putting a pipe there in packet mode
+// (O_DIRECT), so that each read of the daemon's gets one frame, whole.
 // A stop signal sent to the task's process group before the job exists (the launcher stopped the
 // launch as the relay started) reached only the relay, which ignores it: the signals are held
 // (blocked, still at their first disposition, so one pending since before the relay ran stays
@@ -26,6 +29,7 @@ my @held = map { &{"POSIX::SIG$_"} } @stop;
 my $held = POSIX::SigSet->new(@held);
 sigprocmask(SIG_BLOCK, $held);
 my $rank = shift @ARGV;
+my $packets = shift(@ARGV) eq "packets";
 pipe(my $or, my $ow) and pipe(my $er, my $ew) and pipe(my $gr, my $gw)
     or die "colossalai: pipe: $!\n";
 my $pid = fork;
@@ -47,20 +51,25 @@ $pending->ismember($_) and kill($_, $pid) for @held;
 close $_ for $ow, $ew, $gr, $gw;
 $SIG{$_} = "IGNORE" for @stop;
 sigprocmask(SIG_UNBLOCK, $held);
-my %open = (fileno($or) => [$or, *STDOUT], fileno($er) => [$er, *STDERR]);
-sub frame {
-    my ($in) = @_;
-    my ($out, $at, $len) = ("", 0, length $in);
+if ($packets && -p STDERR) {
+    my $flags = fcntl(STDERR, F_GETFL, 0);
+    fcntl(STDERR, F_SETFL, $flags | O_DIRECT) if defined $flags;
+}
+my %open = (fileno($or) => [$or, $packets ? *STDERR : *STDOUT, "n", "p"],
+            fileno($er) => [$er, *STDERR, "N", "P"]);
+sub frames {
+    my ($in, $line, $piece_end) = @_;
+    my ($at, $len, @out) = (0, length $in);
     while ($at < $len) {
         my $nl = index($in, "\n", $at);
-        my ($n, $end) = $nl >= 0 && $nl - $at <= 500 ? ($nl - $at, "n")
-                      : ($len - $at < 500 ? $len - $at : 500, "p");
+        my ($n, $end) = $nl >= 0 && $nl - $at <= 500 ? ($nl - $at, $line)
+                      : ($len - $at < 500 ? $len - $at : 500, $piece_end);
         my $piece = substr($in, $at, $n);
-        $at += $n + ($end eq "n" ? 1 : 0);
+        $at += $n + ($end eq $line ? 1 : 0);
         $piece =~ s/\x1e/\x1e\x1e/g;
-        $out .= "$rank\x1e$piece\x1e$end\n";
+        push @out, "$rank\x1e$piece\x1e$end\n";
     }
-    return $out;
+    return @out;
 }
 sub put {
     my ($fh, $text) = @_;
@@ -82,8 +91,14 @@ while (%open) {
     }
     for my $fd (keys %open) {
         next unless vec($got, $fd, 1);
-        my ($from, $to) = @{$open{$fd}};
-        if (sysread($from, my $bytes, 65536)) { put($to, frame($bytes)); } else { delete $open{$fd}; }
+        my ($from, $to, @ends) = @{$open{$fd}};
+        if (!sysread($from, my $bytes, 65536)) {
+            delete $open{$fd};
+        } elsif ($packets) {
+            put($to, $_) for frames($bytes, @ends);
+        } else {
+            put($to, join("", frames($bytes, @ends)));
+        }
     }
 }
 $status = waitpid($pid, 0) == $pid ? $? : 255 << 8 unless $ended;
@@ -100,7 +115,17 @@ std::string_view relay_program() {
     return program;
 }
 
-std::optional<std::string> decode_frame(std::string_view body) {
+std::string_view relay_argument(RelayChannel channel) {
+    switch (channel) {
+    case RelayChannel::own_streams:
+        return "streams";
+    case RelayChannel::stderr_packets:
+        return "packets";
+    }
+    return "streams";
+}
+
+std::optional<FrameBytes> decode_frame(std::string_view body) {
     std::string bytes;
     bytes.reserve(body.size());
     for (std::size_t i = 0; i < body.size(); ++i) {
@@ -115,11 +140,14 @@ std::optional<std::string> decode_frame(std::string_view body) {
         if (next == record_separator) {
             bytes += record_separator;
             ++i;
-        } else if ((next == 'n' || next == 'p') && i + 2 == body.size()) {
-            if (next == 'n') {
+        } else if (std::string_view("npNP").find(next) != std::string_view::npos &&
+                   i + 2 == body.size()) {
+            if (next == 'n' || next == 'N') {
                 bytes += '\n';
             }
-            return bytes;
+            return FrameBytes{next == 'n' || next == 'p' ? output::Stream::out
+                                                         : output::Stream::err,
+                              std::move(bytes)};
         } else {
             return std::nullopt; // a marker (RS `colossalai-...`) or no frame at all
         }

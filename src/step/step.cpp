@@ -154,9 +154,12 @@ std::optional<Outcome> Step::compute_result(std::size_t rank) const {
     }
 }
 
+// Either of the launcher's streams may carry either of a node's (mpirun's tasks write every
+// frame on stderr): both of an open node's streams must have room.
 bool Step::accepting(Stream stream) const {
     return std::all_of(m_tasks.begin(), m_tasks.end(), [stream](const Task& task) {
-        return task.sink == nullptr || !task.open[index_of(stream)] || task.sink->accepting(stream);
+        return task.sink == nullptr || !task.open[index_of(stream)] ||
+               (task.sink->accepting(Stream::out) && task.sink->accepting(Stream::err));
     });
 }
 
@@ -308,15 +311,27 @@ void Step::task_line(Stream stream, const LabelledLine& labelled) {
     }
     Task& task = m_tasks[rank];
     if (exited != nullptr) {
-        flush();
         task.status = exited->status;
-        task.open[index_of(stream)] = false;
-        task.sink->close(stream);
+        end_stream(task, stream);
         return;
     }
     // A line's end reaches the output with its text (a `\r\n` line written as `text\r` and then
-    // `\n` showed a progress bar's state first).
-    gather(task, stream, frame != nullptr ? frame->bytes : std::string(labelled.text) + '\n');
+    // `\n` showed a progress bar's state first). A frame goes to the job's stream it says.
+    if (frame != nullptr) {
+        gather(task, frame->stream, frame->bytes);
+    } else {
+        gather(task, stream, std::string(labelled.text) + '\n');
+    }
+}
+
+void Step::end_stream(Task& task, Stream stream) {
+    bool was_open = task.open[0] || task.open[1];
+    task.open[index_of(stream)] = false;
+    if (was_open && !task.open[0] && !task.open[1] && task.sink != nullptr) {
+        flush();
+        task.sink->close(Stream::out);
+        task.sink->close(Stream::err);
+    }
 }
 
 // Once per node (the start marker comes on both streams): a node whose name the launcher chose.
@@ -382,9 +397,8 @@ void Step::close_all() {
     flush();
     for (Task& task : m_tasks) {
         for (Stream stream : {Stream::out, Stream::err}) {
-            if (task.sink != nullptr && task.open[index_of(stream)]) {
-                task.open[index_of(stream)] = false;
-                task.sink->close(stream);
+            if (task.open[index_of(stream)]) {
+                end_stream(task, stream);
             }
         }
     }

@@ -84,8 +84,8 @@ TaskLine read_task_line(std::string_view line) {
         return Foreign{line};
     }
     std::string_view body = line.substr(separator + 1);
-    if (std::optional<std::string> bytes = decode_frame(body)) {
-        return Frame{*rank, std::move(*bytes)};
+    if (std::optional<FrameBytes> frame = decode_frame(body)) {
+        return Frame{*rank, frame->stream, std::move(frame->bytes)};
     }
     if (util::starts_with(body, task_start_marker)) {
         std::string_view rest = body.substr(task_start_marker.size());

@@ -54,14 +54,16 @@ std::string task_preflight_shell(const NodeCommand& first, bool master_from_shel
     return script;
 }
 
-std::string task_relay_shell(const NodeCommand& first, bool master_from_shell) {
+std::string task_relay_shell(const NodeCommand& first, bool master_from_shell,
+                             RelayChannel channel) {
     const std::vector<std::string>& argv = first.argv;
     const std::optional<job::NodeWords>& words = first.words;
     const std::size_t rank = words ? words->node_rank : argv.size();
     const std::size_t master = master_from_shell && words && words->implicit_master
                                    ? *words->implicit_master
                                    : argv.size();
-    std::string script = "perl -e " + util::shell_quote(relay_program()) + " \"$r\" ";
+    std::string script = "perl -e " + util::shell_quote(relay_program()) + " \"$r\" " +
+                         std::string(relay_argument(channel)) + ' ';
     for (size_t i = 0; i < argv.size(); ++i) {
         if (i > 0) {
             script += ' ';

@@ -17,7 +17,7 @@ inline std::string task_line(std::size_t rank, const std::string& body) {
     return std::to_string(rank) + rs + body;
 }
 // The body of a frame of the relay's: `text` (its RS already doubled) and how it ended (`n`
-// newline, `p` none).
+// newline, `p` none; `N`, `P` for the job's stderr).
 inline std::string frame(std::size_t rank, const std::string& text, char end = 'n') {
     return task_line(rank, text + rs + end);
 }

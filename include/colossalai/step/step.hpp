@@ -145,6 +145,9 @@ private:
         output::NodeOutput* sink = nullptr;
         job::NodeCommand command;           // what a failed check names
         std::optional<TaskFailure> failure; // the task's preflight or rendezvous check failed
+        // Each of the launcher's streams until the task's exit marker on it; the node's output
+        // closes once both ended (a frame says its own stream, and mpirun's tasks write every
+        // frame on stderr).
         std::array<bool, 2> open{true, true};
         std::optional<int> status;
         mutable std::optional<job::Outcome> reported;
@@ -166,6 +169,9 @@ private:
     void update();
     void not_started();
     void close_all();
+    // The task's exit marker came on the launcher's `stream`: once both streams ended, the
+    // node's output closes.
+    void end_stream(Task& task, output::Stream stream);
     void deliver(int signo);
     void ready(std::size_t rank);
 

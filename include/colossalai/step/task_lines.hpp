@@ -3,6 +3,7 @@
 #include "colossalai/job/outcome.hpp"
 #include "colossalai/job/preflight.hpp"
 #include "colossalai/job/rendezvous_check.hpp"
+#include "colossalai/output/sink.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -61,8 +62,9 @@ std::string notice_shell(std::string_view rank);
 std::string rendezvous_check_shell(std::string_view rank, std::string_view probe);
 
 // What one line of a task says, read from the line alone.
-struct Frame { // the job's bytes
+struct Frame { // the job's bytes, from its stream `stream`
     std::size_t rank = 0;
+    output::Stream stream = output::Stream::out;
     std::string bytes;
 };
 struct Started { // the task named its step and its node

@@ -3,6 +3,7 @@
 #include "colossalai/job/node_command.hpp"
 #include "colossalai/job/preflight.hpp"
 #include "colossalai/job/rendezvous_check.hpp"
+#include "colossalai/step/relay.hpp"
 
 #include <string>
 #include <string_view>
@@ -28,10 +29,12 @@ void check_same_commands(const std::vector<job::NodeCommand>& nodes);
 std::string task_preflight_shell(const job::NodeCommand& first, bool master_from_shell,
                                  const job::BrokenPair& broken);
 
-// The relay's command, without a newline: `perl -e RELAY "$r" WORDS...`, node 0's argv with
+// The relay's command, without a newline: `perl -e RELAY "$r" CHANNEL WORDS...` (`channel`: where
+// it writes its frames, relay.hpp), node 0's argv with
 // `"--node_rank=$r"` at its node-rank word and, when `master_from_shell`, `"--master_addr=$m"` at
 // its implicit master word; every other word quoted as planned.
-std::string task_relay_shell(const job::NodeCommand& first, bool master_from_shell);
+std::string task_relay_shell(const job::NodeCommand& first, bool master_from_shell,
+                             RelayChannel channel);
 
 // The barrier of the tasks (Step: Engine::release once every task is ready): the traps, set before
 // the preflight, of the signals `cancel` (the launcher's stop before the go: `cai_x`, so that a

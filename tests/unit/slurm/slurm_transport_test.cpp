@@ -205,7 +205,7 @@ TEST_F(SlurmTransportTest, EachTasksFramesReachItsNodeAsTheJobWroteThem) {
     srun().say(frame(1, "rank 0 \r", 'n'));                 // a line ending in \r\n
     srun().say(frame(0, "bar 1%\r", 'p'));                  // a bar's state, at once
     srun().say(frame(0, std::string("n\0l \xff", 5), 'n')); // NUL, invalid UTF-8
-    srun().say(frame(1, "warn", 'n'), Stream::err);
+    srun().say(frame(1, "warn", 'N'), Stream::err);
     srun().say("srun: error: node2: task 0: Exited with exit code 3", Stream::err);
     srun().say("0: slurmstepd: error: *** STEP 7.0 ON node2 CANCELLED ***", Stream::err);
     task_ends(0, 3);

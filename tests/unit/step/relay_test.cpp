@@ -10,6 +10,7 @@
 #include "colossalai/exec/signal_policy.hpp"
 #include "colossalai/step/relay.hpp"
 #include "colossalai/step/task_lines.hpp"
+#include "colossalai/util/quote.hpp"
 #include "colossalai/util/signal_name.hpp"
 
 #include <gtest/gtest.h>
@@ -23,23 +24,35 @@ namespace {
 
 using test::rs;
 
+FrameBytes out(const std::string& bytes) {
+    return {output::Stream::out, bytes};
+}
+
 TEST(DecodeFrame, TheJobsBytesWithTheirLineEndOrNone) {
-    EXPECT_EQ(decode_frame("loss 0.25" + rs + "n"), "loss 0.25\n");
-    EXPECT_EQ(decode_frame("50%\r" + rs + "p"), "50%\r");
-    EXPECT_EQ(decode_frame("a\r" + rs + "n"), "a\r\n");
-    EXPECT_EQ(decode_frame(rs + "n"), "\n");
-    EXPECT_EQ(decode_frame(rs + "p"), "");
-    EXPECT_EQ(decode_frame(std::string("n\0l", 3) + rs + "n"), std::string("n\0l\n", 4));
+    EXPECT_EQ(decode_frame("loss 0.25" + rs + "n"), out("loss 0.25\n"));
+    EXPECT_EQ(decode_frame("50%\r" + rs + "p"), out("50%\r"));
+    EXPECT_EQ(decode_frame("a\r" + rs + "n"), out("a\r\n"));
+    EXPECT_EQ(decode_frame(rs + "n"), out("\n"));
+    EXPECT_EQ(decode_frame(rs + "p"), out(""));
+    EXPECT_EQ(decode_frame(std::string("n\0l", 3) + rs + "n"), out(std::string("n\0l\n", 4)));
     EXPECT_EQ(decode_frame(rs + rs + "colossalai-task-exit 0" + rs + "n"),
-              rs + "colossalai-task-exit 0\n"); // a job's RS is its own
-    EXPECT_EQ(decode_frame("x" + rs + rs + rs + "p"), "x" + rs);
+              out(rs + "colossalai-task-exit 0\n")); // a job's RS is its own
+    EXPECT_EQ(decode_frame("x" + rs + rs + rs + "p"), out("x" + rs));
+}
+
+// `N` and `P`: the same from the job's stderr, whichever of the launcher's streams carried it.
+TEST(DecodeFrame, UppercaseEndsAreTheJobsStderr) {
+    EXPECT_EQ(decode_frame("warn" + rs + "N"), (FrameBytes{output::Stream::err, "warn\n"}));
+    EXPECT_EQ(decode_frame("50%\r" + rs + "P"), (FrameBytes{output::Stream::err, "50%\r"}));
+    EXPECT_EQ(decode_frame(rs + rs + rs + "N"), (FrameBytes{output::Stream::err, rs + "\n"}));
 }
 
 TEST(DecodeFrame, AnythingElseIsNoFrame) {
     for (const std::string& line :
          {std::string("slurmstepd: error: *** STEP 7.0 ON node1 CANCELLED ***"), std::string(),
           rs + "colossalai-task-exit 0", rs + "colossalai-failed cwd", "x" + rs, "x" + rs + "q",
-          "x" + rs + "n" + "y", "x" + rs + rs + "n", "x" + rs + "nn"}) {
+          "x" + rs + "n" + "y", "x" + rs + rs + "n", "x" + rs + "nn", "x" + rs + "e",
+          "x" + rs + "NP"}) {
         EXPECT_FALSE(decode_frame(line)) << line;
     }
 }
@@ -51,7 +64,8 @@ struct Relayed {
     std::size_t longest_line = 0; // with its newline
 };
 
-Relayed decode_lines(const std::string& stream, std::size_t rank = 0) {
+Relayed decode_lines(const std::string& stream, std::size_t rank = 0,
+                     output::Stream job_stream = output::Stream::out) {
     Relayed relayed;
     std::size_t begin = 0;
     for (std::size_t end; (end = stream.find('\n', begin)) != std::string::npos; begin = end + 1) {
@@ -63,6 +77,7 @@ Relayed decode_lines(const std::string& stream, std::size_t rank = 0) {
             continue;
         }
         EXPECT_EQ(frame->rank, rank);
+        EXPECT_EQ(frame->stream, job_stream);
         relayed.bytes += frame->bytes;
     }
     EXPECT_EQ(begin, stream.size()) << "the relay's output ends in a partial line";
@@ -70,9 +85,9 @@ Relayed decode_lines(const std::string& stream, std::size_t rank = 0) {
 }
 
 test::RunResult relay(const std::vector<std::string>& job, const test::RunOptions& options = {},
-                      std::size_t rank = 0) {
+                      std::size_t rank = 0, RelayChannel channel = RelayChannel::own_streams) {
     std::vector<std::string> argv = {"perl", "-e", std::string(relay_program()),
-                                     std::to_string(rank)};
+                                     std::to_string(rank), std::string(relay_argument(channel))};
     argv.insert(argv.end(), job.begin(), job.end());
     return test::run(argv, options);
 }
@@ -103,7 +118,7 @@ TEST(Relay, EveryByteOfBothStreamsArrivesInFramesThatSlurmPassesWhole) {
         relay({"sh", "-c", "cat out; cat err >&2; exit 3"}, options, 123456789);
     EXPECT_EQ(result.exit_code, 3) << test::describe(result);
     Relayed out = decode_lines(result.out, 123456789);
-    Relayed err = decode_lines(result.err, 123456789);
+    Relayed err = decode_lines(result.err, 123456789, output::Stream::err);
     EXPECT_EQ(out.bytes, bytes);
     EXPECT_EQ(err.bytes, bytes + "\r");
     // slurmstepd cuts a line of more than 1023 bytes (its newline included) and ends each piece
@@ -112,14 +127,66 @@ TEST(Relay, EveryByteOfBothStreamsArrivesInFramesThatSlurmPassesWhole) {
     EXPECT_LE(err.longest_line, 1023u);
 }
 
+// mpirun's channel: every frame of both streams on stderr, each one packet of a pipe there, so
+// that each read of the daemon's (Open MPI's orted reads 4096 bytes) returns one whole frame,
+// however long the reader waited and however much the job wrote (a burst of 200 KiB, a line of
+// 100 KiB). The reader starts once the job has ended: the pipe is full of packets by then.
+TEST(Relay, PacketsPutEveryFrameOnStderrEachReadOneWholeFrame) {
+    test::TempDir dir;
+    std::string bytes = tricky_bytes();
+    bytes.append(100 * 1024, 'W').append("\n");
+    while (bytes.size() < 200 * 1024) {
+        bytes += "line \x1e\r\n";
+    }
+    dir.write("out", bytes);
+    dir.write("err", "warning: " + bytes);
+    // The reader prints each read as LENGTH, a colon, the bytes.
+    dir.write("read.pl",
+              "sleep 1; while (my $n = sysread(STDIN, my $b, 4096)) { print \"$n:$b\" }");
+    test::RunOptions options;
+    options.cwd = dir.path();
+    std::string relay_words =
+        util::shell_join({"perl", "-e", std::string(relay_program()), "7",
+                          std::string(relay_argument(RelayChannel::stderr_packets))});
+    test::RunResult result =
+        test::run({"sh", "-c",
+                   "{ " + relay_words +
+                       " sh -c 'cat out; cat err >&2; exit 5'; echo \"status $?\" >&3; } "
+                       "3>status 2>&1 >/dev/null | perl read.pl"},
+                  options);
+    ASSERT_EQ(result.exit_code, 0) << test::describe(result).substr(0, 2000);
+    EXPECT_EQ(test::read_file(dir / "status"), "status 5\n");
+    std::string out_bytes, err_bytes;
+    std::size_t reads = 0;
+    for (std::size_t at = 0; at < result.out.size(); ++reads) {
+        std::size_t colon = result.out.find(':', at);
+        ASSERT_NE(colon, std::string::npos);
+        std::size_t length = std::stoul(result.out.substr(at, colon - at));
+        std::string read = result.out.substr(colon + 1, length);
+        at = colon + 1 + length;
+        ASSERT_EQ(read.size(), length);
+        // One whole frame: one line, of rank 7.
+        ASSERT_EQ(read.find('\n'), length - 1) << reads << ": " << read.substr(0, 200);
+        TaskLine line = read_task_line(std::string_view(read).substr(0, length - 1));
+        const auto* frame = std::get_if<Frame>(&line);
+        ASSERT_NE(frame, nullptr) << read.substr(0, 200);
+        EXPECT_EQ(frame->rank, 7u);
+        (frame->stream == output::Stream::out ? out_bytes : err_bytes) += frame->bytes;
+    }
+    EXPECT_GT(reads, 800u);
+    EXPECT_TRUE(out_bytes == bytes) << out_bytes.size();
+    EXPECT_TRUE(err_bytes == "warning: " + bytes) << err_bytes.size();
+}
+
 TEST(Relay, ExitsWithTheJobsStatusAsShReportsIt) {
     EXPECT_EQ(relay({"sh", "-c", "exit 7"}).exit_code, 7);
     EXPECT_EQ(relay({"true"}).exit_code, 0);
     EXPECT_EQ(relay({"sh", "-c", "kill -KILL $$"}).exit_code, 137);
     test::RunResult missing = relay({"colossalai-no-such-program"});
     EXPECT_EQ(missing.exit_code, 127);
-    EXPECT_NE(decode_lines(missing.err).bytes.find("colossalai-no-such-program"),
-              std::string::npos);
+    EXPECT_NE(
+        decode_lines(missing.err, 0, output::Stream::err).bytes.find("colossalai-no-such-program"),
+        std::string::npos);
 }
 
 // Slurm delivers a step's signal to every process of the step (scancel --signal): the relay
@@ -151,6 +218,7 @@ TEST(Relay, PassesOnAStopThatCameBeforeItsJob) {
         "exec { 'perl' } 'perl', '-e', @ARGV",
         std::string(relay_program()),
         "0",
+        "streams",
         "sh",
         "-c",
         "echo started"};

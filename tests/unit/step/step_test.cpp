@@ -162,7 +162,7 @@ TEST_F(StepTest, LinesWithoutALabelGoByTheirRank) {
     m_launcher->say(test::frame(1, "one\r", 'p'));
     m_launcher->say("[host:123] mpirun noticed something");
     m_launcher->say(test::frame(0, "zero"));
-    m_launcher->say(test::frame(1, ""), Stream::err);
+    m_launcher->say(test::frame(1, "", 'N'), Stream::err);
     m_launcher->say(test::frame(7, "no such node"));
     ends(0, 0);
     ends(1, 3);
@@ -200,6 +200,42 @@ TEST_F(StepTest, UnlabelledFramesSurviveReadsSplitOrMergedAnywhere) {
         EXPECT_EQ(result(1), Outcome::exited(0));
         EXPECT_TRUE(m_outputs[0].out == relayed.bytes[0]) << m_outputs[0].out.size();
         EXPECT_TRUE(m_outputs[1].out == relayed.bytes[1]) << m_outputs[1].out.size();
+        EXPECT_EQ(m_notices, "");
+    }
+}
+
+// mpirun's tasks write every frame of both of the job's streams on stderr, one packet each
+// (relay.hpp): the daemons' reads, interleaved read by read as mpirun writes them, reach each
+// node's own streams byte for byte however the launcher's pipe is read, with lines over 64 KiB;
+// the node's output closes once both of its exit markers came, whichever stream's first.
+TEST_F(StepTest, PacketsOfBothStreamsOnStderrReachEachNodesOwnStreams) {
+    test::TwoNodesRelayed relayed = test::two_nodes_relayed({"", ""}, RelayChannel::stderr_packets);
+    const std::string& output = relayed.output;
+    for (std::size_t chunk : test::read_sizes(output.size())) {
+        SCOPED_TRACE(chunk);
+        m_processes.clear();
+        m_outputs.clear();
+        start();
+        go();
+        starts(0);
+        starts(1);
+        // The exit marker on stdout (Open MPI's pseudo-terminal) before the frames on stderr.
+        m_launcher->say(test::task_line(0, test::exit_marker("0")));
+        EXPECT_EQ(m_outputs[0].out_closed, 0);
+        for (std::size_t at = 0; at < output.size(); at += chunk) {
+            m_launcher->output->write(Stream::err, std::string_view(output).substr(at, chunk));
+        }
+        m_launcher->say(test::task_line(0, test::exit_marker("0")), Stream::err);
+        ends(1, 0);
+        m_launcher->end(Outcome::exited(0));
+        EXPECT_EQ(result(0), Outcome::exited(0));
+        EXPECT_EQ(result(1), Outcome::exited(0));
+        for (std::size_t rank = 0; rank < 2; ++rank) {
+            EXPECT_TRUE(m_outputs[rank].out == relayed.bytes[rank]) << m_outputs[rank].out.size();
+            EXPECT_TRUE(m_outputs[rank].err == relayed.err[rank]) << m_outputs[rank].err.size();
+            EXPECT_EQ(m_outputs[rank].out_closed, 1);
+            EXPECT_EQ(m_outputs[rank].err_closed, 1);
+        }
         EXPECT_EQ(m_notices, "");
     }
 }
