@@ -131,14 +131,16 @@ std::string describe(const PreflightFailure& failure) {
     case PreflightCheck::gpus:
         return failure.gpus ? describe_shortage(*failure.gpus) : subject;
     case PreflightCheck::helper:
-        return fmt::format("cannot find '{}' on the node (--launcher slurm runs each task's job "
-                           "under it, so that the job's output crosses srun byte for byte; "
-                           "install it there, or use --launcher ssh)",
+        // Worded for every engine of the step family (srun, mpirun): job/ names none of them.
+        return fmt::format("cannot find '{}' on the node (the launcher runs each task's job "
+                           "under it, so that the job's output crosses the launcher program "
+                           "byte for byte; install it there, or use --launcher ssh)",
                            subject);
     case PreflightCheck::placement:
-        return fmt::format("mpirun started this node's task on a machine without its address "
-                           "'{}' (mpirun's placement did not follow the run's host order: check "
-                           "--mpirun-args, and that the names resolve alike on every node)",
+        return fmt::format("this node's task was started on a machine without its address '{}' "
+                           "(the launcher program's placement did not follow the run's host "
+                           "order: check the arguments given to it, and that the names resolve "
+                           "alike on every node)",
                            subject);
     }
     return subject;

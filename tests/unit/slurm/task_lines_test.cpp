@@ -56,10 +56,12 @@ TEST(TaskFailure, APreflightFailureNamesItsSubjectFromTheNodesCommand) {
     failure = job::parse_failed_check("helper perl", command);
     ASSERT_TRUE(failure);
     EXPECT_EQ(failure->check, job::PreflightCheck::helper);
-    EXPECT_EQ(job::describe(*failure),
-              "cannot find 'perl' on the node (--launcher slurm runs each task's job under it, so "
-              "that the job's output crosses srun byte for byte; install it there, or use "
-              "--launcher ssh)");
+    EXPECT_EQ(
+        job::describe(*failure),
+        "cannot find 'perl' on the node (the launcher runs each task's job under it, so "
+        "that the job's output crosses the launcher program byte for byte; install it there, or "
+        "use "
+        "--launcher ssh)");
 }
 
 TEST(SlurmStep, TwoNumbersOrNothingToSignal) {
