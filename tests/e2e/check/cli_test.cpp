@@ -86,7 +86,7 @@ TEST_F(CheckUsage, UnknownOptionOrArgumentIsAUsageError) {
 // --launcher slurm's bad input: one line, exit 2, before any srun starts.
 TEST_F(CheckUsage, SlurmLauncherOptionsThatCannotWorkAreUsageErrors) {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"-i", "--launcher", "pbs"}, "Error: --launcher 'pbs': expected ssh or slurm"},
+        {{"-i", "--launcher", "pbs"}, "Error: --launcher 'pbs': expected ssh or slurm or mpirun"},
         {{"-i", "--launcher", "slurm", "--host", "node1", "--ssh-port", "22"},
          "Error: --ssh-port and --ssh-timeout are for --launcher ssh (srun starts the checks)"},
         {{"-i", "--launcher", "slurm", "--host", "node1", "--ssh-timeout", "5"},

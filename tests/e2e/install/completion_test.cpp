@@ -81,7 +81,7 @@ TEST_P(Completion, OffersEveryOptionOfCheck) {
     EXPECT_EQ(complete({"check", "-"}),
               (Words{"-h", "--help", "-i", "--installation", "--json", "--python", "-H", "--host",
                      "--hostfile", "--allocation", "--launcher", "--srun-args", "--ssh-port",
-                     "--ssh-timeout"}));
+                     "--ssh-timeout", "--mpirun", "--mpirun-args"}));
 }
 
 TEST_P(Completion, OffersRunOptionsInBothSpellings) {

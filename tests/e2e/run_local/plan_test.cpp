@@ -58,12 +58,13 @@ TEST_F(RunDryRun, HostfileWithTwoLocalNames) {
 }
 
 TEST_F(RunDryRun, HostListWithRemoteHostsAndSshPort) {
-    // TEST-NET addresses: numeric, so deciding that they are remote sends no packet.
+    // TEST-NET addresses: numeric, so deciding that they are remote sends no packet. This
+    // machine among remote hosts takes its part in the rendezvous check too.
     EXPECT_EQ(dry_run({"-H", "192.0.2.10,localhost,alice@192.0.2.11", "--ssh-port", "2222",
                        "--nproc_per_node", "1", "t.py"}),
-              "dry run: 3 nodes, PyTorch not found (assuming >= 2.0)\n"
-              "[node 0] 192.0.2.10 (ssh port 2222) cwd=" +
-                  cwd() +
+              "dry run: 3 nodes, PyTorch not found (assuming >= 2.0)\n" +
+                  rendezvous_check_line("192.0.2.10") +
+                  "[node 0] 192.0.2.10 (ssh port 2222) cwd=" + cwd() +
                   "\n"
                   "    torchrun --nproc_per_node=1 --nnodes=3 --node_rank=0 "
                   "--master_addr=192.0.2.10 --master_port=29500 t.py\n"
