@@ -274,13 +274,11 @@ TEST_P(MpirunLaunch, AFailingNodeStopsTheOthersAndItsStatusIsTheLaunchers) {
     cluster().expect_no_process_with_marker("failfast-2718", 30s);
 }
 
-// node2's sshd is down: mpirun cannot start its daemon there. The launch fails before any job
-// starts, ssh's own line says what failed, and nothing is left running on any node. (Not yet:
-// Hydra then waits for that proxy for ever, and Open MPI's line comes with its help text.)
-// Open MPI's mpirun ends by itself once a daemon's ssh failed; MPICH's Hydra waits for ever for
-// that proxy, so the launch ends at the bound on the tasks' start (--ssh-timeout 3 without the
-// rendezvous check: 9 s), killing mpiexec. Either way ssh's own line is passed on, no job starts
-// on any node, and each node's line says what became of it.
+// node2's sshd is down: mpirun cannot start its daemon there. Open MPI's mpirun ends by itself once
+// a daemon's ssh failed; MPICH's Hydra waits for ever for that proxy, so the launch ends at the
+// bound on the tasks' start (--ssh-timeout 3 without the rendezvous check: 9 s), killing mpiexec.
+// Either way ssh's own line is passed on, no job starts on any node, and each node's line says what
+// became of it.
 TEST_P(MpirunLaunch, ANodeWhoseSshdIsDownStartsNoJobAnywhere) {
     cluster().stop_sshd(2);
     Finally restore([&] { cluster().start_sshd(2); });
