@@ -1,6 +1,7 @@
 #include "colossalai/mpirun/mpirun_transport.hpp"
 
 #include "colossalai/mpirun/mpirun_command.hpp"
+#include "colossalai/util/duration.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
@@ -15,7 +16,13 @@ namespace {
 // mpirun's (its daemons' messages, ssh's errors).
 class MpirunEngine : public step::Engine {
 public:
-    explicit MpirunEngine(run::MpiKind mpi) : m_signals(task_signals(mpi)) {}
+    MpirunEngine(run::MpiKind mpi, std::chrono::milliseconds ready_within)
+        : m_signals(task_signals(mpi)),
+          m_ready{ready_within,
+                  fmt::format("mpirun started no task there within {} s: is its sshd reachable "
+                              "from this machine{}?",
+                              util::format_seconds(ready_within),
+                              mpi == run::MpiKind::open_mpi ? " and from the other nodes" : "")} {}
 
     std::optional<step::LabelledLine> read_label(std::string_view line) const override {
         return step::LabelledLine{std::nullopt, line};
@@ -49,14 +56,24 @@ public:
         step.signal_launcher(m_signals.go);
     }
     bool waits_for_release() const override { return true; }
+    // Neither MPI bounds its start: Hydra waits for ever for a proxy whose ssh failed, and Open
+    // MPI for an ssh that hangs.
+    std::optional<step::ReadyBound> ready_bound() const override { return m_ready; }
 
 private:
     TaskSignals m_signals;
+    step::ReadyBound m_ready;
     bool m_released = false;
     bool m_stopped = false;
 };
 
 } // namespace
+
+std::chrono::milliseconds ready_bound(const run::Plan& plan) {
+    std::chrono::milliseconds check =
+        plan.rendezvous ? 2 * plan.rendezvous->bound : std::chrono::milliseconds(0);
+    return 3 * plan.timings.ssh_timeout + check;
+}
 
 MpirunTransport::MpirunTransport(const run::Plan& plan, const run::MpirunLaunch& launch,
                                  std::function<void(std::string_view)> notice, step::Spawn spawn)
@@ -64,6 +81,6 @@ MpirunTransport::MpirunTransport(const run::Plan& plan, const run::MpirunLaunch&
                                                         plan.nodes, plan.launcher_environment,
                                                         plan.timings.kill_grace, std::move(notice),
                                                         std::move(spawn)),
-                          std::make_unique<MpirunEngine>(launch.mpi)) {}
+                          std::make_unique<MpirunEngine>(launch.mpi, ready_bound(plan))) {}
 
 } // namespace colossalai::mpirun

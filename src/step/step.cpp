@@ -1,6 +1,7 @@
 #include "colossalai/step/step.hpp"
 
 #include "colossalai/step/task_lines.hpp"
+#include "colossalai/util/duration.hpp"
 #include "colossalai/util/strings.hpp"
 
 #include <fmt/core.h>
@@ -28,7 +29,8 @@ std::size_t index_of(Stream stream) {
 } // namespace
 
 Step::Step(Settings settings, std::unique_ptr<Engine> engine)
-    : m_settings(std::move(settings)), m_engine(std::move(engine)), m_tasks(m_settings.tasks) {}
+    : m_settings(std::move(settings)), m_engine(std::move(engine)), m_tasks(m_settings.tasks),
+      m_ready_bound(m_engine->waits_for_release() ? m_engine->ready_bound() : std::nullopt) {}
 
 // The launcher goes first (members end in reverse order): abandoned by its destructor, it closes
 // its output, this step, whose reading still asks the engine.
@@ -44,6 +46,9 @@ void Step::go() {
         return;
     }
     m_launcher = m_settings.spawn(m_settings.launcher, *this);
+    if (m_ready_bound) {
+        m_ready_by = m_settings.now() + m_ready_bound->within;
+    }
     update();
 }
 
@@ -79,6 +84,7 @@ void Step::process_events(std::span<const pollfd> fds) {
     }
     m_engine->check(*this);
     update();
+    check_ready_bound();
 }
 
 bool Step::has_work() const {
@@ -94,15 +100,17 @@ std::optional<job::Clock::time_point> Step::deadline() const {
     if (!m_launcher) {
         return std::nullopt;
     }
-    std::optional<job::Clock::time_point> launcher =
-        m_launcher_exit ? std::nullopt : m_launcher->deadline();
     const job::Process* helper = m_engine->helper();
-    std::optional<job::Clock::time_point> helper_deadline =
-        helper != nullptr ? helper->deadline() : std::nullopt;
-    if (!launcher || !helper_deadline) {
-        return launcher ? launcher : helper_deadline;
+    std::optional<job::Clock::time_point> earliest;
+    for (std::optional<job::Clock::time_point> deadline :
+         {m_launcher_exit ? std::nullopt : m_launcher->deadline(),
+          helper != nullptr ? helper->deadline() : std::nullopt,
+          awaiting_ready() ? m_ready_by : std::nullopt}) {
+        if (deadline && (!earliest || *deadline < *earliest)) {
+            earliest = deadline;
+        }
     }
-    return std::min(*launcher, *helper_deadline);
+    return earliest;
 }
 
 std::optional<Outcome> Step::result(std::size_t rank) const {
@@ -115,6 +123,9 @@ std::optional<Outcome> Step::result(std::size_t rank) const {
 
 std::optional<Outcome> Step::compute_result(std::size_t rank) const {
     const Task& task = m_tasks[rank];
+    if (task.late) {
+        return Outcome::cannot_run(*task.late, job::preflight_exit_status);
+    }
     if (m_not_started) {
         return Outcome::not_started();
     }
@@ -141,11 +152,21 @@ std::optional<Outcome> Step::compute_result(std::size_t rank) const {
         return Outcome::killed(killed ? SIGKILL : m_stop_signal);
     }
     switch (m_launcher_exit->kind()) {
-    case Outcome::Kind::exited:
+    case Outcome::Kind::exited: {
+        int status = m_launcher_exit->code() == 0 ? 255 : m_launcher_exit->code();
+        if (m_engine->waits_for_release() && !m_released) {
+            // Ended by itself before the go (Open MPI when a daemon's ssh failed): no job ran.
+            return Outcome::connection_lost(
+                fmt::format("{} exited with exit code {} before {} ready", m_settings.launcher_name,
+                            m_launcher_exit->code(),
+                            task.ready ? "the other tasks were" : "its task there was"),
+                status);
+        }
         return Outcome::connection_lost(
             fmt::format("no exit status from the task ({} exit code {})", m_settings.launcher_name,
                         m_launcher_exit->code()),
-            m_launcher_exit->code() == 0 ? 255 : m_launcher_exit->code());
+            status);
+    }
     case Outcome::Kind::killed:
         return Outcome::connection_lost(fmt::format(
             "{} was killed by signal {}", m_settings.launcher_name, m_launcher_exit->signal()));
@@ -237,6 +258,9 @@ void Step::task_line(Stream stream, const LabelledLine& labelled) {
             }
         },
         read);
+    if (rank < m_tasks.size()) {
+        m_tasks[rank].heard = true;
+    }
     if (const auto* started = std::get_if<Started>(&read)) {
         if (rank < m_tasks.size()) {
             if (labelled.task && *labelled.task >= 0) {
@@ -358,6 +382,38 @@ void Step::ready(std::size_t rank) {
     }
     m_released = true;
     m_engine->release(*this);
+}
+
+bool Step::awaiting_ready() const {
+    return m_ready_by && !m_released && !m_stopped && !m_launcher_exit;
+}
+
+// The launcher is killed rather than told to stop the tasks: mpiexec (Hydra) still waiting for a
+// proxy whose ssh failed passes nothing on and never ends by itself. No task was let go, so no
+// job started anywhere: a ready task is then not started (compute_result).
+void Step::check_ready_bound() {
+    if (!awaiting_ready() || m_settings.now() < *m_ready_by) {
+        return;
+    }
+    std::string seconds = util::format_seconds(m_ready_bound->within);
+    flush();
+    for (Task& task : m_tasks) {
+        if (task.ready || task.failure || task.status) {
+            continue;
+        }
+        task.late = task.heard ? fmt::format("{} started its task, which was not ready within "
+                                             "{} s: its preflight or its rendezvous check had "
+                                             "not ended",
+                                             m_settings.launcher_name, seconds)
+                               : m_ready_bound->unheard;
+        for (Stream stream : {Stream::out, Stream::err}) {
+            if (task.open[index_of(stream)]) {
+                end_stream(task, stream);
+            }
+        }
+    }
+    m_stopped = true;
+    end_by_launcher(SIGKILL);
 }
 
 bool Step::others_running(std::size_t rank) const {

@@ -40,6 +40,16 @@ struct LabelledLine {
 
 class Step;
 
+// How long a launch's tasks may take, from the launcher's start, until every one is ready
+// (Engine::ready_bound): past it, the launch stops before any job started.
+struct ReadyBound {
+    std::chrono::milliseconds within{0};
+    // What the summary says of a node whose task said nothing within it (after `failure (`), in
+    // the engine's words: what it could not do there, and what to check (mpirun: the node's
+    // sshd).
+    std::string unheard;
+};
+
 // What an engine supplies to the family (slurm::SrunEngine; an mpirun engine would be: its
 // launcher's command built by its own module, read_label() returning every line unlabelled,
 // notice() naming mpirun, and deliver() sending Open MPI's SIGUSR1/SIGUSR2, which mpirun forwards
@@ -69,6 +79,13 @@ public:
     // waits): then a task stopped before the release never started its job, whatever markers
     // came before (srun's start marker names the step at once).
     virtual bool waits_for_release() const { return false; }
+    // With waits_for_release(): how long the tasks may take to be ready, from the launcher's
+    // start. Past it, while neither the release nor a stop came, each task not ready yet is its
+    // node's failure (job::preflight_exit_status: the ReadyBound's words when it said nothing
+    // yet, else that it was not ready in time) and the launcher is killed, which ends the others
+    // unstarted (mpirun: Hydra waits for ever for a proxy whose ssh failed). nullopt: no bound
+    // (srun's tasks may wait in the queue for resources).
+    virtual std::optional<ReadyBound> ready_bound() const { return std::nullopt; }
     // The delivery's own child (a scancel) while one runs, polled with the launcher.
     virtual job::Process* helper() { return nullptr; }
     // After the loop's events, and after deliver(): the delivery goes on (its helper ended).
@@ -84,7 +101,9 @@ public:
 // launcher. A task's outcome: its failed preflight, else its exit marker's status (128+N is the
 // signal N only when N was delivered); without a status once the launcher ended, `not_started`
 // when stopped before its start marker, `killed` by the stop signal (SIGKILL when the launcher
-// ended the tasks or a kill was delivered) when stopped after it, else the launcher's exit.
+// ended the tasks or a kill was delivered) when stopped after it, else the launcher's exit. A
+// task not ready within the engine's ready_bound() is its node's failure at once, and the launcher
+// is killed.
 class Step : public output::NodeOutput {
 public:
     struct Settings {
@@ -96,6 +115,7 @@ public:
         // node, which becomes its output's prefix and its process's host(); else the plan's.
         bool names_hosts = false;
         Spawn spawn;
+        job::Now now = job::steady_now; // the clock of Engine::ready_bound
     };
 
     Step(Settings settings, std::unique_ptr<Engine> engine);
@@ -151,8 +171,11 @@ private:
         std::array<bool, 2> open{true, true};
         std::optional<int> status;
         mutable std::optional<job::Outcome> reported;
-        bool started = false;            // its start marker came: its job may have run
-        bool ready = false;              // its ready marker came
+        bool started = false; // its start marker came: its job may have run
+        bool ready = false;   // its ready marker came
+        bool heard = false;   // a line of its own came (a marker, a frame)
+        // Not ready within the engine's ready_bound(): why, the node's failure.
+        std::optional<std::string> late;
         std::optional<std::string> host; // the name the launcher chose (names_hosts)
     };
 
@@ -174,6 +197,10 @@ private:
     void end_stream(Task& task, output::Stream stream);
     void deliver(int signo);
     void ready(std::size_t rank);
+    // Past the engine's ready_bound() before the release or a stop: the tasks not ready are late,
+    // the launcher is killed.
+    bool awaiting_ready() const;
+    void check_ready_bound();
 
     Settings m_settings;
     std::unique_ptr<Engine> m_engine;
@@ -193,7 +220,9 @@ private:
     bool m_stopped = false;
     bool m_launcher_ended_tasks = false;
     bool m_not_started = false;
-    bool m_released = false; // Engine::release was called
+    bool m_released = false;                          // Engine::release was called
+    std::optional<ReadyBound> m_ready_bound;          // the engine's, read once
+    std::optional<job::Clock::time_point> m_ready_by; // from the launcher's start
     // What the last collect_fds() gave the loop: how many of the launcher's, and whose after
     // them (a helper started in between has none).
     std::size_t m_launcher_fds = 0;

@@ -263,7 +263,8 @@ TEST_F(SlurmTransportTest, ALineOfATaskThatHasNotStartedIsANotice) {
               "colossalai: srun: task 0: colossalai: the Slurm node 'x' is not one of the run's "
               "hosts\n");
     EXPECT_EQ(result(0),
-              Outcome::connection_lost("no exit status from the task (srun exit code 127)", 127));
+              Outcome::connection_lost(
+                  "srun exited with exit code 127 before its task there was ready", 127));
 }
 
 TEST_F(SlurmTransportTest, TheTasksOfAnAllocationSrunMadeNameTheirNodes) {

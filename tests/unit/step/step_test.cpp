@@ -7,6 +7,7 @@
 #include "../recording_output.hpp"
 #include "../relayed.hpp"
 #include "../task_markers.hpp"
+#include "../test_clock.hpp"
 
 #include "colossalai/step/step.hpp"
 
@@ -34,8 +35,8 @@ struct Delivered {
 // is SIGUSR1 to the launcher (forwarded to the tasks), a kill is the launcher ending them.
 class UnlabelledEngine : public Engine {
 public:
-    explicit UnlabelledEngine(std::shared_ptr<Delivered> delivered)
-        : m_delivered(std::move(delivered)) {}
+    UnlabelledEngine(std::shared_ptr<Delivered> delivered, std::optional<ReadyBound> bound)
+        : m_delivered(std::move(delivered)), m_bound(std::move(bound)) {}
     std::optional<LabelledLine> read_label(std::string_view line) const override {
         return LabelledLine{std::nullopt, line};
     }
@@ -56,19 +57,25 @@ public:
         m_delivered->calls.push_back("release");
         step.signal_launcher(SIGALRM);
     }
+    // Its tasks wait for the release only where it bounds their start (as mpirun's).
+    bool waits_for_release() const override { return m_bound.has_value(); }
+    std::optional<ReadyBound> ready_bound() const override { return m_bound; }
 
 private:
     std::shared_ptr<Delivered> m_delivered;
+    std::optional<ReadyBound> m_bound;
 };
 
 class StepTest : public ::testing::Test {
 protected:
+    void SetUp() override { test::TestClock::reset(); }
     void start(std::size_t count = 2) {
         Step::Settings settings;
         settings.launcher.argv = {"mpirun", "task"};
         settings.launcher_name = "mpirun";
         settings.tasks = count;
         settings.notice = [this](std::string_view text) { m_notices += text; };
+        settings.now = test::TestClock::now;
         settings.spawn = [this](const exec::SpawnRequest& request, output::NodeOutput& output) {
             m_launcher = std::make_shared<Child>();
             m_launcher->request = request;
@@ -76,7 +83,7 @@ protected:
             return std::make_unique<test::FakeChild>(m_launcher);
         };
         m_transport = std::make_unique<StepTransport>(
-            std::move(settings), std::make_unique<UnlabelledEngine>(m_delivered));
+            std::move(settings), std::make_unique<UnlabelledEngine>(m_delivered, m_bound));
         m_outputs.resize(count);
         for (std::size_t rank = 0; rank < count; ++rank) {
             job::NodeCommand command;
@@ -123,6 +130,7 @@ protected:
     std::vector<std::unique_ptr<job::Process>> m_processes;
     std::string m_notices;
     std::optional<job::TorchPairCheck> m_pair; // what each node is asked to read of its PyTorch
+    std::optional<ReadyBound> m_bound;         // the engine's bound on the tasks' start
 };
 
 TEST_F(StepTest, OneLauncherForEveryNodeStartedOnceAllGo) {
@@ -393,6 +401,97 @@ TEST_F(StepTest, AbandonKillsTheLauncher) {
     m_processes[0]->abandon();
     EXPECT_TRUE(m_launcher->abandoned);
     EXPECT_EQ(result(0), Outcome::killed(SIGKILL));
+}
+
+// --- the bound on the tasks' start (Engine::ready_bound) ---
+
+const ReadyBound test_bound{std::chrono::seconds(9), "mpirun started no task there"};
+
+// Past the bound, before every task is ready: each task not ready is its node's failure at once
+// (one that said nothing in the engine's words), the launcher is killed, and a ready task never
+// started; a task's line after that is the launcher's notice.
+TEST_F(StepTest, TasksNotReadyWithinTheBoundFailAndTheLauncherIsKilled) {
+    m_bound = test_bound;
+    start(3);
+    go();
+    EXPECT_EQ(m_transport->deadline(), test::TestClock::now() + std::chrono::seconds(9));
+    say(0, std::string(step::task_ready_marker));
+    job::RendezvousResult listening{job::RendezvousOutcome::listening, "node2", "", 29500};
+    m_launcher->say(
+        test::task_line(2, std::string(job::rendezvous_marker) + job::rendezvous_line(listening)));
+    test::TestClock::advance(std::chrono::milliseconds(8999));
+    EXPECT_EQ(result(1), std::nullopt);
+    EXPECT_TRUE(m_launcher->stopped.empty());
+    test::TestClock::advance(std::chrono::milliseconds(1));
+    EXPECT_EQ(result(1),
+              Outcome::cannot_run("mpirun started no task there", job::preflight_exit_status));
+    EXPECT_EQ(result(2),
+              Outcome::cannot_run("mpirun started its task, which was not ready within 9 "
+                                  "s: its preflight or its rendezvous check had not "
+                                  "ended",
+                                  job::preflight_exit_status));
+    EXPECT_EQ(m_launcher->stopped, std::vector<int>{SIGKILL});
+    EXPECT_EQ(m_outputs[1].out_closed, 1);
+    EXPECT_EQ(m_outputs[1].err_closed, 1);
+    EXPECT_EQ(result(0), std::nullopt);           // until the launcher ends
+    m_launcher->say(test::frame(1, "late"));      // its node's output has closed
+    say(1, std::string(step::task_ready_marker)); // too late: no go
+    m_processes[0]->stop(SIGTERM);                // the loop's fail-fast
+    m_launcher->end(Outcome::killed(SIGKILL));
+    EXPECT_EQ(result(0), Outcome::not_started());
+    EXPECT_EQ(m_delivered->calls, std::vector<std::string>{"deliver 15 "});
+    EXPECT_EQ(m_notices, "colossalai: mpirun: " + test::frame(1, "late") + "\n");
+    EXPECT_EQ(m_outputs[1].out, "");
+    EXPECT_EQ(m_transport->deadline(), std::nullopt);
+}
+
+// The release, a stop, or the launcher's end before the bound: the bound is over, and nothing
+// fails by it.
+TEST_F(StepTest, NoBoundOnceReleasedStoppedOrEnded) {
+    m_bound = test_bound;
+    start(2);
+    go();
+    say(0, std::string(step::task_ready_marker));
+    say(1, std::string(step::task_ready_marker));
+    EXPECT_EQ(m_transport->deadline(), std::nullopt);
+    test::TestClock::advance(std::chrono::seconds(60));
+    EXPECT_EQ(result(0), std::nullopt);
+    EXPECT_EQ(m_launcher->stopped, std::vector<int>{SIGALRM}); // the go alone
+
+    m_processes.clear();
+    m_outputs.clear();
+    start(2);
+    go();
+    m_processes[0]->stop(SIGTERM);
+    EXPECT_EQ(m_transport->deadline(), std::nullopt);
+    test::TestClock::advance(std::chrono::seconds(60));
+    m_launcher->end(Outcome::exited(0));
+    EXPECT_EQ(result(1), Outcome::not_started());
+}
+
+// A launcher that ends by itself before every task is ready (Open MPI when a daemon's ssh
+// failed): no job ran; each node says so, with the launcher's exit code.
+TEST_F(StepTest, ALauncherEndedBeforeEveryTaskWasReadyStartedNoJob) {
+    m_bound = test_bound;
+    start(2);
+    go();
+    say(0, std::string(step::task_ready_marker));
+    m_launcher->end(Outcome::exited(255));
+    EXPECT_EQ(result(0),
+              Outcome::connection_lost("mpirun exited with exit code 255 before the other tasks "
+                                       "were ready"));
+    EXPECT_EQ(result(1), Outcome::connection_lost(
+                             "mpirun exited with exit code 255 before its task there was ready"));
+}
+
+// Without a bound (srun's tasks may wait in the queue), no deadline of the step's own.
+TEST_F(StepTest, AnEngineWithoutABoundWaitsAsLongAsItTakes) {
+    start(2);
+    go();
+    EXPECT_EQ(m_transport->deadline(), std::nullopt);
+    test::TestClock::advance(std::chrono::hours(24));
+    EXPECT_EQ(result(0), std::nullopt);
+    EXPECT_TRUE(m_launcher->stopped.empty());
 }
 
 } // namespace
